@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Symbolization of (file, file offset) frames.
+ */
+#ifndef _USTACK_RESOLVE_H
+#define _USTACK_RESOLVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+struct ustack_resolver;
+struct ustack_dso;
+
+/**
+ * struct ustack_resolver_opts - how frames are symbolized
+ * @symfs:	directory prepended to every path (analysis on another host)
+ * @lines:	add file:line (reads DWARF)
+ * @inlines:	expand inlined calls into frames of their own (reads DWARF)
+ * @demangle:	demangle C++ and Rust names
+ * @debuginfod:	ask debuginfod (when DEBUGINFOD_URLS is set)
+ * @live:	the trace comes from this boot: /proc/<tgid>/root and the
+ *		running kernel's vdso may be used
+ */
+struct ustack_resolver_opts {
+	const char	*symfs;
+	bool		lines;
+	bool		inlines;
+	bool		demangle;
+	bool		debuginfod;
+	bool		live;
+};
+
+/**
+ * struct ustack_sym - one symbolized frame
+ * @name:	function name, NULL when unresolved (owned by the resolver)
+ * @sym_off:	offset of the address from the start of @name
+ * @file:	source file or NULL
+ * @line:	source line or 0
+ * @inlined:	this frame was inlined into the next one
+ */
+struct ustack_sym {
+	const char	*name;
+	uint64_t	sym_off;
+	const char	*file;
+	int		line;
+	bool		inlined;
+};
+
+struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
+void ustack_resolver_free(struct ustack_resolver *r);
+
+/*
+ * Find (or open and cache) the file a mapping names. Never NULL: a file that
+ * cannot be used is returned too and says why through ustack_dso_error().
+ * @flags are USTACK_MAP_* of the announcement.
+ */
+struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *path,
+				       const unsigned char *build_id, size_t build_id_len,
+				       int tgid, uint32_t flags);
+
+/*
+ * Symbolize @file_offset. @return_address is true for every frame but the
+ * leaf (the lookup then uses offset - 1). Fills up to @max entries, the
+ * innermost (possibly inlined) first; returns how many, 0 if unresolved.
+ */
+int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
+		      struct ustack_sym *out, int max);
+
+/* Short name for display: basename of the path, or "[vdso]". */
+const char *ustack_dso_name(const struct ustack_dso *dso);
+
+/* Why the file's frames cannot be resolved, NULL when they can. */
+const char *ustack_dso_error(const struct ustack_dso *dso);
+
+/*
+ * Anonymous memory (JIT): look @addr up in /tmp/perf-<tgid>.map (under
+ * symfs). Returns 1 and fills @out when found, else 0.
+ */
+int ustack_resolve_jit(struct ustack_resolver *r, int tgid, uint64_t addr,
+		       struct ustack_sym *out);
+
+#endif /* _USTACK_RESOLVE_H */

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Core data model of trace-cmd ustack: deferred user stacks read from the
+ * ring buffer, paired with the events that asked for them, bound to the
+ * files the kernel announced, ready to be symbolized and printed.
+ *
+ * The kernel side is described in kernel-abi.md (shared design); this
+ * header is what every user-space part (live reader, trace.dat reader,
+ * output) shares.
+ */
+#ifndef _USTACK_H
+#define _USTACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+struct tep_handle;
+struct tep_record;
+struct tep_event;
+
+/* ftrace:user_unwind_stack flags */
+#define USTACK_STACK_TRUNCATED	(1U << 0)
+#define USTACK_STACK_COMPAT	(1U << 1)
+
+/* inode_cache:inode_cache flags */
+#define USTACK_MAP_SPECIAL	(1U << 0)
+#define USTACK_MAP_DELETED	(1U << 1)
+#define USTACK_MAP_PATH_ERR	(1U << 2)
+
+/* Reserved ids of user_unwind_stack.ids[] */
+#define USTACK_ID_ANON		0ULL	/* anonymous memory: offset is a VA */
+#define USTACK_ID_NOMAP		1ULL	/* no mapping: offset is a VA */
+
+#define USTACK_BUILD_ID_MAX	20
+
+/**
+ * struct ustack_mapping - a file the kernel (or a maps snapshot) named
+ * @id:		file id as used in user_unwind_stack.ids (opaque)
+ * @ts:		timestamp of the announcement (ring-buffer clock)
+ * @ino:	inode number (informational)
+ * @dev:	device, kernel encoding major << 20 | minor (informational)
+ * @tgid:	process whose mapping caused the announcement
+ * @flags:	USTACK_MAP_*
+ * @build_id_len: bytes used in @build_id (0 = none)
+ * @build_id:	GNU build id
+ * @path:	path as seen by @tgid (owned by the mapping table)
+ */
+struct ustack_mapping {
+	uint64_t	id;
+	uint64_t	ts;
+	uint64_t	ino;
+	uint32_t	dev;
+	uint32_t	tgid;
+	uint32_t	flags;
+	uint32_t	build_id_len;
+	unsigned char	build_id[USTACK_BUILD_ID_MAX];
+	char		*path;
+};
+
+/**
+ * struct ustack_frame - one user frame, leaf first in a stack
+ * @offset:	file offset into @map, or a virtual address when @map is NULL
+ * @id:		id from the stack event (USTACK_ID_ANON, USTACK_ID_NOMAP or a
+ *		file id)
+ * @map:	the mapping @id was bound to, NULL when anonymous, unmapped
+ *		or not announced (then the frame is unresolved)
+ */
+struct ustack_frame {
+	uint64_t			offset;
+	uint64_t			id;
+	const struct ustack_mapping	*map;
+};
+
+enum ustack_sample_status {
+	USTACK_SAMPLE_OK,		/* a user stack answered the cookie */
+	USTACK_SAMPLE_NO_STACK,		/* cookie 0: the kernel could not ask */
+	USTACK_SAMPLE_LOST,		/* no stack by the end of the data */
+	USTACK_SAMPLE_NO_COOKIE,	/* event without cookie (kernel thread) */
+	USTACK_SAMPLE_SYNC,		/* fallback: synchronous ftrace:user_stack */
+};
+
+/**
+ * struct ustack_sample - one traced event with its user (and kernel) stack
+ * @ts:		timestamp of the event
+ * @cpu:	CPU buffer of the event
+ * @pid:	common_pid of the event
+ * @tgid:	thread group, when known (0 otherwise)
+ * @comm:	task name, when known
+ * @event:	the event's format (system/name/print fmt)
+ * @record:	the event itself, valid only during the callback
+ * @cookie:	deferred-unwind cookie (0 when none)
+ * @status:	whether @frames is meaningful
+ * @stack_flags: USTACK_STACK_* of the answering stack event
+ * @nr_frames:	number of user frames
+ * @frames:	user frames, leaf first
+ * @nr_kframes:	number of kernel frames (ftrace:kernel_stack), 0 if none
+ * @kframes:	kernel addresses, leaf first
+ */
+struct ustack_sample {
+	uint64_t			ts;
+	int				cpu;
+	int				pid;
+	int				tgid;
+	const char			*comm;
+	struct tep_event		*event;
+	struct tep_record		*record;
+	uint64_t			cookie;
+	enum ustack_sample_status	status;
+	uint32_t			stack_flags;
+	unsigned int			nr_frames;
+	const struct ustack_frame	*frames;
+	unsigned int			nr_kframes;
+	const uint64_t			*kframes;
+};
+
+/**
+ * struct ustack_stats - counters shown in the summary
+ */
+struct ustack_stats {
+	uint64_t	events;		/* traced events (not ours) */
+	uint64_t	cookies;	/* user_unwind_cookie events */
+	uint64_t	stacks;		/* user_unwind_stack events */
+	uint64_t	matched;	/* events that got a user stack */
+	uint64_t	lost;		/* cookies never answered */
+	uint64_t	no_stack;	/* cookie 0 */
+	uint64_t	pending;	/* cookies still waiting (live) */
+	uint64_t	truncated;	/* stacks with TRUNCATED */
+	uint64_t	mappings;	/* inode_cache events */
+	uint64_t	frames;		/* user frames delivered */
+	uint64_t	unresolved;	/* frames shown unresolved */
+	uint64_t	rb_lost;	/* events lost in the ring buffer */
+};
+
+#endif /* _USTACK_H */
