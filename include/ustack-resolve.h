@@ -63,6 +63,11 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
  * Symbolize @file_offset. @return_address is true for every frame but the
  * leaf (the lookup then uses offset - 1). Fills up to @max entries, the
  * innermost (possibly inlined) first; returns how many, 0 if unresolved.
+ *
+ * sym_off is measured from the address itself (not offset - 1); inlined
+ * frames have sym_off 0. A special mapping that cannot be read (e.g.
+ * [vdso] when not live) gives one frame named after the mapping, with
+ * sym_off = @file_offset. Strings stay valid until ustack_resolver_free().
  */
 int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
 		      struct ustack_sym *out, int max);

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Where symbols and DWARF come from when the mapped file lacks them.
+ *
+ * Order (each under symfs): the file itself, then
+ *   /usr/lib/debug/.build-id/xx/rest.debug,
+ *   .gnu_debuglink in the file's directory, its .debug/ and
+ *   /usr/lib/debug/<dir>/ (CRC32 checked),
+ *   .gnu_debugdata (MiniDebugInfo, symbols only),
+ *   debuginfod (opt-in, needs DEBUGINFOD_URLS).
+ * A candidate whose build id differs from the file's is never used.
+ */
+#include <errno.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <elfutils/debuginfod.h>
+
+#include "ustack-resolve-int.h"
+
+#define DEBUG_DIR	"/usr/lib/debug"
+
+static bool ids_equal(const struct uelf *a, const unsigned char *id, size_t len)
+{
+	return a->build_id_len == len && !memcmp(a->build_id, id, len);
+}
+
+/* The build id the file that ran had: its own, else the trace's. */
+static const unsigned char *dso_id(const struct ustack_dso *dso, size_t *len)
+{
+	if (dso->file && dso->file->build_id_len) {
+		*len = dso->file->build_id_len;
+		return dso->file->build_id;
+	}
+	*len = dso->build_id_len;
+	return dso->build_id;
+}
+
+static bool has_wanted(const struct uelf *e, bool want_dwarf)
+{
+	return want_dwarf ? e->has_dwarf : e->has_symtab;
+}
+
+/*
+ * Open a candidate; keep it only if it has what we want and belongs to
+ * the same build (when both sides carry an id).
+ */
+static struct uelf *try_open(struct ustack_dso *dso, const char *path,
+			     bool want_dwarf)
+{
+	const unsigned char *id;
+	const char *err;
+	struct uelf *e;
+	size_t len;
+
+	if (!path || access(path, R_OK))
+		return NULL;
+	e = uelf_open(path, &err);
+	if (!e)
+		return NULL;
+	id = dso_id(dso, &len);
+	if ((len && e->build_id_len && !ids_equal(e, id, len)) ||
+	    !has_wanted(e, want_dwarf)) {
+		uelf_close(e);
+		return NULL;
+	}
+	return e;
+}
+
+static struct uelf *try_build_id_dir(struct ustack_dso *dso, bool want_dwarf)
+{
+	char hex[2 * USTACK_BUILD_ID_MAX + 1], *rel, *p;
+	const unsigned char *id;
+	struct uelf *e;
+	size_t len;
+
+	id = dso_id(dso, &len);
+	if (len < 2)
+		return NULL;
+	ustack_build_id_hex(id, len, hex);
+	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (!rel)
+		return NULL;
+	p = ustack_symfs_path(dso->r, rel);
+	free(rel);
+	e = try_open(dso, p, want_dwarf);
+	free(p);
+	return e;
+}
+
+/* .gnu_debuglink: file name, NUL, padding to 4, CRC32 in file byte order. */
+static const char *read_debuglink(struct uelf *f, uint32_t *crc)
+{
+	Elf_Data *d, conv, raw;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	size_t nlen;
+
+	scn = uelf_section(f, ".gnu_debuglink", &sh);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d || d->d_size < 8)
+		return NULL;
+	nlen = strnlen(d->d_buf, d->d_size);
+	if (!nlen || ((nlen + 4) & ~3UL) + 4 > d->d_size)
+		return NULL;
+	raw.d_buf = (char *)d->d_buf + ((nlen + 4) & ~3UL);
+	raw.d_size = 4;
+	raw.d_type = ELF_T_WORD;
+	raw.d_version = EV_CURRENT;
+	conv = raw;
+	conv.d_buf = crc;
+	if (!gelf_xlatetom(f->elf, &conv, &raw,
+			   elf_getident(f->elf, NULL)[EI_DATA]))
+		return NULL;
+	return d->d_buf;
+}
+
+static bool crc_matches(struct uelf *e, uint32_t want)
+{
+	size_t size;
+	char *buf = elf_rawfile(e->elf, &size);
+
+	return buf && (uint32_t)crc32(0, (const Bytef *)buf, size) == want;
+}
+
+static struct uelf *try_link(struct ustack_dso *dso, const char *path,
+			     uint32_t crc, bool want_dwarf)
+{
+	struct uelf *e;
+
+	/* A link to the file itself (same name, same dir) is no help. */
+	if (!path || !strcmp(path, dso->file->path))
+		return NULL;
+	e = try_open(dso, path, want_dwarf);
+	if (e && !crc_matches(e, crc)) {
+		uelf_close(e);
+		return NULL;
+	}
+	return e;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return strdup(".");
+	return strndup(path, s - path);
+}
+
+static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
+{
+	char *fdir = NULL, *odir = NULL, *p = NULL, *rel;
+	struct uelf *e = NULL;
+	const char *link;
+	uint32_t crc;
+
+	link = read_debuglink(dso->file, &crc);
+	if (!link)
+		return NULL;
+	/* dso->file->path already carries symfs; the announced path does not. */
+	fdir = dir_of(dso->file->path);
+	odir = dir_of(dso->path[0] == '/' ? dso->path : dso->file->path);
+	if (!fdir || !odir)
+		goto out;
+	p = ustack_xasprintf("%s/%s", fdir, link);
+	e = try_link(dso, p, crc, want_dwarf);
+	free(p);
+	if (e)
+		goto out;
+	p = ustack_xasprintf("%s/.debug/%s", fdir, link);
+	e = try_link(dso, p, crc, want_dwarf);
+	free(p);
+	if (e)
+		goto out;
+	rel = ustack_xasprintf(DEBUG_DIR "%s/%s", odir, link);
+	p = rel ? ustack_symfs_path(dso->r, rel) : NULL;
+	free(rel);
+	e = try_link(dso, p, crc, want_dwarf);
+	free(p);
+out:
+	free(fdir);
+	free(odir);
+	return e;
+}
+
+/* xz stream of unknown decompressed size into a growing buffer. */
+static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	size_t alloc = in_len * 4 + 4096;
+	uint8_t *out = NULL;
+	lzma_ret ret;
+
+	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+		return NULL;
+	s.next_in = in;
+	s.avail_in = in_len;
+	do {
+		uint8_t *n = realloc(out, alloc);
+
+		if (!n)
+			goto fail;
+		out = n;
+		s.next_out = out + s.total_out;
+		s.avail_out = alloc - s.total_out;
+		ret = lzma_code(&s, LZMA_FINISH);
+		alloc *= 2;
+	} while (ret == LZMA_OK || (ret == LZMA_BUF_ERROR && !s.avail_out));
+	if (ret != LZMA_STREAM_END)
+		goto fail;
+	*out_len = s.total_out;
+	lzma_end(&s);
+	return out;
+fail:
+	lzma_end(&s);
+	free(out);
+	return NULL;
+}
+
+/**
+ * ustack_minidebuginfo - the .gnu_debugdata ELF (MiniDebugInfo) of @e
+ * @e: a file that may carry one
+ *
+ * It holds a .symtab with the functions .dynsym lacks. Returns NULL when
+ * absent or broken.
+ */
+struct uelf *ustack_minidebuginfo(struct uelf *e)
+{
+	const char *err;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	char *name;
+	void *buf;
+	size_t len;
+	struct uelf *m;
+
+	scn = uelf_section(e, ".gnu_debugdata", &sh);
+	d = scn ? elf_rawdata(scn, NULL) : NULL;
+	if (!d || !d->d_size)
+		return NULL;
+	buf = xz_decode(d->d_buf, d->d_size, &len);
+	if (!buf)
+		return NULL;
+	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
+	m = uelf_memory(name ? name : ".gnu_debugdata", buf, len, true, &err);
+	free(name);
+	return m;
+}
+
+static int progress(debuginfod_client *c, long a, long b)
+{
+	const char *what = debuginfod_get_user_data(c);
+
+	if (b > 0)
+		fprintf(stderr, "\rustack: debuginfod: downloading %s: %ld%%",
+			what, a * 100 / b);
+	else
+		fprintf(stderr, "\rustack: debuginfod: downloading %s...", what);
+	return 0;
+}
+
+static debuginfod_client *dbgd(struct ustack_resolver *r)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (!r->opts.debuginfod || !urls || !*urls)
+		return NULL;
+	if (!r->dbgd_tried) {
+		r->dbgd_tried = true;
+		r->dbgd = debuginfod_begin();
+		if (r->dbgd && isatty(STDERR_FILENO))
+			debuginfod_set_progressfn(r->dbgd, progress);
+	}
+	return r->dbgd;
+}
+
+void ustack_debuginfod_end(struct ustack_resolver *r)
+{
+	if (r->dbgd)
+		debuginfod_end(r->dbgd);
+	r->dbgd = NULL;
+}
+
+static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
+				   bool want_dwarf)
+{
+	debuginfod_client *c = dbgd(dso->r);
+	const unsigned char *id;
+	char *path = NULL, *what;
+	struct uelf *e = NULL;
+	const char *err;
+	size_t len;
+	int fd;
+
+	id = dso_id(dso, &len);
+	if (!c || !len)
+		return NULL;
+	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo",
+				dso->path);
+	debuginfod_set_user_data(c, what);
+	fprintf(stderr, "ustack: debuginfod: looking up %s\n", what);
+	fd = executable ? debuginfod_find_executable(c, id, len, &path) :
+			  debuginfod_find_debuginfo(c, id, len, &path);
+	if (fd >= 0) {
+		close(fd);
+		e = uelf_open(path, &err);
+	} else {
+		fprintf(stderr, "ustack: debuginfod: %s: %s\n", what, strerror(-fd));
+	}
+	free(path);
+	free(what);
+	if (e && (!ids_equal(e, id, len) ||
+		  (!executable && !has_wanted(e, want_dwarf)))) {
+		uelf_close(e);
+		e = NULL;
+	}
+	return e;
+}
+
+/**
+ * ustack_find_debug - a file with symbols or DWARF for @dso
+ * @dso: a file that opened
+ * @want_dwarf: need .debug_info (else a .symtab)
+ *
+ * Returns @dso->file itself, an already found file, or a new one the
+ * caller keeps (freed with the dso). NULL when nothing was found.
+ */
+struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf)
+{
+	struct uelf *e;
+
+	if (has_wanted(dso->file, want_dwarf))
+		return dso->file;
+	if (dso->symfile && has_wanted(dso->symfile, want_dwarf))
+		return dso->symfile;
+	e = try_build_id_dir(dso, want_dwarf);
+	if (!e)
+		e = try_debuglink(dso, want_dwarf);
+	if (!e && !want_dwarf)
+		e = ustack_minidebuginfo(dso->file);
+	if (!e)
+		e = try_debuginfod(dso, false, want_dwarf);
+	return e;
+}
+
+/**
+ * ustack_find_by_build_id - the traced file, found by its build id
+ * @dso: a file whose path is gone or holds another build
+ * @executable: want the binary (for its program headers)
+ *
+ * Only debuginfod can return the original executable; debug files lose
+ * the file offsets of their segments.
+ */
+struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable)
+{
+	return try_debuginfod(dso, executable, false);
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * ELF side of the symbolizer: opening files defensively, build ids,
+ * executable segments and the sorted function-symbol table.
+ *
+ * Symbol names come from .symtab/.dynsym through libelf. We build one
+ * sorted array per file and binary-search it, because libdwfl's
+ * dwfl_module_addrinfo() scans the whole table on every call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ustack-resolve-int.h"
+
+struct usym_tmp {
+	uint64_t	start;
+	uint64_t	end;		/* section end while sizeless */
+	const char	*name;
+	unsigned char	rank;		/* 0 global, 1 weak, 2 local, 3 other */
+	bool		sizeless;
+};
+
+static void uelf_scan_sections(struct uelf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			e->has_symtab = true;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") ||
+			     !strcmp(name, ".zdebug_info")))
+			e->has_dwarf = true;
+	}
+}
+
+/* Look for NT_GNU_BUILD_ID in one note buffer. */
+static bool note_build_id(struct uelf *e, Elf_Data *data)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data && off < data->d_size &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *nm = (const char *)data->d_buf + name_off;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp(nm, "GNU", 4) || !nh.n_descsz)
+			continue;
+		e->build_id_len = nh.n_descsz > USTACK_BUILD_ID_MAX ?
+				  USTACK_BUILD_ID_MAX : nh.n_descsz;
+		memcpy(e->build_id, (const char *)data->d_buf + desc_off,
+		       e->build_id_len);
+		return true;
+	}
+	return false;
+}
+
+/* Sections first (debug files keep them), then PT_NOTE (no sections). */
+static void uelf_read_build_id(struct uelf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, nr;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		if (note_build_id(e, elf_getdata(scn, NULL)))
+			return;
+	}
+	if (elf_getphdrnum(e->elf, &nr) < 0)
+		return;
+	for (i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (ph.p_offset >= e->size || ph.p_filesz > e->size - ph.p_offset)
+			continue;
+		if (note_build_id(e, elf_getdata_rawchunk(e->elf, ph.p_offset,
+							   ph.p_filesz, ELF_T_NHDR)))
+			return;
+	}
+}
+
+/* Headers and loaded segments must lie inside the file. */
+static bool uelf_truncated(struct uelf *e, const GElf_Ehdr *eh)
+{
+	size_t i, nr;
+
+	if (eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize > e->size)
+		return true;
+	if (eh->e_shoff &&
+	    eh->e_shoff + (uint64_t)(eh->e_shnum ? eh->e_shnum : 1) *
+			  eh->e_shentsize > e->size)
+		return true;
+	if (elf_getphdrnum(e->elf, &nr) < 0)
+		return true;
+	for (i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, i, &ph))
+			return true;
+		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > e->size)
+			return true;
+	}
+	return false;
+}
+
+/* Common checks once @e->elf exists; on failure sets *err, returns -1. */
+static int uelf_setup(struct uelf *e, const char **err)
+{
+	GElf_Ehdr eh;
+
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
+		*err = "not an ELF file";
+		return -1;
+	}
+	if (!gelf_getehdr(e->elf, &eh)) {
+		*err = "truncated or corrupt ELF header";
+		return -1;
+	}
+	if (uelf_truncated(e, &eh)) {
+		*err = "truncated ELF file";
+		return -1;
+	}
+	e->class = gelf_getclass(e->elf);
+	e->type = eh.e_type;
+	uelf_scan_sections(e);
+	uelf_read_build_id(e);
+	return 0;
+}
+
+/**
+ * uelf_open - open an ELF file read-only, mmapped
+ * @path: file to open
+ * @err: set to a static message on failure
+ *
+ * Returns the file or NULL. errno-style messages for open() failures.
+ */
+struct uelf *uelf_open(const char *path, const char **err)
+{
+	struct uelf *e;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*err = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		*err = "out of memory";
+		close(fd);
+		return NULL;
+	}
+	e->fd = fd;
+	e->size = st.st_size;
+	e->path = strdup(path);
+	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (uelf_setup(e, err) < 0) {
+		uelf_close(e);
+		return NULL;
+	}
+	return e;
+}
+
+/**
+ * uelf_memory - wrap an ELF image that is already in memory
+ * @name: used in messages
+ * @buf: the image
+ * @size: its size
+ * @owned: free @buf with the uelf
+ * @err: set on failure
+ */
+struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
+			 const char **err)
+{
+	struct uelf *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		*err = "out of memory";
+		if (owned)
+			free(buf);
+		return NULL;
+	}
+	e->fd = -1;
+	e->path = strdup(name);
+	e->mem = owned ? buf : NULL;
+	e->size = size;
+	e->elf = elf_memory(buf, size);
+	if (uelf_setup(e, err) < 0) {
+		uelf_close(e);
+		return NULL;
+	}
+	return e;
+}
+
+void uelf_close(struct uelf *e)
+{
+	if (!e)
+		return;
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->mem);
+	free(e->path);
+	free(e);
+}
+
+/* Find a section by name; NULL when absent or NOBITS. */
+Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, shdr) || shdr->sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(e->elf, shstrndx, shdr->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/**
+ * uelf_segments - list the executable PT_LOAD segments
+ * @e: the file that was mapped
+ * @segs: set to a malloc'd array
+ *
+ * File offsets inside these segments map to virtual addresses; offsets
+ * outside them cannot be code. Returns the count (0 when none).
+ */
+int uelf_segments(struct uelf *e, struct useg **segs)
+{
+	size_t i, nr;
+	int n = 0;
+
+	*segs = NULL;
+	if (elf_getphdrnum(e->elf, &nr) < 0 || !nr)
+		return 0;
+	*segs = calloc(nr, sizeof(**segs));
+	if (!*segs)
+		return 0;
+	for (i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		(*segs)[n].off = ph.p_offset;
+		(*segs)[n].len = ph.p_filesz;
+		(*segs)[n].vaddr = ph.p_vaddr;
+		n++;
+	}
+	return n;
+}
+
+static int bind_rank(int bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	case STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+static int tmp_push(struct usymtab *t, const struct usym_tmp *s)
+{
+	if (t->tmp_nr == t->tmp_alloc) {
+		size_t n = t->tmp_alloc ? t->tmp_alloc * 2 : 1024;
+		struct usym_tmp *p = realloc(t->tmp, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->tmp = p;
+		t->tmp_alloc = n;
+	}
+	t->tmp[t->tmp_nr++] = *s;
+	return 0;
+}
+
+/* Keep only what can be a function entry in this image. */
+static bool sym_wanted(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return false;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS ||
+	    sym->st_shndx == SHN_COMMON)
+		return false;
+	return sym->st_value != 0;
+}
+
+/**
+ * usymtab_add_elf - add the function symbols of one symbol table
+ * @t: table being built
+ * @e: file holding it
+ * @type: SHT_SYMTAB or SHT_DYNSYM
+ *
+ * Names point into @e, which must outlive @t. Returns symbols added.
+ */
+int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int added = 0;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		Elf_Data *data;
+		size_t i, nr;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
+		    !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		nr = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+		for (i = 0; i < nr; i++) {
+			struct usym_tmp s;
+			GElf_Shdr ssh;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, i, &sym) || !sym_wanted(&sym))
+				continue;
+			s.name = elf_strptr(e->elf, sh.sh_link, sym.st_name);
+			if (!s.name || !*s.name)
+				continue;
+			s.start = sym.st_value;
+			s.sizeless = !sym.st_size;
+			s.end = s.start + sym.st_size;
+			s.rank = bind_rank(GELF_ST_BIND(sym.st_info));
+			if (s.sizeless) {
+				Elf_Scn *ss = elf_getscn(e->elf, sym.st_shndx);
+
+				/* Sizeless: extend at most to its section's end. */
+				if (!ss || !gelf_getshdr(ss, &ssh) ||
+				    s.start < ssh.sh_addr ||
+				    s.start >= ssh.sh_addr + ssh.sh_size)
+					continue;
+				s.end = ssh.sh_addr + ssh.sh_size;
+			}
+			if (tmp_push(t, &s) < 0)
+				return added;
+			added++;
+		}
+	}
+	return added;
+}
+
+static int leading_underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * Order by address; at equal addresses the best name comes first:
+ * a sized symbol, then global over weak over local, then fewer leading
+ * underscores, then by name so the choice never depends on input order.
+ */
+static int tmp_cmp(const void *pa, const void *pb)
+{
+	const struct usym_tmp *a = pa, *b = pb;
+	int d;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->sizeless != b->sizeless)
+		return a->sizeless ? 1 : -1;
+	if (a->rank != b->rank)
+		return a->rank - b->rank;
+	d = leading_underscores(a->name) - leading_underscores(b->name);
+	if (d)
+		return d;
+	return strcmp(a->name, b->name);
+}
+
+/**
+ * usymtab_finish - sort, drop duplicates, bound sizeless symbols
+ * @t: table filled with usymtab_add_elf()
+ */
+void usymtab_finish(struct usymtab *t)
+{
+	size_t i, n = 0;
+
+	if (t->tmp_nr)
+		qsort(t->tmp, t->tmp_nr, sizeof(*t->tmp), tmp_cmp);
+	t->syms = calloc(t->tmp_nr ? t->tmp_nr : 1, sizeof(*t->syms));
+	if (!t->syms)
+		goto out;
+	for (i = 0; i < t->tmp_nr; i++) {
+		const struct usym_tmp *s = &t->tmp[i];
+		uint64_t end = s->end;
+
+		if (n && t->syms[n - 1].start == s->start)
+			continue;
+		/* A sizeless symbol ends where the next one starts. */
+		if (s->sizeless && i + 1 < t->tmp_nr) {
+			size_t j = i + 1;
+
+			while (j < t->tmp_nr && t->tmp[j].start == s->start)
+				j++;
+			if (j < t->tmp_nr && t->tmp[j].start < end)
+				end = t->tmp[j].start;
+		}
+		t->syms[n].start = s->start;
+		t->syms[n].end = end;
+		t->syms[n].name = s->name;
+		n++;
+	}
+	t->nr = n;
+out:
+	free(t->tmp);
+	t->tmp = NULL;
+	t->tmp_nr = t->tmp_alloc = 0;
+}
+
+/**
+ * usymtab_find - the function containing @addr
+ * @t: finished table
+ * @addr: virtual address
+ *
+ * Returns NULL when no symbol covers @addr: never the nearest preceding
+ * symbol, which would be a guess.
+ */
+const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Nested symbols are rare: look a few entries back for one. */
+	for (k = 0; k < 4 && lo > k; k++) {
+		const struct usym *s = &t->syms[lo - 1 - k];
+
+		if (addr < s->end)
+			return s;
+	}
+	return NULL;
+}
+
+void usymtab_free(struct usymtab *t)
+{
+	size_t i;
+
+	if (t->demangled) {
+		for (i = 0; i < t->nr; i++)
+			free(t->demangled[i]);
+		free(t->demangled);
+	}
+	free(t->syms);
+	free(t->tmp);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private parts of the symbolizer (lib/ustack-resolve*.c only).
+ */
+#ifndef _USTACK_RESOLVE_INT_H
+#define _USTACK_RESOLVE_INT_H
+
+#include <gelf.h>
+#include <elfutils/libdw.h>
+
+#include "ustack.h"
+#include "ustack-resolve.h"
+
+/* One opened ELF image: a file on disk or a buffer in memory. */
+struct uelf {
+	char		*path;		/* where it was found (for messages) */
+	int		fd;
+	Elf		*elf;
+	void		*mem;		/* owned buffer behind @elf, or NULL */
+	size_t		size;
+	int		class;		/* ELFCLASS32 / ELFCLASS64 */
+	GElf_Half	type;		/* ET_EXEC, ET_DYN ... */
+	size_t		build_id_len;
+	unsigned char	build_id[USTACK_BUILD_ID_MAX];
+	bool		has_symtab;	/* a real (not NOBITS) .symtab */
+	bool		has_dwarf;	/* a real .debug_info */
+};
+
+struct uelf *uelf_open(const char *path, const char **err);
+struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
+			 const char **err);
+void uelf_close(struct uelf *e);
+Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
+
+/* An executable PT_LOAD: file offsets [off, off + len) sit at vaddr. */
+struct useg {
+	uint64_t	off;
+	uint64_t	len;
+	uint64_t	vaddr;
+};
+
+/* A function symbol; the table is sorted by @start. */
+struct usym {
+	uint64_t	start;
+	uint64_t	end;
+	const char	*name;
+};
+
+struct usym_tmp;
+
+struct usymtab {
+	struct usym	*syms;
+	size_t		nr;
+	char		**demangled;	/* lazily filled, parallel to @syms */
+	struct usym_tmp	*tmp;		/* while being built */
+	size_t		tmp_nr;
+	size_t		tmp_alloc;
+};
+
+int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type);
+void usymtab_finish(struct usymtab *t);
+const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr);
+void usymtab_free(struct usymtab *t);
+
+int uelf_segments(struct uelf *e, struct useg **segs);
+
+/* Results cached per (address, return-address) key. */
+struct ucache_slot {
+	uint64_t	key;		/* 0 = empty */
+	uint32_t	first;		/* index into the frame pool */
+	uint32_t	nr;
+};
+
+struct ucache {
+	struct ucache_slot	*slots;
+	size_t			mask;
+	size_t			used;
+	struct ustack_sym	*pool;
+	size_t			pool_nr;
+	size_t			pool_alloc;
+};
+
+struct udwarf;
+
+struct ustack_dso {
+	struct ustack_resolver	*r;
+	struct ustack_dso	*hnext;
+	uint64_t		hash;
+	char			*path;		/* as announced */
+	const char		*name;		/* points into @path or static */
+	uint32_t		flags;
+	int			tgid;
+	size_t			build_id_len;
+	unsigned char		build_id[USTACK_BUILD_ID_MAX];
+	const char		*error;
+	char			*errbuf;
+
+	struct uelf		*file;		/* what ran (or a stand-in) */
+	struct useg		*segs;
+	int			nr_segs;
+	bool			is_vdso_special;	/* [vdso] not resolvable */
+
+	bool			syms_done;
+	struct usymtab		symtab;
+	struct uelf		*symfile;	/* extra ELF giving .symtab */
+
+	bool			debug_done;
+	struct uelf		*debug;		/* separate debug file */
+	struct udwarf		*dw;
+
+	struct ucache		cache;
+};
+
+struct ustack_resolver {
+	struct ustack_resolver_opts	opts;
+	char				*symfs;
+	struct ustack_dso		**htab;
+	size_t				hsize;
+	size_t				nr_dsos;
+	struct ujit			*jits;
+	void				*dbgd;		/* debuginfod_client */
+	bool				dbgd_tried;
+	char				*(*cxa_demangle)(const char *, char *,
+							 size_t *, int *);
+	bool				demangle_tried;
+};
+
+/* ustack-resolve-util.c */
+char *ustack_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ustack_build_id_hex(const unsigned char *id, size_t len, char *buf);
+char *ustack_symfs_path(const struct ustack_resolver *r, const char *path);
+
+/* ustack-resolve-debuginfo.c */
+struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf);
+struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable);
+struct uelf *ustack_minidebuginfo(struct uelf *e);
+
+/* ustack-resolve-dwarf.c */
+struct udwarf *udwarf_open(struct uelf *e);
+void udwarf_free(struct udwarf *dw);
+int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
+		  struct ustack_sym *out, int max);
+const char *udwarf_function(struct udwarf *dw, uint64_t addr, uint64_t *start);
+
+/* ustack-resolve-jit.c */
+void ustack_jit_free(struct ustack_resolver *r);
+
+/* ustack-resolve-debuginfo.c (cont.) */
+void ustack_debuginfod_end(struct ustack_resolver *r);
+
+/* ustack-resolve-demangle.c */
+const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);
+
+#endif /* _USTACK_RESOLVE_INT_H */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * JIT code in anonymous memory: /tmp/perf-<tgid>.map, the text format JITs
+ * (JVM agents, V8, CPython -X perf, ...) write for perf. One line per
+ * region: "START SIZE name", START and SIZE in hex.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-resolve-int.h"
+
+struct ujit_sym {
+	uint64_t	start;
+	uint64_t	size;
+	uint32_t	seq;		/* line number: later lines win */
+	char		*name;
+};
+
+struct ujit {
+	struct ujit	*next;
+	int		tgid;
+	struct ujit_sym	*syms;
+	size_t		nr;
+	uint64_t	max_size;
+};
+
+static int jit_cmp(const void *pa, const void *pb)
+{
+	const struct ujit_sym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int jit_parse_line(struct ujit *j, char *line, size_t *alloc)
+{
+	struct ujit_sym s;
+	char *p = line, *end;
+
+	s.start = strtoull(p, &end, 16);
+	if (end == p)
+		return 0;
+	p = end;
+	s.size = strtoull(p, &end, 16);
+	if (end == p || !s.size)
+		return 0;
+	p = end + strspn(end, " \t");
+	p[strcspn(p, "\n")] = '\0';
+	if (!*p)
+		return 0;
+	if (j->nr == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 256;
+		struct ujit_sym *t = realloc(j->syms, n * sizeof(*t));
+
+		if (!t)
+			return -1;
+		j->syms = t;
+		*alloc = n;
+	}
+	s.seq = j->nr;
+	s.name = strdup(p);
+	if (!s.name)
+		return -1;
+	if (s.size > j->max_size)
+		j->max_size = s.size;
+	j->syms[j->nr++] = s;
+	return 0;
+}
+
+static FILE *jit_open(struct ustack_resolver *r, int tgid)
+{
+	char *rel, *p;
+	FILE *f;
+
+	rel = ustack_xasprintf("/tmp/perf-%d.map", tgid);
+	p = rel ? ustack_symfs_path(r, rel) : NULL;
+	f = p ? fopen(p, "re") : NULL;
+	free(p);
+	if (!f && r->opts.live && rel) {
+		/* The task's /tmp, when it runs in another mount namespace. */
+		p = ustack_xasprintf("/proc/%d/root%s", tgid, rel);
+		f = p ? fopen(p, "re") : NULL;
+		free(p);
+	}
+	free(rel);
+	return f;
+}
+
+static struct ujit *jit_load(struct ustack_resolver *r, int tgid)
+{
+	struct ujit *j = calloc(1, sizeof(*j));
+	size_t alloc = 0, cap = 0;
+	char *line = NULL;
+	FILE *f;
+
+	if (!j)
+		return NULL;
+	j->tgid = tgid;
+	f = jit_open(r, tgid);
+	while (f && getline(&line, &cap, f) > 0)
+		if (jit_parse_line(j, line, &alloc) < 0)
+			break;
+	free(line);
+	if (f)
+		fclose(f);
+	if (j->nr)
+		qsort(j->syms, j->nr, sizeof(*j->syms), jit_cmp);
+	j->next = r->jits;
+	r->jits = j;
+	return j;
+}
+
+static const struct ujit_sym *jit_find(const struct ujit *j, uint64_t addr)
+{
+	const struct ujit_sym *best = NULL;
+	size_t lo = 0, hi = j->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Regions get reused: of those covering @addr the last written wins. */
+	while (lo-- > 0 && addr - j->syms[lo].start < j->max_size) {
+		const struct ujit_sym *s = &j->syms[lo];
+
+		if (addr - s->start < s->size && (!best || s->seq > best->seq))
+			best = s;
+	}
+	return best;
+}
+
+/**
+ * ustack_resolve_jit - name an address in anonymous memory
+ * @r: resolver
+ * @tgid: process the address belongs to
+ * @addr: virtual address
+ * @out: filled when found (name owned by @r, inlined false)
+ *
+ * The map is read once per tgid. Returns 1 when found, else 0.
+ */
+int ustack_resolve_jit(struct ustack_resolver *r, int tgid, uint64_t addr,
+		       struct ustack_sym *out)
+{
+	const struct ujit_sym *s;
+	struct ujit *j;
+
+	for (j = r->jits; j; j = j->next)
+		if (j->tgid == tgid)
+			break;
+	if (!j)
+		j = jit_load(r, tgid);
+	if (!j || !(s = jit_find(j, addr)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->name = s->name;
+	out->sym_off = addr - s->start;
+	return 1;
+}
+
+void ustack_jit_free(struct ustack_resolver *r)
+{
+	while (r->jits) {
+		struct ujit *j = r->jits;
+		size_t i;
+
+		r->jits = j->next;
+		for (i = 0; i < j->nr; i++)
+			free(j->syms[i].name);
+		free(j->syms);
+		free(j);
+	}
+}

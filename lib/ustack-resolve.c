@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Symbolizer front end: (file, file offset) -> function [+ line, inlines].
+ *
+ * Files are cached per (path, build id). A frame's file offset is turned
+ * into a virtual address through the executable PT_LOAD headers of the
+ * file that ran, then looked up in a sorted symbol table and, when asked
+ * for, in DWARF. Anything that cannot be matched for certain (wrong build
+ * id, offset outside code) stays unresolved: a wrong name is worse than
+ * none.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "ustack-resolve-int.h"
+
+#define DELETED_SUFFIX	" (deleted)"
+/* Cached lookups per file before the cache is emptied and refilled. */
+#define CACHE_MAX	(1U << 18)
+
+static uint64_t dso_hash(const char *path, const unsigned char *id, size_t len,
+			 uint32_t flags)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
+	for (i = 0; i < len; i++)
+		h = (h ^ id[i]) * 0x100000001b3ULL;
+	return h ^ (flags & USTACK_MAP_SPECIAL);
+}
+
+/**
+ * ustack_resolver_new - create a symbolizer
+ * @opts: options, copied; NULL for names only
+ *
+ * Returns NULL on allocation failure.
+ */
+struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts)
+{
+	struct ustack_resolver *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	elf_version(EV_CURRENT);
+	if (opts)
+		r->opts = *opts;
+	if (r->opts.symfs && *r->opts.symfs && strcmp(r->opts.symfs, "/"))
+		r->symfs = strdup(r->opts.symfs);
+	r->opts.symfs = r->symfs;
+	r->hsize = 256;
+	r->htab = calloc(r->hsize, sizeof(*r->htab));
+	if (!r->htab) {
+		free(r->symfs);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void cache_free(struct ucache *c)
+{
+	free(c->slots);
+	free(c->pool);
+	memset(c, 0, sizeof(*c));
+}
+
+static void dso_free(struct ustack_dso *dso)
+{
+	cache_free(&dso->cache);
+	udwarf_free(dso->dw);
+	usymtab_free(&dso->symtab);
+	if (dso->debug != dso->file)
+		uelf_close(dso->debug);
+	if (dso->symfile != dso->file && dso->symfile != dso->debug)
+		uelf_close(dso->symfile);
+	uelf_close(dso->file);
+	free(dso->segs);
+	free(dso->errbuf);
+	free(dso->path);
+	free(dso);
+}
+
+void ustack_resolver_free(struct ustack_resolver *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->hsize; i++) {
+		while (r->htab[i]) {
+			struct ustack_dso *d = r->htab[i];
+
+			r->htab[i] = d->hnext;
+			dso_free(d);
+		}
+	}
+	ustack_jit_free(r);
+	ustack_debuginfod_end(r);
+	free(r->htab);
+	free(r->symfs);
+	free(r);
+}
+
+static void dso_set_error(struct ustack_dso *dso, const char *fmt, const char *a,
+			  const char *b)
+{
+	free(dso->errbuf);
+	dso->errbuf = ustack_xasprintf(fmt, a, b);
+	dso->error = dso->errbuf ? dso->errbuf : "error";
+}
+
+/* The path on disk: d_path() marks unlinked files with a suffix. */
+static char *disk_path(const struct ustack_dso *dso)
+{
+	size_t pl = strlen(dso->path), sl = strlen(DELETED_SUFFIX);
+	char *p = strdup(dso->path);
+
+	if (p && pl > sl && !strcmp(p + pl - sl, DELETED_SUFFIX))
+		p[pl - sl] = '\0';
+	return p;
+}
+
+/* Open what the trace names: symfs first, then the task's own root. */
+static struct uelf *open_mapped(struct ustack_dso *dso, const char **err)
+{
+	struct ustack_resolver *r = dso->r;
+	char *path = disk_path(dso), *p;
+	struct uelf *e = NULL;
+
+	if (!path) {
+		*err = "out of memory";
+		return NULL;
+	}
+	p = ustack_symfs_path(r, path);
+	if (p)
+		e = uelf_open(p, err);
+	free(p);
+	if (!e && r->opts.live && dso->tgid > 0 && path[0] == '/') {
+		const char *err2;
+
+		/* Containers: the path belongs to the task's mount namespace. */
+		p = ustack_xasprintf("/proc/%d/root%s", dso->tgid, path);
+		if (p)
+			e = uelf_open(p, &err2);
+		free(p);
+	}
+	free(path);
+	return e;
+}
+
+static bool build_id_differs(const struct ustack_dso *dso, const struct uelf *e)
+{
+	if (!dso->build_id_len || !e->build_id_len)
+		return false;
+	return dso->build_id_len != e->build_id_len ||
+	       memcmp(dso->build_id, e->build_id, e->build_id_len);
+}
+
+static void warn_mismatch(const struct ustack_dso *dso, const struct uelf *e)
+{
+	char a[2 * USTACK_BUILD_ID_MAX + 1], b[2 * USTACK_BUILD_ID_MAX + 1];
+
+	fprintf(stderr, "ustack: %s: build id %s does not match the traced %s; its frames stay unresolved\n",
+		e->path, ustack_build_id_hex(e->build_id, e->build_id_len, a),
+		ustack_build_id_hex(dso->build_id, dso->build_id_len, b));
+}
+
+/*
+ * The vdso has no file; the running kernel maps the same image into us,
+ * so ours is the traced one (checked by build id when the trace has it).
+ */
+static void dso_open_vdso(struct ustack_dso *dso)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const char *err = "no vdso in this process";
+	GElf_Ehdr eh;
+	size_t size;
+	Elf *tmp;
+	void *copy;
+
+	if (!img)
+		goto fail;
+	/* Its size: the section header table is at the end of the image. */
+	tmp = elf_memory((char *)img, 64 * 1024);
+	if (!tmp || !gelf_getehdr(tmp, &eh)) {
+		if (tmp)
+			elf_end(tmp);
+		goto fail;
+	}
+	elf_end(tmp);
+	size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	if (size < eh.e_ehsize || size > 64 * 1024)
+		goto fail;
+	copy = malloc(size);
+	if (!copy)
+		goto fail;
+	memcpy(copy, img, size);
+	dso->file = uelf_memory("[vdso]", copy, size, true, &err);
+	if (!dso->file)
+		goto fail;
+	if (build_id_differs(dso, dso->file)) {
+		warn_mismatch(dso, dso->file);
+		uelf_close(dso->file);
+		dso->file = NULL;
+		dso->error = "vdso of this kernel differs from the traced one";
+		dso->is_vdso_special = true;
+	}
+	return;
+fail:
+	dso_set_error(dso, "vdso: %s%s", err, "");
+}
+
+static void dso_open_special(struct ustack_dso *dso)
+{
+	if (dso->r->opts.live && !strcmp(dso->path, "[vdso]"))
+		dso_open_vdso(dso);
+	else
+		dso->is_vdso_special = true;
+}
+
+/* The file on disk is not the one that ran: try one by build id. */
+static void dso_open_replacement(struct ustack_dso *dso)
+{
+	struct uelf *e = ustack_find_by_build_id(dso, true);
+
+	if (!e)
+		return;
+	uelf_close(dso->file);
+	dso->file = e;
+	dso->error = NULL;
+}
+
+static void dso_open(struct ustack_dso *dso)
+{
+	const char *err = NULL;
+
+	if (dso->flags & USTACK_MAP_SPECIAL) {
+		dso_open_special(dso);
+		goto segs;
+	}
+	if (dso->flags & USTACK_MAP_PATH_ERR)
+		err = "the kernel could not name this file";
+	else
+		dso->file = open_mapped(dso, &err);
+	if (dso->file && build_id_differs(dso, dso->file)) {
+		warn_mismatch(dso, dso->file);
+		dso_set_error(dso, "%s: build id differs from the traced file%s",
+			      dso->file->path, "");
+		uelf_close(dso->file);
+		dso->file = NULL;
+	} else if (!dso->file) {
+		dso_set_error(dso, "%s: %s", dso->path, err);
+	}
+	if (!dso->file && dso->build_id_len)
+		dso_open_replacement(dso);
+segs:
+	if (!dso->file)
+		return;
+	dso->nr_segs = uelf_segments(dso->file, &dso->segs);
+	if (!dso->nr_segs)
+		dso_set_error(dso, "%s: %s", dso->file->path,
+			      "no executable segment");
+}
+
+static const char *dso_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static struct ustack_dso *dso_new(struct ustack_resolver *r, const char *path,
+				  const unsigned char *id, size_t len, int tgid,
+				  uint32_t flags)
+{
+	struct ustack_dso *dso = calloc(1, sizeof(*dso));
+	size_t pl = strlen(path), sl = strlen(DELETED_SUFFIX);
+
+	if (!dso)
+		return NULL;
+	dso->r = r;
+	dso->tgid = tgid;
+	dso->flags = flags;
+	dso->path = strdup(path);
+	if (!dso->path) {
+		free(dso);
+		return NULL;
+	}
+	if (pl > sl && !strcmp(path + pl - sl, DELETED_SUFFIX))
+		dso->flags |= USTACK_MAP_DELETED;
+	dso->name = (flags & USTACK_MAP_SPECIAL) ? dso->path :
+		    dso_basename(dso->path);
+	dso->build_id_len = len;
+	if (len)
+		memcpy(dso->build_id, id, len);
+	dso_open(dso);
+	return dso;
+}
+
+static void resolver_grow(struct ustack_resolver *r)
+{
+	size_t i, n = r->hsize * 2;
+	struct ustack_dso **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;
+	for (i = 0; i < r->hsize; i++) {
+		while (r->htab[i]) {
+			struct ustack_dso *d = r->htab[i];
+
+			r->htab[i] = d->hnext;
+			d->hnext = t[d->hash & (n - 1)];
+			t[d->hash & (n - 1)] = d;
+		}
+	}
+	free(r->htab);
+	r->htab = t;
+	r->hsize = n;
+}
+
+/**
+ * ustack_resolver_dso - the file an announcement names
+ * @r: resolver
+ * @path: path as seen by @tgid (may end in " (deleted)")
+ * @build_id: GNU build id from the trace, or NULL
+ * @build_id_len: its length (0 = none)
+ * @tgid: process that mapped it (for /proc/<tgid>/root when live)
+ * @flags: USTACK_MAP_* of the announcement
+ *
+ * Opened once per (path, build id). Returns NULL only when out of memory.
+ */
+struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *path,
+				       const unsigned char *build_id, size_t build_id_len,
+				       int tgid, uint32_t flags)
+{
+	struct ustack_dso *d;
+	uint64_t h;
+
+	if (!path)
+		path = "";
+	if (!build_id)
+		build_id_len = 0;
+	if (build_id_len > USTACK_BUILD_ID_MAX)
+		build_id_len = USTACK_BUILD_ID_MAX;
+	h = dso_hash(path, build_id, build_id_len, flags);
+	for (d = r->htab[h & (r->hsize - 1)]; d; d = d->hnext) {
+		if (d->hash == h && d->build_id_len == build_id_len &&
+		    (d->flags & USTACK_MAP_SPECIAL) == (flags & USTACK_MAP_SPECIAL) &&
+		    !memcmp(d->build_id, build_id, build_id_len) &&
+		    !strcmp(d->path, path))
+			return d;
+	}
+	d = dso_new(r, path, build_id, build_id_len, tgid, flags);
+	if (!d)
+		return NULL;
+	d->hash = h;
+	d->hnext = r->htab[h & (r->hsize - 1)];
+	r->htab[h & (r->hsize - 1)] = d;
+	if (++r->nr_dsos > r->hsize)
+		resolver_grow(r);
+	return d;
+}
+
+const char *ustack_dso_name(const struct ustack_dso *dso)
+{
+	if (!dso)
+		return "[unknown]";
+	return dso->name;
+}
+
+const char *ustack_dso_error(const struct ustack_dso *dso)
+{
+	if (!dso)
+		return "no file";
+	return dso->error;
+}
+
+/* Symbols: the file's own .symtab, else one found elsewhere; plus .dynsym. */
+static void dso_load_syms(struct ustack_dso *dso)
+{
+	struct uelf *f = dso->file;
+
+	dso->syms_done = true;
+	if (f->has_symtab) {
+		usymtab_add_elf(&dso->symtab, f, SHT_SYMTAB);
+	} else {
+		dso->symfile = ustack_find_debug(dso, false);
+		if (dso->symfile && dso->symfile->has_symtab)
+			usymtab_add_elf(&dso->symtab, dso->symfile, SHT_SYMTAB);
+	}
+	usymtab_add_elf(&dso->symtab, f, SHT_DYNSYM);
+	usymtab_finish(&dso->symtab);
+}
+
+static bool offset_to_vaddr(const struct ustack_dso *dso, uint64_t off,
+			    uint64_t *vaddr)
+{
+	int i;
+
+	for (i = 0; i < dso->nr_segs; i++) {
+		const struct useg *s = &dso->segs[i];
+
+		if (off >= s->off && off - s->off < s->len) {
+			*vaddr = off - s->off + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
+{
+	struct usymtab *t = &dso->symtab;
+	size_t i = s - t->syms;
+	char *owned = NULL;
+	const char *n;
+
+	if (!dso->r->opts.demangle)
+		return s->name;
+	if (!t->demangled) {
+		t->demangled = calloc(t->nr, sizeof(*t->demangled));
+		if (!t->demangled)
+			return s->name;
+	}
+	if (t->demangled[i])
+		return t->demangled[i];
+	n = ustack_demangle(dso->r, s->name, &owned);
+	if (!owned)
+		return n;
+	t->demangled[i] = owned;
+	return owned;
+}
+
+/* Names (and lines/inlines when asked) for one address, uncached. */
+static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
+		       struct ustack_sym *out, int max)
+{
+	const struct ustack_resolver_opts *o = &dso->r->opts;
+	const struct usym *s;
+	int n = 0;
+
+	if (!dso->syms_done)
+		dso_load_syms(dso);
+	s = usymtab_find(&dso->symtab, vaddr);
+	if ((o->lines || o->inlines) && !dso->debug_done) {
+		dso->debug_done = true;
+		dso->debug = ustack_find_debug(dso, true);
+		if (dso->debug)
+			dso->dw = udwarf_open(dso->debug);
+	}
+	if (dso->dw)
+		n = udwarf_lookup(dso->dw, vaddr, o->inlines, out, max);
+	if (n > 0) {
+		struct ustack_sym *outer = &out[n - 1];
+
+		/* The physical function is named by the symbol table. */
+		if (s) {
+			outer->name = sym_name(dso, s);
+			outer->sym_off = orig - s->start;
+		}
+		if (outer->name)
+			return n;
+		n = 0;
+	}
+	if (!s)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->name = sym_name(dso, s);
+	out->sym_off = orig - s->start;
+	return 1;
+}
+
+static int cache_grow(struct ucache *c)
+{
+	size_t i, n = c->slots ? (c->mask + 1) * 2 : 1024;
+	struct ucache_slot *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (i = 0; c->slots && i <= c->mask; i++) {
+		size_t j;
+
+		if (!c->slots[i].key)
+			continue;
+		for (j = c->slots[i].key * 0x9e3779b97f4a7c15ULL >> 20 & (n - 1);
+		     s[j].key; j = (j + 1) & (n - 1))
+			;
+		s[j] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = s;
+	c->mask = n - 1;
+	return 0;
+}
+
+static struct ucache_slot *cache_slot(struct ucache *c, uint64_t key)
+{
+	size_t j;
+
+	if (!c->slots)
+		return NULL;
+	for (j = key * 0x9e3779b97f4a7c15ULL >> 20 & c->mask; c->slots[j].key;
+	     j = (j + 1) & c->mask)
+		if (c->slots[j].key == key)
+			return &c->slots[j];
+	return &c->slots[j];
+}
+
+static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f,
+		      int nr)
+{
+	struct ucache_slot *s;
+
+	/* Bounded: a uniform stream of new addresses must not grow forever. */
+	if (c->used >= CACHE_MAX) {
+		memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
+		c->used = 0;
+		c->pool_nr = 0;
+	}
+	if ((c->used + 1) * 2 > (c->slots ? c->mask + 1 : 0) && cache_grow(c) < 0)
+		return;
+	if (c->pool_nr + nr > c->pool_alloc) {
+		size_t n = c->pool_alloc ? c->pool_alloc * 2 : 1024;
+		struct ustack_sym *p;
+
+		while (n < c->pool_nr + nr)
+			n *= 2;
+		p = realloc(c->pool, n * sizeof(*p));
+		if (!p)
+			return;
+		c->pool = p;
+		c->pool_alloc = n;
+	}
+	s = cache_slot(c, key);
+	s->key = key;
+	s->first = c->pool_nr;
+	s->nr = nr;
+	memcpy(c->pool + c->pool_nr, f, nr * sizeof(*f));
+	c->pool_nr += nr;
+	c->used++;
+}
+
+/**
+ * ustack_dso_lookup - symbolize one frame
+ * @dso: file from ustack_resolver_dso()
+ * @file_offset: offset of the instruction in the file
+ * @return_address: true for every frame but the leaf: the lookup then uses
+ *	@file_offset - 1 so that a call ending a function names that function
+ * @out: frames, innermost (possibly inlined) first
+ * @max: room in @out
+ *
+ * sym_off is measured from the undecremented address. Inlined frames have
+ * sym_off 0. Returns the number of frames, 0 when unresolved.
+ */
+int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
+		      struct ustack_sym *out, int max)
+{
+	const struct ustack_resolver_opts *o;
+	struct ustack_sym tmp[64];
+	struct ucache_slot *slot;
+	uint64_t vaddr, key;
+	int n;
+
+	if (!dso || max <= 0)
+		return 0;
+	if (dso->is_vdso_special) {
+		/* No image to read: name the frame after the mapping. */
+		memset(out, 0, sizeof(*out));
+		out->name = dso->path;
+		out->sym_off = file_offset;
+		return 1;
+	}
+	if (!dso->file || !dso->nr_segs)
+		return 0;
+	if (return_address && file_offset)
+		file_offset--;
+	else
+		return_address = false;
+	if (!offset_to_vaddr(dso, file_offset, &vaddr))
+		return 0;
+	o = &dso->r->opts;
+	if (!o->lines && !o->inlines)
+		return dso_resolve(dso, vaddr, vaddr + return_address, out, 1);
+
+	key = ((vaddr << 1) | return_address) + 1;
+	slot = cache_slot(&dso->cache, key);
+	if (slot && slot->key == key) {
+		n = slot->nr < (uint32_t)max ? (int)slot->nr : max;
+		memcpy(out, dso->cache.pool + slot->first, n * sizeof(*out));
+		return n;
+	}
+	n = dso_resolve(dso, vaddr, vaddr + return_address, tmp, 64);
+	cache_put(&dso->cache, key, tmp, n);
+	if (n > max)
+		n = max;
+	memcpy(out, tmp, n * sizeof(*out));
+	return n;
+}
