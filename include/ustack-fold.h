@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Folded stacks (FlameGraph / inferno / speedscope input): one line per
+ * distinct stack, frames root first joined by ';', a space and a count.
+ */
+#ifndef _USTACK_FOLD_H
+#define _USTACK_FOLD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct ustack_fold;
+
+struct ustack_fold *ustack_fold_new(void);
+void ustack_fold_free(struct ustack_fold *f);
+
+/* Build one stack: push frames root first, then commit it. */
+int ustack_fold_push(struct ustack_fold *f, const char *name, const char *suffix);
+int ustack_fold_commit(struct ustack_fold *f, uint64_t count);
+void ustack_fold_abort(struct ustack_fold *f);
+
+/* Add a ready-made stack line (without the count). */
+int ustack_fold_add(struct ustack_fold *f, const char *stack, uint64_t count);
+
+size_t ustack_fold_nr(const struct ustack_fold *f);
+int ustack_fold_print(struct ustack_fold *f, FILE *fp);
+
+#endif /* _USTACK_FOLD_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Printing samples: trace-cmd report style stacks, folded stacks,
+ * perf-script text; filters; the summary.
+ */
+#ifndef _USTACK_OUTPUT_H
+#define _USTACK_OUTPUT_H
+
+#include <stdio.h>
+
+#include "ustack.h"
+#include "ustack-resolve.h"
+
+enum ustack_output_mode {
+	USTACK_OUTPUT_STACKS,		/* report line, then one frame a line */
+	USTACK_OUTPUT_FOLDED,		/* comm;root;...;leaf count */
+	USTACK_OUTPUT_PERF_SCRIPT,	/* `perf script` text */
+};
+
+/**
+ * struct ustack_output_opts - what to print and how
+ * @mode:	output format
+ * @raw:	no symbols: file offsets and paths only (no resolver needed)
+ * @kernel:	print ftrace:kernel_stack frames too
+ * @lines:	add file:line to resolved frames (stacks mode)
+ * @skip_empty:	do not print samples that have no user stack (lost, no
+ *		stack, no cookie)
+ * @fold_pid:	folded: first frame is comm-pid instead of comm
+ * @fold_event:	folded: a first frame with the event name
+ * @pids:	only samples whose pid or tgid is listed (NULL = all)
+ * @nr_pids:	entries in @pids
+ * @comms:	only samples whose comm is listed (NULL = all)
+ * @nr_comms:	entries in @comms
+ */
+struct ustack_output_opts {
+	enum ustack_output_mode	mode;
+	bool			raw;
+	bool			kernel;
+	bool			lines;
+	bool			skip_empty;
+	bool			fold_pid;
+	bool			fold_event;
+	const int		*pids;
+	size_t			nr_pids;
+	const char * const	*comms;
+	size_t			nr_comms;
+};
+
+/**
+ * struct ustack_symbolizer - how the output layer names user frames
+ * @lookup:	symbolize @offset in the file of @map (see ustack_dso_lookup)
+ * @dso_name:	short display name of the file of @map
+ * @jit:	symbolize an address in anonymous memory, may be NULL
+ * @ctx:	passed back to the callbacks
+ *
+ * ustack_output_new() builds one from a struct ustack_resolver; tests may
+ * install their own with ustack_output_set_symbolizer().
+ */
+struct ustack_symbolizer {
+	int		(*lookup)(void *ctx, const struct ustack_mapping *map,
+				  uint64_t offset, bool return_address,
+				  struct ustack_sym *out, int max);
+	const char	*(*dso_name)(void *ctx, const struct ustack_mapping *map);
+	int		(*jit)(void *ctx, int tgid, uint64_t addr,
+			       struct ustack_sym *out);
+	void		*ctx;
+};
+
+struct ustack_output;
+struct tep_handle;
+
+struct ustack_output *ustack_output_new(struct tep_handle *tep,
+					struct ustack_resolver *resolver,
+					const struct ustack_output_opts *opts,
+					FILE *fp);
+void ustack_output_free(struct ustack_output *o);
+void ustack_output_set_symbolizer(struct ustack_output *o,
+				  const struct ustack_symbolizer *sym);
+
+bool ustack_output_wants(const struct ustack_output *o,
+			 const struct ustack_sample *sample);
+int ustack_output_sample(struct ustack_output *o,
+			 const struct ustack_sample *sample);
+int ustack_output_finish(struct ustack_output *o);
+
+void ustack_output_summary(FILE *fp, const struct ustack_stats *st);
+
+#endif /* _USTACK_OUTPUT_H */

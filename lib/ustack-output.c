@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Printing samples.
+ *
+ * A sample is first turned into a list of "rendered frames" (kernel frames
+ * first when asked, then user frames leaf first, inlined calls expanded),
+ * which each output mode then prints its own way.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "ustack-output.h"
+#include "ustack-fold.h"
+
+#define MAX_INLINE	16
+
+enum rf_kind {
+	RF_SYM,			/* symbolized user frame */
+	RF_FILE,		/* file frame, no symbol (or raw mode) */
+	RF_ADDR,		/* anonymous memory or no mapping: a VA */
+	RF_UNANNOUNCED,		/* file id without inode_cache */
+	RF_JIT,			/* anonymous memory named by perf-<pid>.map */
+	RF_KERNEL,		/* kernel address, name may be NULL */
+};
+
+struct rframe {
+	enum rf_kind	kind;
+	const char	*name;
+	uint64_t	sym_off;
+	bool		inlined;
+	const char	*file;
+	int		line;
+	const char	*dso;		/* short name */
+	const char	*path;		/* full path */
+	uint64_t	addr;		/* file offset, VA or kernel address */
+	uint64_t	id;
+};
+
+struct ustack_output {
+	struct tep_handle		*tep;
+	struct ustack_resolver		*resolver;
+	struct ustack_symbolizer	sym;
+	bool				have_sym;
+	struct ustack_output_opts	opts;
+	FILE				*fp;
+	struct ustack_fold		*fold;
+	struct trace_seq		seq;
+	struct rframe			*rf;
+	size_t				nr_rf;
+	size_t				alloc_rf;
+};
+
+/* ------------------------------------------------------------------ */
+/* Default symbolizer: the resolver                                   */
+/* ------------------------------------------------------------------ */
+
+static struct ustack_dso *res_dso(struct ustack_resolver *r,
+				  const struct ustack_mapping *map)
+{
+	return ustack_resolver_dso(r, map->path, map->build_id, map->build_id_len,
+				   map->tgid, map->flags);
+}
+
+static int res_lookup(void *ctx, const struct ustack_mapping *map, uint64_t offset,
+		      bool return_address, struct ustack_sym *out, int max)
+{
+	struct ustack_dso *dso = res_dso(ctx, map);
+
+	return dso ? ustack_dso_lookup(dso, offset, return_address, out, max) : 0;
+}
+
+static const char *res_dso_name(void *ctx, const struct ustack_mapping *map)
+{
+	struct ustack_dso *dso = res_dso(ctx, map);
+
+	return dso ? ustack_dso_name(dso) : NULL;
+}
+
+static int res_jit(void *ctx, int tgid, uint64_t addr, struct ustack_sym *out)
+{
+	return ustack_resolve_jit(ctx, tgid, addr, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_output_new - create a printer
+ * @tep:	handle of the trace (event printing, kernel symbols)
+ * @resolver:	symbolizer of user frames; NULL prints them unresolved
+ * @opts:	what to print, NULL for defaults (stacks mode)
+ * @fp:		where to print
+ *
+ * Returns NULL on allocation failure.
+ */
+struct ustack_output *ustack_output_new(struct tep_handle *tep,
+					struct ustack_resolver *resolver,
+					const struct ustack_output_opts *opts,
+					FILE *fp)
+{
+	struct ustack_output *o;
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->tep = tep;
+	o->resolver = resolver;
+	o->fp = fp;
+	if (opts)
+		o->opts = *opts;
+	if (resolver) {
+		o->sym.lookup = res_lookup;
+		o->sym.dso_name = res_dso_name;
+		o->sym.jit = res_jit;
+		o->sym.ctx = resolver;
+		o->have_sym = true;
+	}
+	if (o->opts.mode == USTACK_OUTPUT_FOLDED) {
+		o->fold = ustack_fold_new();
+		if (!o->fold) {
+			free(o);
+			return NULL;
+		}
+	}
+	trace_seq_init(&o->seq);
+	return o;
+}
+
+/**
+ * ustack_output_set_symbolizer - name user frames some other way
+ * @o:		the printer
+ * @sym:	callbacks (copied); NULL leaves user frames unresolved
+ */
+void ustack_output_set_symbolizer(struct ustack_output *o,
+				  const struct ustack_symbolizer *sym)
+{
+	o->have_sym = sym && sym->lookup;
+	if (sym)
+		o->sym = *sym;
+	else
+		memset(&o->sym, 0, sizeof(o->sym));
+}
+
+/**
+ * ustack_output_free - free a printer (call ustack_output_finish() first)
+ * @o: the printer (may be NULL)
+ */
+void ustack_output_free(struct ustack_output *o)
+{
+	if (!o)
+		return;
+	ustack_fold_free(o->fold);
+	trace_seq_destroy(&o->seq);
+	free(o->rf);
+	free(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters                                                            */
+/* ------------------------------------------------------------------ */
+
+static bool pid_listed(const struct ustack_output_opts *opts, int pid, int tgid)
+{
+	size_t i;
+
+	for (i = 0; i < opts->nr_pids; i++)
+		if (opts->pids[i] == pid || (tgid && opts->pids[i] == tgid))
+			return true;
+	return false;
+}
+
+static bool comm_listed(const struct ustack_output_opts *opts, const char *comm)
+{
+	size_t i;
+
+	if (!comm)
+		return false;
+	for (i = 0; i < opts->nr_comms; i++)
+		if (!strcmp(opts->comms[i], comm))
+			return true;
+	return false;
+}
+
+static bool has_user_stack(const struct ustack_sample *s)
+{
+	return s->status == USTACK_SAMPLE_OK || s->status == USTACK_SAMPLE_SYNC;
+}
+
+/**
+ * ustack_output_wants - whether the filters let @sample through
+ * @o:		the printer
+ * @sample:	the sample
+ */
+bool ustack_output_wants(const struct ustack_output *o,
+			 const struct ustack_sample *sample)
+{
+	const struct ustack_output_opts *opts = &o->opts;
+
+	if (opts->pids && opts->nr_pids &&
+	    !pid_listed(opts, sample->pid, sample->tgid))
+		return false;
+	if (opts->comms && opts->nr_comms && !comm_listed(opts, sample->comm))
+		return false;
+	if (opts->skip_empty && !has_user_stack(sample))
+		return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rendering frames                                                   */
+/* ------------------------------------------------------------------ */
+
+static struct rframe *rf_add(struct ustack_output *o, enum rf_kind kind)
+{
+	struct rframe *rf;
+	size_t n;
+
+	if (o->nr_rf == o->alloc_rf) {
+		n = o->alloc_rf ? o->alloc_rf * 2 : 64;
+		rf = realloc(o->rf, n * sizeof(*rf));
+		if (!rf)
+			return NULL;
+		o->rf = rf;
+		o->alloc_rf = n;
+	}
+	rf = &o->rf[o->nr_rf++];
+	memset(rf, 0, sizeof(*rf));
+	rf->kind = kind;
+	return rf;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *p = strrchr(path, '/');
+
+	return p && p[1] ? p + 1 : path;
+}
+
+static void render_kernel(struct ustack_output *o, const struct ustack_sample *s)
+{
+	unsigned long long start;
+	struct rframe *rf;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_kframes; i++) {
+		rf = rf_add(o, RF_KERNEL);
+		if (!rf)
+			return;
+		rf->addr = s->kframes[i];
+		rf->dso = "[kernel]";
+		rf->path = "[kernel.kallsyms]";
+		if (o->opts.raw)
+			continue;
+		rf->name = tep_find_function(o->tep, rf->addr);
+		if (rf->name) {
+			start = tep_find_function_address(o->tep, rf->addr);
+			rf->sym_off = rf->addr - start;
+		}
+	}
+}
+
+static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
+			bool return_address)
+{
+	struct ustack_sym syms[MAX_INLINE];
+	const char *dso = NULL;
+	struct rframe *rf;
+	int n = 0, j;
+
+	if (!o->opts.raw && o->have_sym) {
+		if (o->sym.dso_name)
+			dso = o->sym.dso_name(o->sym.ctx, fr->map);
+		n = o->sym.lookup(o->sym.ctx, fr->map, fr->offset, return_address,
+				  syms, MAX_INLINE);
+	}
+	if (!dso)
+		dso = base_name(fr->map->path);
+	if (n <= 0) {
+		rf = rf_add(o, RF_FILE);
+		if (!rf)
+			return;
+		rf->dso = dso;
+		rf->path = fr->map->path;
+		rf->addr = fr->offset;
+		rf->id = fr->id;
+		return;
+	}
+	for (j = 0; j < n && j < MAX_INLINE; j++) {
+		rf = rf_add(o, syms[j].name ? RF_SYM : RF_FILE);
+		if (!rf)
+			return;
+		rf->name = syms[j].name;
+		rf->sym_off = syms[j].sym_off;
+		rf->inlined = syms[j].inlined;
+		rf->file = syms[j].file;
+		rf->line = syms[j].line;
+		rf->dso = dso;
+		rf->path = fr->map->path;
+		rf->addr = fr->offset;
+		rf->id = fr->id;
+	}
+}
+
+static void render_anon(struct ustack_output *o, const struct ustack_sample *s,
+			const struct ustack_frame *fr)
+{
+	struct ustack_sym sym = { 0 };
+	struct rframe *rf;
+
+	if (!o->opts.raw && o->have_sym && o->sym.jit && fr->id == USTACK_ID_ANON &&
+	    s->tgid > 0 && o->sym.jit(o->sym.ctx, s->tgid, fr->offset, &sym) > 0 &&
+	    sym.name) {
+		rf = rf_add(o, RF_JIT);
+		if (!rf)
+			return;
+		rf->name = sym.name;
+		rf->sym_off = sym.sym_off;
+		rf->addr = fr->offset;
+		rf->dso = "[jit]";
+		return;
+	}
+	rf = rf_add(o, RF_ADDR);
+	if (rf) {
+		rf->addr = fr->offset;
+		rf->id = fr->id;
+	}
+}
+
+static void render_user(struct ustack_output *o, const struct ustack_sample *s)
+{
+	const struct ustack_frame *fr;
+	struct rframe *rf;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_frames; i++) {
+		fr = &s->frames[i];
+		if (fr->map) {
+			render_file(o, fr, i > 0);
+		} else if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP) {
+			render_anon(o, s, fr);
+		} else {
+			rf = rf_add(o, RF_UNANNOUNCED);
+			if (rf) {
+				rf->addr = fr->offset;
+				rf->id = fr->id;
+			}
+		}
+	}
+}
+
+static void render(struct ustack_output *o, const struct ustack_sample *s)
+{
+	o->nr_rf = 0;
+	if (o->opts.kernel)
+		render_kernel(o, s);
+	if (has_user_stack(s))
+		render_user(o, s);
+}
+
+static bool truncated(const struct ustack_sample *s)
+{
+	return has_user_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
+}
+
+/* What stands in for the user stack when there is none */
+static const char *empty_note(const struct ustack_sample *s)
+{
+	switch (s->status) {
+	case USTACK_SAMPLE_LOST:
+		return "[stack lost]";
+	case USTACK_SAMPLE_NO_STACK:
+	case USTACK_SAMPLE_NO_COOKIE:
+		return "[no user stack]";
+	default:
+		return NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Stacks mode                                                        */
+/* ------------------------------------------------------------------ */
+
+static void print_header(struct ustack_output *o, const struct ustack_sample *s)
+{
+	trace_seq_reset(&o->seq);
+	if (s->record) {
+		tep_print_event(o->tep, &o->seq, s->record,
+				"%16s-%-7d [%03d] %6.1000d: %s: %s",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU,
+				TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
+	} else {
+		trace_seq_printf(&o->seq, "%16s-%-7d [%03d] %llu.%06llu: %s:",
+				 s->comm ? s->comm : "<...>", s->pid, s->cpu,
+				 (unsigned long long)s->ts / 1000000000ULL,
+				 (unsigned long long)(s->ts % 1000000000ULL) / 1000,
+				 s->event ? s->event->name : "?");
+	}
+	trace_seq_terminate(&o->seq);
+	fprintf(o->fp, "%s\n", o->seq.buffer);
+}
+
+static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
+{
+	switch (rf->kind) {
+	case RF_KERNEL:
+		fprintf(o->fp, "  0x%" PRIx64 " ([kernel])\n", rf->addr);
+		break;
+	case RF_SYM:
+	case RF_FILE:
+		fprintf(o->fp, "  0x%" PRIx64 " (%s)\n", rf->addr, rf->path);
+		break;
+	case RF_UNANNOUNCED:
+		fprintf(o->fp, "  0x%" PRIx64 " [id 0x%" PRIx64 "]\n", rf->addr, rf->id);
+		break;
+	case RF_ADDR:
+	case RF_JIT:
+		fprintf(o->fp, "  0x%" PRIx64 "\n", rf->addr);
+		break;
+	}
+}
+
+static void print_rframe(struct ustack_output *o, const struct rframe *rf)
+{
+	FILE *fp = o->fp;
+
+	if (o->opts.raw) {
+		print_rframe_raw(o, rf);
+		return;
+	}
+	switch (rf->kind) {
+	case RF_KERNEL:
+		if (rf->name)
+			fprintf(fp, "  %s+0x%" PRIx64 " ([kernel])\n", rf->name, rf->sym_off);
+		else
+			fprintf(fp, "  [unknown] 0x%" PRIx64 " ([kernel])\n", rf->addr);
+		return;
+	case RF_SYM:
+		if (rf->inlined)
+			fprintf(fp, "  %s (%s) (inlined)", rf->name, rf->dso);
+		else
+			fprintf(fp, "  %s+0x%" PRIx64 " (%s)", rf->name, rf->sym_off, rf->dso);
+		if (o->opts.lines && rf->file)
+			fprintf(fp, " %s:%d", rf->file, rf->line);
+		fputc('\n', fp);
+		return;
+	case RF_JIT:
+		fprintf(fp, "  %s+0x%" PRIx64 " (%s)\n", rf->name, rf->sym_off, rf->dso);
+		return;
+	case RF_FILE:
+		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")\n", rf->dso, rf->addr);
+		return;
+	case RF_UNANNOUNCED:
+		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64 "\n", rf->id, rf->addr);
+		return;
+	case RF_ADDR:
+		fprintf(fp, "  [unknown] 0x%" PRIx64 "\n", rf->addr);
+		return;
+	}
+}
+
+static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
+{
+	const char *note = empty_note(s);
+	size_t i;
+
+	print_header(o, s);
+	for (i = 0; i < o->nr_rf; i++)
+		print_rframe(o, &o->rf[i]);
+	if (note)
+		fprintf(o->fp, "  %s\n", note);
+	if (truncated(s))
+		fprintf(o->fp, "  [truncated]\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Folded mode                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Name of one frame as stackcollapse-perf would write it */
+static void fold_frame(struct ustack_output *o, const struct rframe *rf)
+{
+	char buf[512];
+
+	switch (rf->kind) {
+	case RF_KERNEL:
+		if (rf->name && !o->opts.raw) {
+			ustack_fold_push(o->fold, rf->name, "_[k]");
+		} else {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, rf->addr);
+			ustack_fold_push(o->fold, buf, "_[k]");
+		}
+		return;
+	case RF_SYM:
+		ustack_fold_push(o->fold, rf->name, rf->inlined ? "_[i]" : NULL);
+		return;
+	case RF_JIT:
+		ustack_fold_push(o->fold, rf->name, "_[j]");
+		return;
+	case RF_FILE:
+		if (o->opts.raw)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(rf->path), rf->addr);
+		else
+			snprintf(buf, sizeof(buf), "[%s]", rf->dso);
+		ustack_fold_push(o->fold, buf, NULL);
+		return;
+	case RF_UNANNOUNCED:
+		if (o->opts.raw)
+			snprintf(buf, sizeof(buf), "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		ustack_fold_push(o->fold, buf, NULL);
+		return;
+	case RF_ADDR:
+		if (o->opts.raw)
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, rf->addr);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		ustack_fold_push(o->fold, buf, NULL);
+		return;
+	}
+}
+
+static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
+{
+	const char *comm = s->comm ? s->comm : "<...>";
+	char buf[128];
+
+	if (o->opts.fold_event && s->event)
+		ustack_fold_push(o->fold, s->event->name, NULL);
+	if (o->opts.fold_pid) {
+		snprintf(buf, sizeof(buf), "%s-%d", comm, s->pid);
+		ustack_fold_push(o->fold, buf, NULL);
+	} else {
+		ustack_fold_push(o->fold, comm, NULL);
+	}
+}
+
+/*
+ * Root first: comm, [truncated], user frames outermost to leaf (or the
+ * note standing in for them), then kernel frames entry to leaf.
+ */
+static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
+{
+	const char *note = empty_note(s);
+	size_t i, nr_k = 0;
+
+	while (nr_k < o->nr_rf && o->rf[nr_k].kind == RF_KERNEL)
+		nr_k++;
+	fold_root(o, s);
+	if (truncated(s))
+		ustack_fold_push(o->fold, "[truncated]", NULL);
+	if (note)
+		ustack_fold_push(o->fold, note, NULL);
+	for (i = o->nr_rf; i > nr_k; i--)
+		fold_frame(o, &o->rf[i - 1]);
+	for (i = nr_k; i > 0; i--)
+		fold_frame(o, &o->rf[i - 1]);
+	ustack_fold_commit(o->fold, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* perf-script mode                                                   */
+/* ------------------------------------------------------------------ */
+
+static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
+{
+	FILE *fp = o->fp;
+
+	switch (rf->kind) {
+	case RF_KERNEL:
+		if (rf->name && !o->opts.raw)
+			fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " (%s)\n", rf->addr,
+				rf->name, rf->sym_off, rf->path);
+		else
+			fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr, rf->path);
+		return;
+	case RF_SYM:
+		if (rf->inlined)
+			fprintf(fp, "\t%" PRIx64 " %s (%s)\n", rf->addr, rf->name, rf->path);
+		else
+			fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " (%s)\n", rf->addr,
+				rf->name, rf->sym_off, rf->path);
+		return;
+	case RF_JIT:
+		fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " ([jit])\n", rf->addr,
+			rf->name, rf->sym_off);
+		return;
+	case RF_FILE:
+		fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr, rf->path);
+		return;
+	case RF_UNANNOUNCED:
+	case RF_ADDR:
+		fprintf(fp, "\t%" PRIx64 " [unknown] ([unknown])\n", rf->addr);
+		return;
+	}
+}
+
+/*
+ * `perf script` default layout: "comm pid/tid [cpu] sec.usec: period
+ * event:" with the comm at column 0 (the importers' regexes want it), then
+ * frames leaf first, then a blank line.
+ */
+static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
+{
+	unsigned long long sec = s->ts / 1000000000ULL;
+	unsigned long long usec = (s->ts % 1000000000ULL) / 1000;
+	size_t i;
+
+	fprintf(o->fp, "%s %d/%d [%03d] %llu.%06llu: 1 %s%s%s:\n",
+		s->comm ? s->comm : "<...>", s->tgid > 0 ? s->tgid : s->pid, s->pid,
+		s->cpu, sec, usec,
+		s->event ? s->event->system : "", s->event ? ":" : "",
+		s->event ? s->event->name : "unknown");
+	for (i = 0; i < o->nr_rf; i++)
+		print_perf_frame(o, &o->rf[i]);
+	fputc('\n', o->fp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_output_sample - print (or, folded, count) one sample
+ * @o:		the printer
+ * @sample:	the sample, as handed out by the session
+ *
+ * Samples the filters reject are ignored. Returns 0, or -1 on write error.
+ */
+int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sample)
+{
+	if (!ustack_output_wants(o, sample))
+		return 0;
+	render(o, sample);
+	switch (o->opts.mode) {
+	case USTACK_OUTPUT_STACKS:
+		print_stacks(o, sample);
+		break;
+	case USTACK_OUTPUT_FOLDED:
+		print_folded(o, sample);
+		break;
+	case USTACK_OUTPUT_PERF_SCRIPT:
+		print_perf(o, sample);
+		break;
+	}
+	return ferror(o->fp) ? -1 : 0;
+}
+
+/**
+ * ustack_output_finish - print what was aggregated (folded mode)
+ * @o: the printer
+ *
+ * Returns 0, or -1 on write error.
+ */
+int ustack_output_finish(struct ustack_output *o)
+{
+	if (o->fold && ustack_fold_print(o->fold, o->fp))
+		return -1;
+	return fflush(o->fp) ? -1 : 0;
+}
+
+/**
+ * ustack_output_summary - print the session counters for humans
+ * @fp:	where to (usually stderr)
+ * @st:	the counters
+ */
+void ustack_output_summary(FILE *fp, const struct ustack_stats *st)
+{
+	fprintf(fp, "ustack summary:\n");
+	fprintf(fp, "  events:               %" PRIu64 "\n", st->events);
+	fprintf(fp, "  user stacks matched:  %" PRIu64 "\n", st->matched);
+	if (st->sync)
+		fprintf(fp, "  fallback stacks:      %" PRIu64 "\n", st->sync);
+	fprintf(fp, "  stacks lost:          %" PRIu64 "\n", st->lost);
+	fprintf(fp, "  no user stack:        %" PRIu64 " (cookie 0: %" PRIu64 ")\n",
+		st->no_stack + st->no_cookie, st->no_stack);
+	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
+	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
+		st->unresolved, st->frames);
+	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
+	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", st->rb_lost,
+		st->rb_lost_unknown ? " (at least; some of unknown size)" : "");
+	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
+	if (st->unmatched || st->orphans || st->evicted)
+		fprintf(fp, "  unmatched stacks: %" PRIu64 ", orphan cookies: %" PRIu64
+			", evicted cookies: %" PRIu64 "\n",
+			st->unmatched, st->orphans, st->evicted);
+}
