@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The tracefs instance trace-cmd ustack records into: created for the run
+ * (and removed at exit, whatever the exit path) or an existing one named
+ * with -B (kept, with every file we changed restored).
+ */
+#ifndef _USTACK_INSTANCE_H
+#define _USTACK_INSTANCE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct tracefs_instance;
+struct ustack_instance;
+
+/**
+ * ustack_tracefs_check - make sure tracefs is usable
+ *
+ * Honours $TRACEFS_DIR. Returns the tracing directory, or NULL with a
+ * message in @err (static storage).
+ */
+const char *ustack_tracefs_check(const char **err);
+
+struct ustack_instance *ustack_instance_open(const char *name);
+void ustack_instance_close(struct ustack_instance *ui);
+
+struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui);
+const char *ustack_instance_name(struct ustack_instance *ui);
+bool ustack_instance_is_new(struct ustack_instance *ui);
+
+/* Write @file of the instance, remembering its old content for restore. */
+int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val);
+
+/* options/<name>: 1 or 0; -1 with errno ENOENT when the kernel lacks it. */
+int ustack_instance_set_option(struct ustack_instance *ui, const char *name, bool on);
+bool ustack_instance_has_option(struct ustack_instance *ui, const char *name);
+
+/*
+ * Enable @system:@event (regular expressions as in libtracefs) with an
+ * optional filter. Returns 0, or -1 with errno ENOENT (no such event) or
+ * EINVAL (filter refused by the kernel).
+ */
+int ustack_instance_enable_event(struct ustack_instance *ui, const char *system,
+				 const char *event, const char *filter);
+
+/* Add @pid to set_event_pid (or set_event_notrace_pid when @notrace). */
+int ustack_instance_add_pid(struct ustack_instance *ui, pid_t pid, bool notrace);
+
+/*
+ * Register a file descriptor of the instance: every registered fd is
+ * closed before the instance is removed (rmdir fails with EBUSY while a
+ * file of the instance is open).
+ */
+void ustack_instance_register_fd(struct ustack_instance *ui, int fd);
+void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd);
+
+/* Run @fn before the instance is torn down at exit (stop readers, ...). */
+void ustack_instance_on_exit(struct ustack_instance *ui, void (*fn)(void *), void *data);
+void ustack_instance_on_exit_remove(struct ustack_instance *ui, void (*fn)(void *), void *data);
+
+/*
+ * Install SIGINT/SIGTERM/SIGHUP handlers: the first signal sets the flag
+ * returned by ustack_stop_requested() and writes to the fd returned by
+ * ustack_stop_fd(); a second one tears the instance down and exits.
+ */
+void ustack_signals_install(void);
+bool ustack_stop_requested(void);
+int ustack_stop_fd(void);
+void ustack_request_stop(void);
+
+/* The instance's ring-buffer clock "now", in ns (from per_cpu/cpu0/stats). */
+unsigned long long ustack_instance_now(struct ustack_instance *ui);
+
+/* Events lost in the ring buffer so far (overrun + dropped, all CPUs). */
+unsigned long long ustack_instance_lost(struct ustack_instance *ui, int cpu);
+
+#endif /* _USTACK_INSTANCE_H */

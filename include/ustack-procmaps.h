@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Fallback path (kernels without options/userstacktrace_delay): the
+ * synchronous ftrace:user_stack event carries raw virtual addresses, so
+ * /proc/<tgid>/maps is snapshotted while recording: when a process first
+ * shows up, after it execs, and whenever its mappings change.
+ *
+ * Each snapshot is handed to a callback (the session) and, when recording
+ * a trace.dat, also written into the instance's trace_marker as
+ * "ustack-maps" print events, so that the file carries every snapshot with
+ * the time it applies from. The last snapshot of each process also goes
+ * into trace-cmd's PROCMAPS option for other tools.
+ */
+#ifndef _USTACK_PROCMAPS_H
+#define _USTACK_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ustack_procmaps;
+struct ustack_instance;
+
+typedef void (*ustack_maps_fn)(int tgid, uint64_t ts, const char *text, void *ctx);
+
+/* @ui: write markers into this instance (record), or NULL (live only). */
+struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_maps_fn fn,
+					    void *ctx);
+void ustack_procmaps_free(struct ustack_procmaps *pm);
+
+/* A record of @tgid was seen: snapshot it if it is new. */
+void ustack_procmaps_see(struct ustack_procmaps *pm, int tgid);
+/* @tgid exec'ed at @ts: its maps from then on are new ones. */
+void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts);
+/* Re-read the maps of every live process; @now is the trace clock. */
+void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now);
+
+int ustack_procmaps_count(struct ustack_procmaps *pm);
+/* NULL-terminated PROCMAPS payloads (trace-cmd's format); free with free() each. */
+char **ustack_procmaps_options(struct ustack_procmaps *pm);
+
+/*
+ * Markers read back from a file: feed every ftrace:print text; complete
+ * snapshots are handed to @fn. Returns true when @buf was one of ours.
+ */
+struct ustack_maps_reader;
+struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx);
+bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf);
+void ustack_maps_reader_free(struct ustack_maps_reader *mr);
+
+#define USTACK_MAPS_MARKER	"ustack-maps "
+
+#endif /* _USTACK_PROCMAPS_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Live reading of an instance's per-CPU ring buffers.
+ *
+ * One reader thread poll()s every per_cpu/cpuN/trace_pipe_raw of the
+ * instance with a tick: it wakes when a CPU reaches the buffer_percent
+ * watermark or when the tick expires, drains every CPU without blocking
+ * (full sub-buffers through splice, then the partially filled one through
+ * read()), optionally appends the raw sub-buffers to per-CPU files for
+ * trace.dat, and hands the batch to the consuming thread. The consumer
+ * parses the sub-buffers with kbuffer and calls back with the records of
+ * all CPUs merged in timestamp order.
+ */
+#ifndef _USTACK_STREAM_H
+#define _USTACK_STREAM_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct tep_handle;
+struct tep_record;
+struct ustack_instance;
+struct ustack_stream;
+
+/**
+ * struct ustack_stream_opts - how to read
+ * @tick_us:	drain period in microseconds (0 = 100 ms)
+ * @save_prefix: when set, raw sub-buffers of CPU N are appended to
+ *		"<save_prefix>.cpuN" (trace-cmd's temp file naming)
+ */
+struct ustack_stream_opts {
+	unsigned int	tick_us;
+	const char	*save_prefix;
+};
+
+/**
+ * struct ustack_stream_ops - what the consumer is told
+ * @batch:	once per batch, before its records, with the raw records of
+ *		the batch in any order: lets the consumer act on what is about
+ *		to come (snapshot /proc/<pid>/maps of new processes); may be NULL
+ * @record:	every record, in timestamp order across CPUs
+ * @horizon:	after a batch: no record older than @ts will follow (idle
+ *		CPUs included); may be NULL
+ */
+struct ustack_stream_ops {
+	void	(*batch)(struct tep_record **recs, int nr, void *ctx);
+	void	(*record)(struct tep_record *rec, void *ctx);
+	void	(*horizon)(unsigned long long ts, void *ctx);
+};
+
+struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,
+					 const struct ustack_stream_opts *opts);
+int ustack_stream_start(struct ustack_stream *st);
+/* Thread id of the reader (to keep it out of system-wide traces). */
+pid_t ustack_stream_tid(struct ustack_stream *st);
+
+/* Readable when a batch is ready: poll() it next to signals, children. */
+int ustack_stream_fd(struct ustack_stream *st);
+
+/*
+ * Consume every ready batch. Returns 1 once the final batch (after
+ * ustack_stream_stop()) was consumed, 0 otherwise, -1 on error.
+ */
+int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_ops *ops,
+			  void *ctx);
+
+/* Ask the reader for a last full drain (async: then consume until 1). */
+void ustack_stream_stop(struct ustack_stream *st);
+
+/* Join the reader and close every per-CPU file (idempotent). */
+void ustack_stream_close(struct ustack_stream *st);
+void ustack_stream_free(struct ustack_stream *st);
+
+int ustack_stream_nr_cpus(struct ustack_stream *st);
+/* Per-CPU files written when save_prefix was given. */
+char * const *ustack_stream_files(struct ustack_stream *st);
+unsigned long long ustack_stream_pages(struct ustack_stream *st);
+
+#endif /* _USTACK_STREAM_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * trace.dat files of trace-cmd ustack: written with libtracecmd's writer so
+ * that stock `trace-cmd report` and KernelShark open them (our data is an
+ * instance buffer, as `trace-cmd record -B` makes), read back through the
+ * public libtracecmd API.
+ */
+#ifndef _USTACK_TRACEDAT_H
+#define _USTACK_TRACEDAT_H
+
+struct tep_handle;
+struct tep_record;
+struct ustack_tracedat;
+
+/**
+ * struct ustack_tracedat_out - what goes into a trace.dat
+ * @file:	output path
+ * @instance:	name of the buffer our data is stored as
+ * @nr_cpus:	number of per-CPU files
+ * @cpu_files:	raw sub-buffers of each CPU as read from trace_pipe_raw
+ * @systems:	NULL-terminated event systems whose formats are stored
+ *		(ftrace's are always stored)
+ * @clock:	the instance's trace_clock file content, or NULL
+ * @procmaps:	NULL-terminated PROCMAPS option payloads, or NULL
+ */
+struct ustack_tracedat_out {
+	const char	*file;
+	const char	*instance;
+	int		nr_cpus;
+	char * const	*cpu_files;
+	const char	**systems;
+	const char	*clock;
+	char		**procmaps;
+};
+
+int ustack_tracedat_write(const struct ustack_tracedat_out *out);
+
+/*
+ * Open a trace.dat for reading the buffer named @instance (NULL: the
+ * first "ustack-*" buffer, else the first buffer, else the top one).
+ * Returns NULL with a one-line reason in @err (static storage).
+ */
+struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
+					     const char **err);
+struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td);
+const char *ustack_tracedat_buffer(struct ustack_tracedat *td);
+
+typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
+
+/* Hand out every record of the buffer in timestamp order (once). */
+int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx);
+void ustack_tracedat_close(struct ustack_tracedat *td);
+
+#endif /* _USTACK_TRACEDAT_H */

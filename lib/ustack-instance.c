@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Lifecycle of the tracefs instance trace-cmd ustack records into.
+ *
+ * trace-cmd removes its instances only on the normal path; a failure or a
+ * second ^C leaves them behind. Here the instance is torn down on every
+ * exit path: normal return, exit() (atexit), and signals. A file we changed
+ * in an instance we did not create (-B) is written back to its old value.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <tracefs.h>
+
+#include "ustack-instance.h"
+
+#define MAX_FDS		256
+#define MAX_EXIT_FNS	8
+
+struct saved_file {
+	struct saved_file	*next;
+	char			*path;		/* absolute */
+	char			*old;		/* content to write back */
+};
+
+struct exit_fn {
+	void	(*fn)(void *);
+	void	*data;
+};
+
+struct ustack_instance {
+	struct tracefs_instance	*inst;
+	char			*dir;
+	char			*name;
+	bool			is_new;
+	struct saved_file	*saved;
+	int			fds[MAX_FDS];
+	int			nr_fds;
+	struct exit_fn		exit_fns[MAX_EXIT_FNS];
+	int			nr_exit_fns;
+	unsigned long long	*lost_base;
+	int			nr_cpus;
+};
+
+/* One instance per process: signal handlers and atexit need to find it. */
+static struct ustack_instance *current_ui;
+static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t tearing_down;
+static int stop_pipe[2] = { -1, -1 };
+
+const char *ustack_tracefs_check(const char **err)
+{
+	static char msg[PATH_MAX + 128];
+	const char *env = getenv("TRACEFS_DIR");
+	const char *dir;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s/instances", env);
+		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(msg, sizeof(msg), "no tracefs at %s (TRACEFS_DIR)", env);
+			*err = msg;
+			return NULL;
+		}
+		tracefs_set_tracing_dir((char *)env);
+	}
+	dir = tracefs_tracing_dir();
+	if (!dir) {
+		snprintf(msg, sizeof(msg),
+			 "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		*err = msg;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	if (access(path, W_OK) < 0) {
+		snprintf(msg, sizeof(msg), "cannot create instances in %s: %s",
+			 path, strerror(errno));
+		*err = msg;
+		return NULL;
+	}
+	return dir;
+}
+
+static char *read_whole(const char *path)
+{
+	char buf[8192];
+	ssize_t r;
+	size_t len = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	while ((r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += r;
+		if (len == sizeof(buf) - 1)
+			break;
+	}
+	close(fd);
+	if (r < 0)
+		return NULL;
+	buf[len] = '\0';
+	return strdup(buf);
+}
+
+/* Async-signal-safe: used from the emergency path too. */
+static int write_file(const char *path, const char *val, bool trunc)
+{
+	size_t len = strlen(val);
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_WRONLY | (trunc ? O_TRUNC : 0));
+	if (fd < 0)
+		return -1;
+	r = write(fd, val, len);
+	if (r < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static char *instance_path(struct ustack_instance *ui, const char *file)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", ui->dir, file) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * What to write to restore a file given what reading it returned: filters
+ * read back as "none", pid lists as one pid per line, the clock as a list
+ * with the current one in brackets.
+ */
+static char *restore_value(const char *file, const char *old)
+{
+	const char *b, *e;
+
+	if (strstr(file, "/filter") && !strncmp(old, "none", 4))
+		return strdup("0");
+	if (!strcmp(file, "trace_clock") && (b = strchr(old, '[')) && (e = strchr(b, ']')))
+		return strndup(b + 1, e - b - 1);
+	return strdup(old);
+}
+
+static int save_file(struct ustack_instance *ui, const char *file, const char *path)
+{
+	struct saved_file *sf;
+	char *old;
+
+	/* A new instance is removed at the end: nothing to restore. */
+	if (ui->is_new)
+		return 0;
+	for (sf = ui->saved; sf; sf = sf->next)
+		if (!strcmp(sf->path, path))
+			return 0;
+	old = read_whole(path);
+	if (!old)
+		return -1;
+	sf = calloc(1, sizeof(*sf));
+	if (!sf) {
+		free(old);
+		return -1;
+	}
+	sf->path = strdup(path);
+	sf->old = restore_value(file, old);
+	free(old);
+	sf->next = ui->saved;
+	ui->saved = sf;
+	return 0;
+}
+
+/**
+ * ustack_instance_write - write a file of the instance, keeping the old value
+ * @ui: the instance
+ * @file: path relative to the instance directory
+ * @val: what to write (the file is truncated)
+ *
+ * Returns 0 or -1 with errno set by the kernel.
+ */
+int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val)
+{
+	char *path = instance_path(ui, file);
+	int ret;
+
+	if (!path)
+		return -1;
+	ret = save_file(ui, file, path);
+	if (!ret)
+		ret = write_file(path, val, true);
+	free(path);
+	return ret;
+}
+
+bool ustack_instance_has_option(struct ustack_instance *ui, const char *name)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), "options/%s", name);
+	return tracefs_file_exists(ui->inst, file);
+}
+
+int ustack_instance_set_option(struct ustack_instance *ui, const char *name, bool on)
+{
+	char file[256];
+
+	if (!ustack_instance_has_option(ui, name)) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(file, sizeof(file), "options/%s", name);
+	return ustack_instance_write(ui, file, on ? "1" : "0");
+}
+
+static int enable_one(struct ustack_instance *ui, const char *sys, const char *ev,
+		      const char *filter)
+{
+	char file[512];
+
+	if (filter) {
+		snprintf(file, sizeof(file), "events/%s/%s/filter", sys, ev);
+		if (ustack_instance_write(ui, file, filter) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
+	return ustack_instance_write(ui, file, "1");
+}
+
+/**
+ * ustack_instance_enable_event - enable events matching shell patterns
+ * @ui: the instance
+ * @system: system name or pattern ("sched", "sys*")
+ * @event: event name or pattern, NULL for every event of the system
+ * @filter: filter for each matching event, or NULL
+ *
+ * Returns 0, or -1 with errno ENOENT when nothing matched, EINVAL when the
+ * kernel refused the filter.
+ */
+int ustack_instance_enable_event(struct ustack_instance *ui, const char *system,
+				 const char *event, const char *filter)
+{
+	char **systems, **events;
+	int found = 0;
+	int ret = 0;
+	int i, j;
+
+	systems = tracefs_event_systems(NULL);
+	if (!systems) {
+		errno = ENOENT;
+		return -1;
+	}
+	for (i = 0; systems[i] && !ret; i++) {
+		if (fnmatch(system, systems[i], 0))
+			continue;
+		events = tracefs_system_events(NULL, systems[i]);
+		for (j = 0; events && events[j] && !ret; j++) {
+			if (event && fnmatch(event, events[j], 0))
+				continue;
+			found++;
+			ret = enable_one(ui, systems[i], events[j], filter);
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	if (!ret && !found) {
+		errno = ENOENT;
+		ret = -1;
+	}
+	return ret;
+}
+
+int ustack_instance_add_pid(struct ustack_instance *ui, pid_t pid, bool notrace)
+{
+	const char *file = notrace ? "set_event_notrace_pid" : "set_event_pid";
+	char *path = instance_path(ui, file);
+	char val[32];
+	int ret;
+
+	if (!path)
+		return -1;
+	ret = save_file(ui, file, path);
+	snprintf(val, sizeof(val), "%d", pid);
+	/* No O_TRUNC: the kernel appends to the pid list. */
+	if (!ret)
+		ret = write_file(path, val, false);
+	free(path);
+	return ret;
+}
+
+void ustack_instance_register_fd(struct ustack_instance *ui, int fd)
+{
+	if (ui->nr_fds < MAX_FDS)
+		ui->fds[ui->nr_fds++] = fd;
+}
+
+void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd)
+{
+	int i;
+
+	for (i = 0; i < ui->nr_fds; i++) {
+		if (ui->fds[i] != fd)
+			continue;
+		ui->fds[i] = ui->fds[--ui->nr_fds];
+		return;
+	}
+}
+
+void ustack_instance_on_exit(struct ustack_instance *ui, void (*fn)(void *), void *data)
+{
+	if (ui->nr_exit_fns < MAX_EXIT_FNS) {
+		ui->exit_fns[ui->nr_exit_fns].fn = fn;
+		ui->exit_fns[ui->nr_exit_fns].data = data;
+		ui->nr_exit_fns++;
+	}
+}
+
+void ustack_instance_on_exit_remove(struct ustack_instance *ui, void (*fn)(void *), void *data)
+{
+	int i;
+
+	for (i = 0; i < ui->nr_exit_fns; i++) {
+		if (ui->exit_fns[i].fn != fn || ui->exit_fns[i].data != data)
+			continue;
+		memmove(&ui->exit_fns[i], &ui->exit_fns[i + 1],
+			(ui->nr_exit_fns - i - 1) * sizeof(ui->exit_fns[0]));
+		ui->nr_exit_fns--;
+		return;
+	}
+}
+
+static unsigned long long stats_field(struct ustack_instance *ui, int cpu, const char *key)
+{
+	unsigned long long val = 0;
+	char file[64];
+	char *buf, *p;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	buf = tracefs_instance_file_read(ui->inst, file, NULL);
+	if (!buf)
+		return 0;
+	p = strstr(buf, key);
+	if (p)
+		val = strtoull(p + strlen(key), NULL, 10);
+	free(buf);
+	return val;
+}
+
+static unsigned long long cpu_lost(struct ustack_instance *ui, int cpu)
+{
+	return stats_field(ui, cpu, "\noverrun:") + stats_field(ui, cpu, "dropped events:");
+}
+
+/**
+ * ustack_instance_lost - events the ring buffer lost since we opened it
+ * @ui: the instance
+ * @cpu: a CPU, or -1 for all
+ */
+unsigned long long ustack_instance_lost(struct ustack_instance *ui, int cpu)
+{
+	unsigned long long sum = 0;
+	int c;
+
+	for (c = 0; c < ui->nr_cpus; c++) {
+		if (cpu >= 0 && c != cpu)
+			continue;
+		sum += cpu_lost(ui, c) - ui->lost_base[c];
+	}
+	return sum;
+}
+
+/**
+ * ustack_instance_now - current time of the instance's trace clock
+ * @ui: the instance
+ *
+ * The stats file prints "now ts" as seconds.microseconds for clocks that
+ * count nanoseconds and as a raw count otherwise. Returns 0 on failure.
+ */
+unsigned long long ustack_instance_now(struct ustack_instance *ui)
+{
+	unsigned long long sec, usec = 0;
+	char *buf, *p, *dot;
+
+	buf = tracefs_instance_file_read(ui->inst, "per_cpu/cpu0/stats", NULL);
+	if (!buf)
+		return 0;
+	p = strstr(buf, "now ts:");
+	if (!p) {
+		free(buf);
+		return 0;
+	}
+	sec = strtoull(p + 7, &dot, 10);
+	if (*dot != '.') {
+		free(buf);
+		return sec;
+	}
+	usec = strtoull(dot + 1, NULL, 10);
+	free(buf);
+	return sec * 1000000000ULL + usec * 1000ULL;
+}
+
+/*
+ * Async-signal-safe teardown: close what is open, write back saved
+ * files, remove the directory if we made it.
+ */
+static void teardown_raw(struct ustack_instance *ui)
+{
+	struct saved_file *sf;
+	int i;
+
+	for (i = 0; i < ui->nr_fds; i++)
+		close(ui->fds[i]);
+	ui->nr_fds = 0;
+	if (ui->is_new) {
+		/* An instance whose files are still open reports EBUSY. */
+		for (i = 0; i < 50 && rmdir(ui->dir) < 0 && errno == EBUSY; i++)
+			usleep(20000);
+		return;
+	}
+	for (sf = ui->saved; sf; sf = sf->next)
+		write_file(sf->path, sf->old, true);
+}
+
+static void teardown(struct ustack_instance *ui)
+{
+	int i;
+
+	if (tearing_down)
+		return;
+	for (i = ui->nr_exit_fns - 1; i >= 0; i--)
+		ui->exit_fns[i].fn(ui->exit_fns[i].data);
+	ui->nr_exit_fns = 0;
+	tearing_down = 1;
+	teardown_raw(ui);
+}
+
+static void free_instance(struct ustack_instance *ui)
+{
+	struct saved_file *sf;
+
+	while ((sf = ui->saved)) {
+		ui->saved = sf->next;
+		free(sf->path);
+		free(sf->old);
+		free(sf);
+	}
+	tracefs_instance_free(ui->inst);
+	free(ui->lost_base);
+	free(ui->dir);
+	free(ui->name);
+	free(ui);
+}
+
+static void atexit_teardown(void)
+{
+	if (current_ui)
+		teardown(current_ui);
+}
+
+/* A full pipe already says "stop": a failed write needs no handling. */
+static void poke(int fd)
+{
+	char c = 0;
+	ssize_t r;
+
+	if (fd >= 0)
+		r = write(fd, &c, 1);
+	(void)r;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (!stop_flag) {
+		stop_flag = 1;
+		poke(stop_pipe[1]);
+		errno = saved;
+		return;
+	}
+	/* Second signal: the user means it. Leave nothing behind. */
+	if (current_ui && !tearing_down) {
+		tearing_down = 1;
+		teardown_raw(current_ui);
+	}
+	_exit(128 + sig);
+}
+
+void ustack_signals_install(void)
+{
+	struct sigaction sa;
+
+	if (stop_pipe[0] < 0 && pipe2(stop_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		stop_pipe[0] = stop_pipe[1] = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed output pipe (| head) ends the run through EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool ustack_stop_requested(void)
+{
+	return stop_flag;
+}
+
+int ustack_stop_fd(void)
+{
+	return stop_pipe[0];
+}
+
+void ustack_request_stop(void)
+{
+	stop_flag = 1;
+	poke(stop_pipe[1]);
+}
+
+/**
+ * ustack_instance_open - create (or take over) the instance to record into
+ * @name: instance name, NULL for "ustack-<pid>"
+ *
+ * An instance that already exists is kept at the end and the files we
+ * write are restored; one we create is removed. Returns NULL with errno.
+ */
+struct ustack_instance *ustack_instance_open(const char *name)
+{
+	struct ustack_instance *ui;
+	char buf[64];
+	int c;
+
+	ui = calloc(1, sizeof(*ui));
+	if (!ui)
+		return NULL;
+	if (!name) {
+		snprintf(buf, sizeof(buf), "ustack-%d", getpid());
+		name = buf;
+	}
+	ui->name = strdup(name);
+	ui->inst = tracefs_instance_create(name);
+	if (!ui->inst) {
+		free(ui->name);
+		free(ui);
+		return NULL;
+	}
+	ui->is_new = tracefs_instance_is_new(ui->inst);
+	ui->dir = tracefs_instance_get_dir(ui->inst);
+	ui->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	ui->lost_base = calloc(ui->nr_cpus, sizeof(*ui->lost_base));
+	if (!ui->dir || !ui->lost_base) {
+		if (ui->is_new)
+			tracefs_instance_destroy(ui->inst);
+		free_instance(ui);
+		return NULL;
+	}
+	for (c = 0; c < ui->nr_cpus; c++)
+		ui->lost_base[c] = cpu_lost(ui, c);
+	current_ui = ui;
+	atexit(atexit_teardown);
+	return ui;
+}
+
+/**
+ * ustack_instance_close - stop, restore or remove, and free the instance
+ * @ui: the instance (may be NULL)
+ */
+void ustack_instance_close(struct ustack_instance *ui)
+{
+	if (!ui)
+		return;
+	teardown(ui);
+	if (current_ui == ui)
+		current_ui = NULL;
+	free_instance(ui);
+	tearing_down = 0;
+}
+
+struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui)
+{
+	return ui->inst;
+}
+
+const char *ustack_instance_name(struct ustack_instance *ui)
+{
+	return ui->name;
+}
+
+bool ustack_instance_is_new(struct ustack_instance *ui)
+{
+	return ui->is_new;
+}

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Per-CPU ring-buffer readers of trace-cmd ustack (see ustack-stream.h).
+ *
+ * Why this shape (measured, see the design notes): a blocking splice with
+ * buffer_percent 0 busy-loops, and a reader woken for every event feeds
+ * on its own wakeups. So the fds are non-blocking, poll() waits for the
+ * watermark or the tick, and each wakeup drains all CPUs at once.
+ *
+ * Records of a batch are released only up to the trace-clock time read
+ * just before the drain: anything later may still be in flight on a CPU
+ * drained earlier, and the session needs timestamp order across CPUs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "ustack-instance.h"
+#include "ustack-stream.h"
+
+#define DEFAULT_TICK_US		100000
+/* Bound one CPU's drain so a flood on one CPU cannot starve the others. */
+#define MAX_PAGES_PER_DRAIN	1024
+
+struct page {
+	struct page		*next;
+	int			cpu;
+	int			nr;		/* records parsed */
+	int			pos;		/* next record to hand out */
+	struct tep_record	*recs;
+	char			data[];
+};
+
+struct batch {
+	struct batch		*next;
+	unsigned long long	horizon;	/* release records up to this ts */
+	bool			final;
+	struct page		*pages;
+	struct page		**tail;
+};
+
+struct cpu_reader {
+	int			fd;
+	struct tracefs_cpu	*tcpu;
+	int			save_fd;
+	struct page		*head;		/* parsed, not yet released */
+	struct page		**tail;
+};
+
+struct ustack_stream {
+	struct ustack_instance	*ui;
+	struct tep_handle	*tep;
+	struct kbuffer		*kbuf;
+	int			nr_cpus;
+	int			subbuf_size;
+	unsigned int		tick_us;
+	struct cpu_reader	*cpus;
+	char			**files;
+	int			ctl[2];		/* consumer -> reader: stop */
+	int			ready[2];	/* reader -> consumer: batch */
+	pthread_t		thread;
+	bool			running;
+	pthread_mutex_t		lock;
+	struct batch		*queue;
+	struct batch		**queue_tail;
+	unsigned long long	pages;
+	bool			stopping;
+	volatile pid_t		tid;
+};
+
+static struct page *page_alloc(int size, int cpu)
+{
+	struct page *p = malloc(sizeof(*p) + size);
+
+	if (!p)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->cpu = cpu;
+	return p;
+}
+
+static void page_free(struct page *p)
+{
+	free(p->recs);
+	free(p);
+}
+
+static void save_page(struct ustack_stream *st, struct cpu_reader *cr, const void *data)
+{
+	ssize_t w;
+
+	if (cr->save_fd < 0)
+		return;
+	w = write(cr->save_fd, data, st->subbuf_size);
+	if (w != st->subbuf_size) {
+		fprintf(stderr, "trace-cmd ustack: writing raw data: %s\n",
+			w < 0 ? strerror(errno) : "short write");
+		close(cr->save_fd);
+		cr->save_fd = -1;
+	}
+}
+
+/* One non-blocking read of a CPU: splice for full pages, read() for the rest. */
+static int read_page(struct ustack_stream *st, struct cpu_reader *cr, void *buf, bool *partial)
+{
+	int r;
+
+	if (!*partial) {
+		r = tracefs_cpu_buffered_read(cr->tcpu, buf, true);
+		if (r > 0)
+			return r;
+		if (r < 0 && errno != EAGAIN)
+			return r;
+		*partial = true;
+	}
+	r = tracefs_cpu_read(cr->tcpu, buf, true);
+	if (r < 0 && errno == EAGAIN)
+		r = 0;
+	return r;
+}
+
+static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b)
+{
+	struct cpu_reader *cr = &st->cpus[cpu];
+	bool partial = false;
+	struct page *p;
+	int n, r;
+
+	for (n = 0; n < MAX_PAGES_PER_DRAIN; n++) {
+		p = page_alloc(st->subbuf_size, cpu);
+		if (!p)
+			return -1;
+		r = read_page(st, cr, p->data, &partial);
+		if (r <= 0) {
+			page_free(p);
+			return r;
+		}
+		save_page(st, cr, p->data);
+		*b->tail = p;
+		b->tail = &p->next;
+		st->pages++;
+	}
+	return 0;
+}
+
+static void push_batch(struct ustack_stream *st, struct batch *b)
+{
+	char c = 0;
+
+	pthread_mutex_lock(&st->lock);
+	*st->queue_tail = b;
+	st->queue_tail = &b->next;
+	pthread_mutex_unlock(&st->lock);
+	if (write(st->ready[1], &c, 1) < 0 && errno != EAGAIN)
+		perror("trace-cmd ustack: reader notify");
+}
+
+static struct pollfd *reader_pollfds(struct ustack_stream *st)
+{
+	struct pollfd *pfd = calloc(st->nr_cpus + 1, sizeof(*pfd));
+	int c;
+
+	if (!pfd)
+		return NULL;
+	for (c = 0; c < st->nr_cpus; c++) {
+		pfd[c].fd = st->cpus[c].fd;
+		pfd[c].events = POLLIN;
+	}
+	pfd[c].fd = st->ctl[0];
+	pfd[c].events = POLLIN;
+	return pfd;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct ustack_stream *st = arg;
+	struct pollfd *pfd;
+	struct batch *b;
+	bool final = false;
+	char c;
+	int cpu;
+
+	st->tid = gettid();
+	pfd = reader_pollfds(st);
+	while (pfd && !final) {
+		poll(pfd, st->nr_cpus + 1, st->tick_us / 1000);
+		if (pfd[st->nr_cpus].revents & POLLIN) {
+			while (read(st->ctl[0], &c, 1) > 0)
+				;
+			final = true;
+		}
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			break;
+		b->tail = &b->pages;
+		b->final = final;
+		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
+		for (cpu = 0; cpu < st->nr_cpus; cpu++)
+			drain_cpu(st, cpu, b);
+		push_batch(st, b);
+	}
+	free(pfd);
+	if (!final) {
+		/* Out of memory: still let the consumer finish. */
+		b = calloc(1, sizeof(*b));
+		if (b) {
+			b->final = true;
+			b->tail = &b->pages;
+			push_batch(st, b);
+		}
+	}
+	return NULL;
+}
+
+static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
+{
+	struct cpu_reader *cr = &st->cpus[cpu];
+	char file[64];
+
+	cr->save_fd = -1;
+	cr->tail = &cr->head;
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	cr->fd = tracefs_instance_file_open(ustack_instance_tracefs(st->ui), file,
+					    O_RDONLY | O_NONBLOCK);
+	if (cr->fd < 0)
+		return -1;
+	ustack_instance_register_fd(st->ui, cr->fd);
+	cr->tcpu = tracefs_cpu_alloc_fd(cr->fd, st->subbuf_size, true);
+	if (!cr->tcpu)
+		return -1;
+	if (!save_prefix)
+		return 0;
+	if (asprintf(&st->files[cpu], "%s.cpu%d", save_prefix, cpu) < 0) {
+		st->files[cpu] = NULL;
+		return -1;
+	}
+	cr->save_fd = open(st->files[cpu], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return cr->save_fd < 0 ? -1 : 0;
+}
+
+static void stream_exit_hook(void *data)
+{
+	ustack_stream_close(data);
+}
+
+/**
+ * ustack_stream_open - open the per-CPU readers of an instance
+ * @ui: the instance
+ * @tep: event formats (also gives the sub-buffer layout)
+ * @opts: tick and optional raw-data files
+ *
+ * Returns NULL with errno on failure (what was opened is closed).
+ */
+struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,
+					 const struct ustack_stream_opts *opts)
+{
+	struct ustack_stream *st;
+	int cpu;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->ui = ui;
+	st->tep = tep;
+	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
+	st->tick_us = opts && opts->tick_us ? opts->tick_us : DEFAULT_TICK_US;
+	if (st->tick_us < 1000)
+		st->tick_us = 1000;
+	st->queue_tail = &st->queue;
+	pthread_mutex_init(&st->lock, NULL);
+	st->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	st->subbuf_size = tep_get_sub_buffer_size(tep);
+	if (st->subbuf_size <= 0)
+		st->subbuf_size = getpagesize();
+	st->kbuf = tep_kbuffer(tep);
+	st->cpus = calloc(st->nr_cpus, sizeof(*st->cpus));
+	st->files = calloc(st->nr_cpus + 1, sizeof(*st->files));
+	if (!st->kbuf || !st->cpus || !st->files)
+		goto fail;
+	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
+	if (pipe2(st->ctl, O_NONBLOCK | O_CLOEXEC) < 0 ||
+	    pipe2(st->ready, O_NONBLOCK | O_CLOEXEC) < 0)
+		goto fail;
+	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+		if (open_cpu(st, cpu, opts ? opts->save_prefix : NULL) < 0)
+			goto fail;
+	ustack_instance_on_exit(ui, stream_exit_hook, st);
+	return st;
+ fail:
+	ustack_stream_free(st);
+	return NULL;
+}
+
+/**
+ * ustack_stream_start - start the reader thread
+ * @st: the stream
+ *
+ * The thread blocks SIGINT/SIGTERM/SIGHUP so the main thread gets them.
+ */
+int ustack_stream_start(struct ustack_stream *st)
+{
+	sigset_t set, old;
+	int ret;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	ret = pthread_create(&st->thread, NULL, reader_thread, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	st->running = true;
+	/* The caller may want to keep the reader out of the trace. */
+	while (!st->tid)
+		usleep(1000);
+	return 0;
+}
+
+pid_t ustack_stream_tid(struct ustack_stream *st)
+{
+	return st->tid;
+}
+
+int ustack_stream_fd(struct ustack_stream *st)
+{
+	return st->ready[0];
+}
+
+void ustack_stream_stop(struct ustack_stream *st)
+{
+	char c = 0;
+
+	if (st->stopping)
+		return;
+	st->stopping = true;
+	if (write(st->ctl[1], &c, 1) < 0 && errno != EAGAIN)
+		perror("trace-cmd ustack: stop reader");
+}
+
+/* Parse a raw sub-buffer into records that point into it. */
+static int parse_page(struct ustack_stream *st, struct page *p)
+{
+	unsigned long long ts;
+	struct tep_record *r;
+	int alloc = 0;
+	void *data;
+
+	if (kbuffer_load_subbuffer(st->kbuf, p->data) < 0)
+		return -1;
+	while ((data = kbuffer_read_event(st->kbuf, &ts))) {
+		if (p->nr == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			r = realloc(p->recs, alloc * sizeof(*r));
+			if (!r)
+				return -1;
+			p->recs = r;
+		}
+		r = &p->recs[p->nr];
+		memset(r, 0, sizeof(*r));
+		r->ts = ts;
+		r->data = data;
+		r->size = kbuffer_event_size(st->kbuf);
+		r->record_size = kbuffer_curr_size(st->kbuf);
+		r->cpu = p->cpu;
+		r->ref_count = 1;
+		r->locked = 1;
+		if (!p->nr)
+			r->missed_events = kbuffer_missed_events(st->kbuf);
+		p->nr++;
+		kbuffer_next_event(st->kbuf, NULL);
+	}
+	return 0;
+}
+
+static struct tep_record *cpu_head(struct cpu_reader *cr)
+{
+	struct page *p;
+
+	while ((p = cr->head) && p->pos >= p->nr) {
+		cr->head = p->next;
+		if (!cr->head)
+			cr->tail = &cr->head;
+		page_free(p);
+	}
+	return p ? &p->recs[p->pos] : NULL;
+}
+
+/* Hand out every record up to @horizon, smallest timestamp first. */
+static void merge_release(struct ustack_stream *st, unsigned long long horizon,
+			  const struct ustack_stream_ops *ops, void *ctx)
+{
+	struct tep_record *best, *r;
+	int cpu, best_cpu;
+
+	for (;;) {
+		best = NULL;
+		best_cpu = -1;
+		for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+			r = cpu_head(&st->cpus[cpu]);
+			if (r && (!best || r->ts < best->ts)) {
+				best = r;
+				best_cpu = cpu;
+			}
+		}
+		if (!best || best->ts > horizon)
+			return;
+		ops->record(best, ctx);
+		st->cpus[best_cpu].head->pos++;
+	}
+}
+
+static void batch_callback(struct ustack_stream *st, struct batch *b,
+			   const struct ustack_stream_ops *ops, void *ctx)
+{
+	struct tep_record **recs = NULL;
+	struct page *p;
+	int nr = 0, i;
+
+	for (p = b->pages; p; p = p->next)
+		nr += p->nr;
+	if (nr)
+		recs = malloc(nr * sizeof(*recs));
+	if (!recs)
+		return;
+	nr = 0;
+	for (p = b->pages; p; p = p->next)
+		for (i = 0; i < p->nr; i++)
+			recs[nr++] = &p->recs[i];
+	ops->batch(recs, nr, ctx);
+	free(recs);
+}
+
+static bool consume_batch(struct ustack_stream *st, struct batch *b,
+			  const struct ustack_stream_ops *ops, void *ctx)
+{
+	struct cpu_reader *cr;
+	unsigned long long horizon = b->horizon;
+	struct page *p, *next;
+	bool final = b->final;
+
+	for (p = b->pages; p; p = p->next)
+		if (parse_page(st, p) < 0)
+			p->nr = 0;
+	if (ops->batch)
+		batch_callback(st, b, ops, ctx);
+	for (p = b->pages; p; p = next) {
+		next = p->next;
+		p->next = NULL;
+		cr = &st->cpus[p->cpu];
+		*cr->tail = p;
+		cr->tail = &p->next;
+	}
+	free(b);
+	merge_release(st, final ? ULLONG_MAX : horizon, ops, ctx);
+	if (ops->horizon && !final && horizon)
+		ops->horizon(horizon, ctx);
+	return final;
+}
+
+static struct batch *pop_batch(struct ustack_stream *st)
+{
+	struct batch *b;
+
+	pthread_mutex_lock(&st->lock);
+	b = st->queue;
+	if (b) {
+		st->queue = b->next;
+		if (!st->queue)
+			st->queue_tail = &st->queue;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return b;
+}
+
+/**
+ * ustack_stream_consume - parse and hand out every batch that is ready
+ * @st: the stream
+ * @ops: what to call (see struct ustack_stream_ops)
+ * @ctx: passed to every callback
+ *
+ * Returns 1 after the final batch, else 0.
+ */
+int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_ops *ops,
+			  void *ctx)
+{
+	struct batch *b;
+	char buf[64];
+
+	while (read(st->ready[0], buf, sizeof(buf)) > 0)
+		;
+	while ((b = pop_batch(st)))
+		if (consume_batch(st, b, ops, ctx))
+			return 1;
+	return 0;
+}
+
+static void free_pages(struct page *p)
+{
+	struct page *next;
+
+	for (; p; p = next) {
+		next = p->next;
+		page_free(p);
+	}
+}
+
+static void close_cpu(struct ustack_stream *st, struct cpu_reader *cr)
+{
+	if (cr->tcpu)
+		tracefs_cpu_free_fd(cr->tcpu);
+	cr->tcpu = NULL;
+	if (cr->fd >= 0) {
+		ustack_instance_unregister_fd(st->ui, cr->fd);
+		close(cr->fd);
+	}
+	cr->fd = -1;
+	if (cr->save_fd >= 0)
+		close(cr->save_fd);
+	cr->save_fd = -1;
+	free_pages(cr->head);
+	cr->head = NULL;
+	cr->tail = &cr->head;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/**
+ * ustack_stream_close - stop the reader and release everything but the files
+ * @st: the stream (may be NULL)
+ *
+ * Safe to call twice (the instance's exit hook calls it too); the per-CPU
+ * data files stay on disk until the caller removes them.
+ */
+void ustack_stream_close(struct ustack_stream *st)
+{
+	struct batch *b;
+	int cpu;
+
+	if (!st || !st->cpus)
+		return;
+	if (st->running) {
+		ustack_stream_stop(st);
+		pthread_join(st->thread, NULL);
+		st->running = false;
+	}
+	while ((b = pop_batch(st))) {
+		free_pages(b->pages);
+		free(b);
+	}
+	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+		close_cpu(st, &st->cpus[cpu]);
+	close_fd(&st->ctl[0]);
+	close_fd(&st->ctl[1]);
+	close_fd(&st->ready[0]);
+	close_fd(&st->ready[1]);
+	if (st->kbuf)
+		kbuffer_free(st->kbuf);
+	st->kbuf = NULL;
+}
+
+/**
+ * ustack_stream_free - free a closed stream and its file names
+ * @st: the stream (may be NULL)
+ */
+void ustack_stream_free(struct ustack_stream *st)
+{
+	int cpu;
+
+	if (!st)
+		return;
+	ustack_instance_on_exit_remove(st->ui, stream_exit_hook, st);
+	ustack_stream_close(st);
+	for (cpu = 0; st->files && cpu < st->nr_cpus; cpu++)
+		free(st->files[cpu]);
+	free(st->files);
+	free(st->cpus);
+	st->cpus = NULL;
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+int ustack_stream_nr_cpus(struct ustack_stream *st)
+{
+	return st->nr_cpus;
+}
+
+char * const *ustack_stream_files(struct ustack_stream *st)
+{
+	return st->files;
+}
+
+unsigned long long ustack_stream_pages(struct ustack_stream *st)
+{
+	return st->pages;
+}

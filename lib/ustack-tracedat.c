@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Writing and reading trace.dat for trace-cmd ustack.
+ *
+ * The writer is libtracecmd's own (private but exported, see
+ * tracecmd-private-decls.h), called in the order `trace-cmd record` uses:
+ * headers (copied from the live tracefs: header page, ftrace formats, the
+ * formats of our systems, kallsyms, printk), options, buffer description,
+ * cmdlines, then the CPU data of the top buffer (empty) and of ours.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <trace-cmd.h>
+
+#include "tracecmd-private-decls.h"
+#include "ustack-tracedat.h"
+
+struct ustack_tracedat {
+	struct tracecmd_input	*top;
+	struct tracecmd_input	*buf;		/* == top when no instance is used */
+	char			*name;
+	ustack_tracedat_fn	fn;
+	void			*ctx;
+};
+
+static struct tracecmd_event_list *event_list(const char **systems)
+{
+	struct tracecmd_event_list *list = NULL, *e;
+	char *glob;
+	int i;
+
+	for (i = 0; systems && systems[i]; i++) {
+		e = calloc(1, sizeof(*e));
+		if (!e || asprintf(&glob, "%s/*", systems[i]) < 0) {
+			free(e);
+			break;
+		}
+		e->glob = glob;
+		e->next = list;
+		list = e;
+	}
+	return list;
+}
+
+static void free_event_list(struct tracecmd_event_list *list)
+{
+	struct tracecmd_event_list *e;
+
+	while ((e = list)) {
+		list = e->next;
+		free((char *)e->glob);
+		free(e);
+	}
+}
+
+static void add_string_option(struct tracecmd_output *out, unsigned short id, const char *s)
+{
+	tracecmd_add_option(out, id, strlen(s) + 1, s);
+}
+
+static void add_options(struct tracecmd_output *out, const struct ustack_tracedat_out *o)
+{
+	struct utsname u;
+	char buf[4 * sizeof(u.release) + 8];
+	int i;
+
+	if (o->clock)
+		add_string_option(out, USTACK_TRACECMD_OPTION_TRACECLOCK, o->clock);
+	if (!uname(&u)) {
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
+			 u.machine);
+		add_string_option(out, USTACK_TRACECMD_OPTION_UNAME, buf);
+	}
+	add_string_option(out, USTACK_TRACECMD_OPTION_VERSION, "trace-cmd-ustack");
+	for (i = 0; o->procmaps && o->procmaps[i]; i++)
+		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
+}
+
+/**
+ * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
+ * @o: what to write
+ *
+ * Must run on the traced machine while tracefs is still mounted: event
+ * formats and kallsyms are copied from it. Returns 0 or -1.
+ */
+int ustack_tracedat_write(const struct ustack_tracedat_out *o)
+{
+	struct tracecmd_event_list *list;
+	struct tracecmd_output *out;
+	char **empty;
+	int ret = -1;
+	int i;
+
+	empty = calloc(o->nr_cpus + 1, sizeof(*empty));
+	if (!empty)
+		return -1;
+	/* The top buffer was not traced: each of its CPUs has no data. */
+	for (i = 0; i < o->nr_cpus; i++)
+		empty[i] = "/dev/null";
+	list = event_list(o->systems);
+	out = tracecmd_output_create(o->file);
+	if (!out)
+		goto out_free;
+	tracecmd_set_quiet(out, true);
+	/* kallsyms dominates the size; compress when libtracecmd can. */
+	tracecmd_output_set_compression(out, "any");
+	if (tracecmd_output_write_headers(out, list) < 0)
+		goto out_close;
+	add_options(out, o);
+	if (tracecmd_add_buffer_info(out, o->instance, o->nr_cpus) < 0 ||
+	    tracecmd_write_cmdlines(out) < 0 ||
+	    tracecmd_append_cpu_data(out, o->nr_cpus, empty) < 0 ||
+	    tracecmd_append_buffer_cpu_data(out, o->instance, o->nr_cpus, o->cpu_files) < 0)
+		goto out_close;
+	ret = 0;
+ out_close:
+	tracecmd_output_close(out);
+ out_free:
+	free_event_list(list);
+	free(empty);
+	return ret;
+}
+
+/* trace.dat files start with "\027\010\104tracing". */
+static bool is_tracedat(const char *file, const char **err)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static char msg[512];
+	char buf[sizeof(magic)];
+	ssize_t r;
+	int fd;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "cannot open %s: %s", file, strerror(errno));
+		*err = msg;
+		return false;
+	}
+	r = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic))) {
+		snprintf(msg, sizeof(msg), "%s is not a trace.dat file", file);
+		*err = msg;
+		return false;
+	}
+	return true;
+}
+
+static int pick_buffer(struct tracecmd_input *top, const char *want)
+{
+	int n = tracecmd_buffer_instances(top);
+	const char *name;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		name = tracecmd_buffer_instance_name(top, i);
+		if (!name)
+			continue;
+		if (want ? !strcmp(name, want) : !strncmp(name, "ustack", 6))
+			return i;
+	}
+	if (want)
+		return -2;
+	return n > 0 ? 0 : -1;
+}
+
+/**
+ * ustack_tracedat_open - open a trace.dat and select the buffer to read
+ * @file: the file
+ * @instance: buffer name, or NULL to pick (see ustack-tracedat.h)
+ * @err: set to a one-line reason on failure
+ */
+struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
+					     const char **err)
+{
+	static char msg[512];
+	struct ustack_tracedat *td;
+	int idx;
+
+	if (!is_tracedat(file, err))
+		return NULL;
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return NULL;
+	td->top = tracecmd_open(file, 0);
+	if (!td->top) {
+		snprintf(msg, sizeof(msg), "%s: cannot read this trace.dat file", file);
+		*err = msg;
+		free(td);
+		return NULL;
+	}
+	idx = pick_buffer(td->top, instance);
+	if (idx == -2) {
+		snprintf(msg, sizeof(msg), "%s has no buffer named '%s'", file, instance);
+		*err = msg;
+		ustack_tracedat_close(td);
+		return NULL;
+	}
+	td->buf = td->top;
+	if (idx >= 0) {
+		td->buf = tracecmd_buffer_instance_handle(td->top, idx);
+		td->name = strdup(tracecmd_buffer_instance_name(td->top, idx));
+		if (!td->buf) {
+			snprintf(msg, sizeof(msg), "%s: cannot read buffer %s", file, td->name);
+			*err = msg;
+			ustack_tracedat_close(td);
+			return NULL;
+		}
+	}
+	return td;
+}
+
+struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
+{
+	return tracecmd_get_tep(td->buf);
+}
+
+const char *ustack_tracedat_buffer(struct ustack_tracedat *td)
+{
+	return td->name ? td->name : "";
+}
+
+static int iterate_cb(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
+{
+	struct ustack_tracedat *td = data;
+
+	td->fn(rec, td->ctx);
+	return 0;
+}
+
+/**
+ * ustack_tracedat_iterate - hand out every record of the selected buffer
+ * @td: the open file
+ * @fn: called per record, in timestamp order across CPUs
+ * @ctx: passed to @fn
+ */
+int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx)
+{
+	td->fn = fn;
+	td->ctx = ctx;
+	return tracecmd_iterate_events(td->buf, NULL, 0, iterate_cb, td);
+}
+
+void ustack_tracedat_close(struct ustack_tracedat *td)
+{
+	if (!td)
+		return;
+	if (td->buf && td->buf != td->top)
+		tracecmd_close(td->buf);
+	if (td->top)
+		tracecmd_close(td->top);
+	free(td->name);
+	free(td);
+}
