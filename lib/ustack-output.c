@@ -488,12 +488,14 @@ static void fold_frame(struct ustack_output *o, const struct rframe *rf)
 
 	switch (rf->kind) {
 	case RF_KERNEL:
-		if (rf->name && !o->opts.raw) {
+		if (rf->name && !o->opts.raw)
 			ustack_fold_push(o->fold, rf->name, "_[k]");
-		} else {
+		else if (o->opts.raw)
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, rf->addr);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		if (!rf->name || o->opts.raw)
 			ustack_fold_push(o->fold, buf, "_[k]");
-		}
 		return;
 	case RF_SYM:
 		ustack_fold_push(o->fold, rf->name, rf->inlined ? "_[i]" : NULL);

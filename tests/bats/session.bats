@@ -1,0 +1,564 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Session (pairing rules of kernel-abi.md) and output layer, through
+# tests/tools/ustack-session-test: synthetic binary records built from the
+# real format files in tests/data/formats (plus kernel_stack, user_stack and
+# a syscall-like event in tests/data/session), fed in timestamp order.
+#
+# Script lines: "CPU TS PID EVENT field=value ...". The driver's --dump
+# prints one line per sample:
+#   sample ts= cpu= pid= tgid= comm= event= status= [cookie=] [flags=]
+#          [kframes=] frames=OFF:PATH|OFF:id=ID|VA:anon|VA:nomap,...
+# The stack event's fixed part ends at offset 28, so its u64 arrays are only
+# 4-byte aligned: every test reading stacks also checks unaligned reads.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+DRV="$ROOT/tests/tools/ustack-session-test"
+FMT="$ROOT/tests/data/formats"
+SFMT="$ROOT/tests/data/session"
+
+setup_file() {
+	make -s -C "$ROOT" tests/tools/ustack-session-test >&2
+}
+
+setup() {
+	TMP="$(mktemp -d)"
+	S="$TMP/script"
+	cat > "$S" <<EOF
+format ftrace $FMT/user_unwind_cookie.format
+format ftrace $FMT/user_unwind_stack.format
+format inode_cache $FMT/inode_cache.format
+format ftrace $SFMT/kernel_stack.format
+format ftrace $SFMT/user_stack.format
+format test $SFMT/sys_enter_test.format
+comm 100 prog
+comm 200 other
+comm 2 kthreadd
+EOF
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+# drv [options]: run the driver on $S (stdout + stderr in $output)
+drv() {
+	run "$DRV" "$@" "$S"
+	if [ "$status" -ne 0 ]; then
+		echo "driver failed ($status): $output" >&2
+		return 1
+	fi
+	if [[ "$output" == *BAD-RECORD* ]]; then
+		echo "sample record is not a copy of its event: $output" >&2
+		return 1
+	fi
+}
+
+# stat NAME: value of a counter from the --stats line
+stat() {
+	echo "$output" | sed -n "s/^stats:.* $1=\([0-9]*\).*/\1/p"
+}
+
+# samples: only the sample lines
+samples() {
+	echo "$output" | grep '^sample '
+}
+
+inode() {	# inode TS CPU ID PATH
+	echo "$2 $1 100 inode_cache id=$3 ino=7 dev=0x800001 tgid=100 flags=0 build_id=0a0b path=$4" >> "$S"
+}
+
+@test "rule 2: cookie on CPU0 answered by a stack on CPU1, later" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x55
+1 1500 100 sys_enter_test __syscall_nr=9
+EOF
+	inode 5000 1 0x77 /usr/bin/prog
+	echo "1 5001 100 user_unwind_stack cookie=0x55 flags=0 offsets=0x1110,0x1010 ids=0x77,0x77" >> "$S"
+	drv --stats
+	samples
+	# the event on CPU1 without cookie is not the one the stack answers
+	samples | grep -q '^sample ts=1000 cpu=0 pid=100 .* status=OK cookie=0x55 frames=0x1110:/usr/bin/prog,0x1010:/usr/bin/prog$'
+	samples | grep -q '^sample ts=1500 cpu=1 .* status=NO_COOKIE frames=-$'
+	[ "$(stat matched)" = 1 ]
+	[ "$(stat lost)" = 0 ]
+	[ "$(stat pending)" = 0 ]
+	[ "$(stat frames)" = 2 ]
+	[ "$(stat unresolved)" = 0 ]
+}
+
+@test "rule 2: three events of one kernel entry share the cookie and one stack" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x9
+0 1100 100 sys_enter_test __syscall_nr=2
+0 1101 100 user_unwind_cookie cookie=0x9
+1 1200 100 sys_enter_test __syscall_nr=3
+1 1201 100 user_unwind_cookie cookie=0x9
+1 3000 100 user_unwind_stack cookie=0x9 flags=0 offsets=0x10,0x20 ids=0,1
+EOF
+	drv --stats
+	[ "$(samples | grep -c 'status=OK cookie=0x9 frames=0x10:anon,0x20:nomap$')" = 3 ]
+	[ "$(stat stacks)" = 1 ]
+	[ "$(stat matched)" = 3 ]
+	[ "$(stat cookies)" = 3 ]
+}
+
+@test "rule 2: stacks match by (pid, cookie), not by arrival order" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+1 1000 200 sys_enter_test __syscall_nr=1
+1 1001 200 user_unwind_cookie cookie=0x1
+0 1100 100 sys_enter_test __syscall_nr=1
+0 1101 100 user_unwind_cookie cookie=0x2
+1 2000 200 user_unwind_stack cookie=0x1 flags=0 offsets=0x200 ids=0
+0 2100 100 user_unwind_stack cookie=0x2 flags=0 offsets=0x102 ids=0
+0 2200 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x101 ids=0
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 cpu=0 pid=100 .*cookie=0x1 frames=0x101:anon$'
+	samples | grep -q '^sample ts=1000 cpu=1 pid=200 .*cookie=0x1 frames=0x200:anon$'
+	samples | grep -q '^sample ts=1100 cpu=0 pid=100 .*cookie=0x2 frames=0x102:anon$'
+	[ "$(stat matched)" = 3 ]
+}
+
+@test "rule 1: kernel_stack between event and cookie; cookie still belongs to the event" {
+	cat >> "$S" <<EOF
+ksym 0xffffffff81000000 do_sys_open
+ksym 0xffffffff81001000 entry_SYSCALL_64
+ksym 0xffffffff81002000 zz_end
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 kernel_stack size=2 caller=0xffffffff81000010,0xffffffff81001020
+0 1002 100 user_unwind_cookie cookie=0x5
+1 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10 ids=0
+EOF
+	drv --kernel
+	samples | grep -q 'status=OK cookie=0x5 kframes=0xffffffff81000010,0xffffffff81001020 frames=0x10:anon$'
+	drv --kernel --stacks
+	echo "$output"
+	[ "$(echo "$output" | sed -n 2p)" = "  do_sys_open+0x10 ([kernel])" ]
+	[ "$(echo "$output" | sed -n 3p)" = "  entry_SYSCALL_64+0x20 ([kernel])" ]
+	[ "$(echo "$output" | sed -n 4p)" = "  [unknown] 0x10" ]
+	# without --kernel the kernel stack is not collected
+	drv
+	samples | grep -q 'status=OK cookie=0x5 frames=0x10:anon$'
+}
+
+@test "rule 1: nested interrupt events (E1 E2 C2 C1) each get their own cookie" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 sys_enter_test __syscall_nr=2
+0 1002 100 user_unwind_cookie cookie=0x2
+0 1003 100 user_unwind_cookie cookie=0x1
+1 2000 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x1 ids=0
+1 2001 100 user_unwind_stack cookie=0x2 flags=0 offsets=0x2 ids=0
+EOF
+	drv --stats
+	samples | grep -q '^sample ts=1000 .*cookie=0x1 frames=0x1:anon$'
+	samples | grep -q '^sample ts=1001 .*cookie=0x2 frames=0x2:anon$'
+	[ "$(stat no_cookie)" = 0 ]
+}
+
+@test "rule 3: stack sorted before its inode_cache (skew) binds to the earliest later one" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x99
+EOF
+	inode 2050 1 0x99 /usr/lib/libfoo.so
+	inode 2060 1 0x99 /usr/lib/libbar.so
+	drv --stats --hold 1000
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/libfoo.so$'
+	[ "$(stat unresolved)" = 0 ]
+}
+
+@test "rule 3: an announcement later than the hold time is not used (never guessed)" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x99
+1 5000 200 sys_enter_test __syscall_nr=1
+EOF
+	inode 9000 1 0x99 /usr/lib/libfoo.so
+	drv --stats --hold 1000
+	samples
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:id=0x99$'
+	# the held sample went out when the feed passed 2000 + hold, before 9000
+	[ "$(samples | head -1 | grep -c 'cookie=0x5')" = 1 ]
+	[ "$(stat unresolved)" = 1 ]
+}
+
+@test "rule 3: id re-announced with another path: each stack binds by its timestamp" {
+	inode 500 0 0x99 /usr/lib/old.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1100 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x10 ids=0x99
+EOF
+	inode 2000 1 0x99 /usr/lib/new.so
+	cat >> "$S" <<EOF
+0 3000 100 sys_enter_test __syscall_nr=1
+0 3001 100 user_unwind_cookie cookie=0x2
+1 3100 100 user_unwind_stack cookie=0x2 flags=0 offsets=0x20 ids=0x99
+EOF
+	drv --stats
+	samples | grep -q 'cookie=0x1 frames=0x10:/usr/lib/old.so$'
+	samples | grep -q 'cookie=0x2 frames=0x20:/usr/lib/new.so$'
+	[ "$(stat mappings)" = 2 ]
+}
+
+@test "unannounced id stays unresolved and is shown with its id" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1100 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x10,0x7f00 ids=0x1234,0
+EOF
+	drv --stats
+	samples | grep -q 'frames=0x10:id=0x1234,0x7f00:anon$'
+	[ "$(stat unresolved)" = 2 ]
+	drv --stacks
+	echo "$output" | grep -qx '  \[unknown\] \[id 0x1234\]+0x10'
+	echo "$output" | grep -qx '  \[unknown\] 0x7f00'
+}
+
+@test "rule 4: cookie never answered is lost at flush, counted, shown as [stack lost]" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+EOF
+	drv --stats
+	samples | grep -q 'status=LOST cookie=0x5 frames=-$'
+	[ "$(stat lost)" = 1 ]
+	[ "$(stat pending)" = 0 ]
+	drv --stacks
+	[ "$(echo "$output" | sed -n 2p)" = "  [stack lost]" ]
+}
+
+@test "cookie 0 means no stack will follow: NO_STACK, [no user stack]" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0
+EOF
+	drv --stats
+	samples | grep -q 'status=NO_STACK frames=-$'
+	[ "$(stat no_stack)" = 1 ]
+	[ "$(stat lost)" = 0 ]
+	drv --stacks
+	[ "$(echo "$output" | sed -n 2p)" = "  [no user stack]" ]
+	drv --stacks --skip-empty
+	[ -z "$output" ]
+}
+
+@test "events without cookie (kernel thread) are handed out as NO_COOKIE" {
+	cat >> "$S" <<EOF
+0 1000 2 sys_enter_test __syscall_nr=1
+0 1100 100 sys_enter_test __syscall_nr=1
+0 1101 100 user_unwind_cookie cookie=0x3
+0 1200 100 user_unwind_stack cookie=0x3 flags=0 offsets=0x1 ids=0
+EOF
+	drv --stats
+	samples
+	# given up as soon as another task's event shows up on the CPU
+	[ "$(samples | sed -n 1p | grep -c 'pid=2 .*status=NO_COOKIE')" = 1 ]
+	[ "$(stat no_cookie)" = 1 ]
+	[ "$(stat matched)" = 1 ]
+}
+
+@test "a long blocking syscall: the cookie waits as long as needed" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+1 2000 200 sys_enter_test __syscall_nr=1
+1 2001 200 user_unwind_cookie cookie=0x6
+1 3000 200 user_unwind_stack cookie=0x6 flags=0 offsets=0x6 ids=0
+0 50000000000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x5 ids=0
+EOF
+	drv --stats
+	samples | grep -q 'pid=100 .*status=OK cookie=0x5 frames=0x5:anon$'
+	[ "$(stat lost)" = 0 ]
+}
+
+@test "older cookie of a task is lost once a newer one of the same task is answered" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 sys_enter_test __syscall_nr=2
+0 2001 100 user_unwind_cookie cookie=0x6
+0 3000 100 user_unwind_stack cookie=0x6 flags=0 offsets=0x6 ids=0
+0 9000 200 sys_enter_test __syscall_nr=1
+EOF
+	drv --stats --hold 1000
+	samples
+	# lost before the end of the data: ahead of pid 200's sample
+	[ "$(samples | sed -n 2p | grep -c 'ts=1000 .*status=LOST cookie=0x5')" = 1 ]
+	[ "$(stat lost)" = 1 ]
+	[ "$(stat matched)" = 1 ]
+}
+
+@test "stack sorting before its cookie (clock skew) still matches; a stale one does not" {
+	cat >> "$S" <<EOF
+1 1000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x5 ids=0
+0 1003 100 sys_enter_test __syscall_nr=1
+0 1004 100 user_unwind_cookie cookie=0x5
+1 2000 200 user_unwind_stack cookie=0x7 flags=0 offsets=0x7 ids=0
+0 9000 200 sys_enter_test __syscall_nr=1
+0 9001 200 user_unwind_cookie cookie=0x7
+EOF
+	drv --stats --hold 100
+	samples | grep -q 'pid=100 .*status=OK cookie=0x5 frames=0x5:anon$'
+	samples | grep -q 'pid=200 .*status=LOST cookie=0x7'
+	[ "$(stat unmatched)" = 1 ]
+}
+
+@test "max-pending bounds waiting cookies: the oldest is given up" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+1 1100 200 sys_enter_test __syscall_nr=1
+1 1101 200 user_unwind_cookie cookie=0x2
+0 1200 100 sys_enter_test __syscall_nr=1
+0 1201 100 user_unwind_cookie cookie=0x3
+0 1300 100 user_unwind_stack cookie=0x3 flags=0 offsets=0x3 ids=0
+1 1400 200 user_unwind_stack cookie=0x2 flags=0 offsets=0x2 ids=0
+EOF
+	drv --stats --max-pending 2
+	samples
+	samples | grep -q 'ts=1000 .*status=LOST cookie=0x1'
+	samples | grep -q 'ts=1100 .*status=OK cookie=0x2'
+	[ "$(stat evicted)" = 1 ]
+}
+
+@test "TRUNCATED: flag kept, counted, [truncated] at the outer end" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1100 100 user_unwind_stack cookie=0x1 flags=1 offsets=0x10,0x20 ids=0,0
+EOF
+	drv --stats
+	samples | grep -q 'status=OK cookie=0x1 flags=0x1 frames=0x10:anon,0x20:anon$'
+	[ "$(stat truncated)" = 1 ]
+	drv --stacks
+	[ "$(echo "$output" | sed -n 4p)" = "  [truncated]" ]
+	drv --folded --raw
+	[ "$output" = "prog;[truncated];0x20;0x10 1" ]
+}
+
+@test "COMPAT stacks: 32-bit offsets pass through" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1100 100 user_unwind_stack cookie=0x1 flags=2 offsets=0x8048010 ids=1
+EOF
+	drv
+	samples | grep -q 'flags=0x2 frames=0x8048010:nomap$'
+}
+
+@test "an empty stack is a valid answer" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1100 100 user_unwind_stack cookie=0x1 flags=0
+EOF
+	drv --stats
+	samples | grep -q 'status=OK cookie=0x1 frames=-$'
+	[ "$(stat matched)" = 1 ]
+}
+
+@test "ring-buffer losses: missed_events counted, unknown counted as 1, pending event lost" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 2000 100 sys_enter_test __syscall_nr=1 missed=5
+0 2001 100 user_unwind_cookie cookie=0x0
+1 3000 200 sys_enter_test __syscall_nr=1 missed=-1
+lost 1 7
+EOF
+	drv --stats
+	samples
+	samples | grep -q 'ts=1000 .*status=LOST'
+	samples | grep -q 'ts=2000 .*status=NO_STACK'
+	samples | grep -q 'ts=3000 .*status=LOST'
+	[ "$(stat rb_lost)" = 13 ]
+	[ "$(stat rb_lost_unknown)" = 1 ]
+}
+
+@test "fallback: user_stack mapped through the maps snapshot at or before the event" {
+	cat >> "$S" <<EOF
+maps 100 500
+55d000000000-55d000001000 r--p 00000000 08:01 1234 /usr/bin/prog
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /usr/lib/libc.so.6
+7fff00000000-7fff00002000 r-xp 00000000 00:00 0 [vdso]
+7ffe00000000-7ffe00100000 rw-p 00000000 00:00 0 [stack]
+end
+maps 100 5000
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog2
+end
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100,0x7fff00000042,0x12345,0,0xdead
+0 6000 100 sys_enter_test __syscall_nr=1
+0 6001 100 user_stack tgid=100 caller=0x55d000001010
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*tgid=100 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6,0x42:\[vdso\],0x12345:nomap$'
+	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog2$'
+	[ "$(stat sync)" = 2 ]
+	[ "$(stat unresolved)" = 1 ]
+}
+
+@test "fallback: no snapshot before the event: the earliest one after it is used" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x55d000001010
+maps 100 1050
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog
+end
+0 1100 200 sys_enter_test __syscall_nr=1
+0 1101 200 user_stack tgid=200 caller=0x1000
+EOF
+	drv --stats --hold 1000
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x1010:/usr/bin/prog$'
+	samples | grep -q '^sample ts=1100 .*status=SYNC frames=0x1000:nomap$'
+}
+
+@test "folded: aggregated, sorted, _[k] and _[i] marks, ';' never inside a name" {
+	cat >> "$S" <<EOF
+ksym 0xffffffff81000000 do_sys_open
+ksym 0xffffffff81001000 entry_SYSCALL_64
+ksym 0xffffffff81002000 zz_end
+sym /usr/bin/prog 0x1000 0x100 main
+sym /usr/bin/prog 0x1100 0x100 helper,work
+sym /usr/bin/prog 0x1200 0x100 a;b
+EOF
+	inode 900 0 0x77 /usr/bin/prog
+	for ts in 1000 2000; do
+		cat >> "$S" <<EOF
+0 $ts 100 sys_enter_test __syscall_nr=1
+0 $((ts+1)) 100 kernel_stack size=2 caller=0xffffffff81000010,0xffffffff81001020
+0 $((ts+2)) 100 user_unwind_cookie cookie=$ts
+0 $((ts+3)) 100 user_unwind_stack cookie=$ts flags=0 offsets=0x1110,0x1010 ids=0x77,0x77
+EOF
+	done
+	cat >> "$S" <<EOF
+0 3000 100 sys_enter_test __syscall_nr=1
+0 3002 100 user_unwind_cookie cookie=3000
+0 3003 100 user_unwind_stack cookie=3000 flags=0 offsets=0x1210,0x1010,0x5000,0x66 ids=0x77,0x77,0x77,0
+1 3100 200 sys_enter_test __syscall_nr=1
+1 3101 200 user_unwind_cookie cookie=1
+EOF
+	drv --folded --kernel
+	echo "$output"
+	[ "${lines[0]}" = "other;[stack lost] 1" ]
+	[ "${lines[1]}" = "prog;[unknown];[prog];main;a:b 1" ]
+	[ "${lines[2]}" = "prog;main;work;helper_[i];entry_SYSCALL_64_[k];do_sys_open_[k] 2" ]
+	[ "${#lines[@]}" = 3 ]
+	drv --folded --fold-pid --fold-event --skip-empty
+	[ "${lines[0]}" = "sys_enter_test;prog-100;[unknown];[prog];main;a:b 1" ]
+	[ "${lines[1]}" = "sys_enter_test;prog-100;main;work;helper_[i] 2" ]
+	[ "${#lines[@]}" = 2 ]
+}
+
+@test "stacks output: trace-cmd report style header, frames leaf first, --lines, --raw" {
+	cat >> "$S" <<EOF
+sym /usr/bin/prog 0x1000 0x100 main
+sym /usr/bin/prog 0x1100 0x100 helper,work
+EOF
+	inode 900 0 0x77 /usr/bin/prog
+	cat >> "$S" <<EOF
+2 1234567000 100 sys_enter_test __syscall_nr=42 arg0=0xbeef
+2 1234567001 100 user_unwind_cookie cookie=1
+2 1234567002 100 user_unwind_stack cookie=1 flags=0 offsets=0x1110,0x1010,0x3000 ids=0x77,0x77,0x77
+EOF
+	drv --stacks
+	echo "$output"
+	echo "${lines[0]}" | grep -Eq '^ +prog-100 +\[002\] +1\.234567: sys_enter_test: +nr=42 arg0=0xbeef$'
+	[ "${lines[1]}" = "  helper (prog) (inlined)" ]
+	[ "${lines[2]}" = "  work+0x10 (prog)" ]
+	[ "${lines[3]}" = "  main+0x10 (prog)" ]
+	[ "${lines[4]}" = "  [unknown] (prog+0x3000)" ]
+	drv --stacks --lines
+	[ "${lines[2]}" = "  work+0x10 (prog) fake.c:11" ]
+	drv --stacks --raw
+	[ "${lines[1]}" = "  0x1110 (/usr/bin/prog)" ]
+	[ "${lines[3]}" = "  0x3000 (/usr/bin/prog)" ]
+}
+
+@test "perf-script output: perf's layout that speedscope/stackcollapse-perf parse" {
+	cat >> "$S" <<EOF
+tgid 100 90
+sym /usr/bin/prog 0x1000 0x100 main
+EOF
+	inode 900 0 0x77 /usr/bin/prog
+	cat >> "$S" <<EOF
+3 2000001000 100 sys_enter_test __syscall_nr=1
+3 2000001001 100 user_unwind_cookie cookie=1
+3 2000001002 100 user_unwind_stack cookie=1 flags=0 offsets=0x1010,0x4000,0x7f00 ids=0x77,0x77,0
+EOF
+	drv --perf-script
+	echo "$output"
+	[ "${lines[0]}" = "prog 90/100 [003] 2.000001: 1 test:sys_enter_test:" ]
+	[ "${lines[1]}" = "$(printf '\t1010 main+0x10 (/usr/bin/prog)')" ]
+	[ "${lines[2]}" = "$(printf '\t4000 [unknown] (/usr/bin/prog)')" ]
+	[ "${lines[3]}" = "$(printf '\t7f00 [unknown] ([unknown])')" ]
+	# blank line after each sample ($output loses trailing newlines)
+	"$DRV" --perf-script "$S" > "$TMP/out"
+	[ "$(tail -c 2 "$TMP/out" | od -An -tx1 | tr -d ' ')" = "0a0a" ]
+}
+
+@test "filters: --pid (pid or tgid) and --comm" {
+	cat >> "$S" <<EOF
+tgid 201 200
+comm 201 other
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0
+0 1100 201 sys_enter_test __syscall_nr=1
+0 1101 201 user_unwind_cookie cookie=0
+EOF
+	drv --stacks --pid 200
+	[ "${#lines[@]}" = 2 ]
+	[[ "${lines[0]}" == *other-201* ]]
+	drv --stacks --comm prog
+	[ "${#lines[@]}" = 2 ]
+	[[ "${lines[0]}" == *prog-100* ]]
+	drv --stacks --comm nosuch
+	[ -z "$output" ]
+}
+
+@test "order: completion order by default, event order with --ordered" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+1 1100 2 sys_enter_test __syscall_nr=1
+1 1200 200 sys_enter_test __syscall_nr=1
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x5 ids=0
+EOF
+	drv
+	[ "$(samples | awk '{print $2}' | tr '\n' ' ')" = "ts=1100 ts=1000 ts=1200 " ]
+	drv --ordered
+	[ "$(samples | awk '{print $2}' | tr '\n' ' ')" = "ts=1000 ts=1100 ts=1200 " ]
+}
+
+@test "summary lists the counters" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+EOF
+	drv --summary
+	echo "$output" | grep -q '^  stacks lost: *1$'
+	echo "$output" | grep -q '^  events: *1$'
+	echo "$output" | grep -q '^  cookies pending: *0$'
+}
+
+@test "kernels without our events: samples come out at once as NO_COOKIE" {
+	cat > "$S" <<EOF
+format test $SFMT/sys_enter_test.format
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 sys_enter_test __syscall_nr=2
+EOF
+	drv --stats
+	[ "$(stat no_cookie)" = 2 ]
+}
