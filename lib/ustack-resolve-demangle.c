@@ -29,14 +29,15 @@ static cxa_demangle_fn find_cxa_demangle(void)
 	return (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
 }
 
-/* "::h" followed by 16 hex digits at the end: a Rust legacy hash. */
-static bool rust_hash_at(const char *s, size_t len)
+/* "17h" + 16 hex digits + "E" at the end: a Rust legacy hash element. */
+static bool rust_legacy(const char *s)
 {
-	size_t i;
+	size_t len = strlen(s), i;
 
-	if (len < 19 || memcmp(s + len - 19, "::h", 3))
+	if (strncmp(s, "_ZN", 3) || len < 3 + 20 || memcmp(s + len - 20, "17h", 3) ||
+	    s[len - 1] != 'E')
 		return false;
-	for (i = len - 16; i < len; i++)
+	for (i = len - 17; i < len - 1; i++)
 		if (!isxdigit((unsigned char)s[i]))
 			return false;
 	return true;
@@ -84,6 +85,48 @@ static void rust_unescape(char *s)
 	*w = '\0';
 }
 
+/*
+ * _ZN <len><ident>... 17h<hash> E: join the identifiers with "::", drop
+ * the hash, undo the escapes. Returns NULL when malformed.
+ */
+static char *rust_demangle(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(2 * len + 1), *w = out;
+	const char *end = s + len - 20;		/* the hash element */
+
+	if (!out)
+		return NULL;
+	for (s += 3; s < end;) {
+		char *e;
+		unsigned long n = strtoul(s, &e, 10);
+
+		if (e == s || !n || n > (unsigned long)(end - e))
+			goto bad;
+		s = e;
+		/* A leading "_$" stands for "$" (identifiers cannot start with it). */
+		if (n > 1 && s[0] == '_' && s[1] == '$') {
+			s++;
+			n--;
+		}
+		if (w != out) {
+			*w++ = ':';
+			*w++ = ':';
+		}
+		memcpy(w, s, n);
+		w += n;
+		s += n;
+	}
+	if (w == out)
+		goto bad;
+	*w = '\0';
+	rust_unescape(out);
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
 /**
  * ustack_demangle - readable form of a symbol name
  * @r: resolver (caches the demangler)
@@ -95,12 +138,16 @@ static void rust_unescape(char *s)
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned)
 {
 	char *d;
-	size_t len;
 	int status;
 
 	*owned = NULL;
 	if (name[0] != '_' || name[1] != 'Z')
 		return name;
+	if (rust_legacy(name)) {
+		*owned = rust_demangle(name);
+		if (*owned)
+			return *owned;
+	}
 	if (!r->demangle_tried) {
 		r->demangle_tried = true;
 		r->cxa_demangle = find_cxa_demangle();
@@ -110,11 +157,6 @@ const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **
 	d = r->cxa_demangle(name, NULL, NULL, &status);
 	if (!d || status)
 		return name;
-	len = strlen(d);
-	if (!strncmp(name, "_ZN", 3) && rust_hash_at(d, len)) {
-		d[len - 19] = '\0';
-		rust_unescape(d);
-	}
 	*owned = d;
 	return d;
 }

@@ -136,7 +136,7 @@ struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable);
 struct uelf *ustack_minidebuginfo(struct uelf *e);
 
 /* ustack-resolve-dwarf.c */
-struct udwarf *udwarf_open(struct uelf *e);
+struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e);
 void udwarf_free(struct udwarf *dw);
 int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
 		  struct ustack_sym *out, int max);

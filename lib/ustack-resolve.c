@@ -436,43 +436,45 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 	return owned;
 }
 
+static void dso_load_dwarf(struct ustack_dso *dso)
+{
+	dso->debug_done = true;
+	dso->debug = ustack_find_debug(dso, true);
+	if (dso->debug)
+		dso->dw = udwarf_open(dso->r, dso->debug);
+}
+
 /* Names (and lines/inlines when asked) for one address, uncached. */
 static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 		       struct ustack_sym *out, int max)
 {
 	const struct ustack_resolver_opts *o = &dso->r->opts;
+	struct ustack_sym *outer;
 	const struct usym *s;
+	uint64_t start;
 	int n = 0;
 
 	if (!dso->syms_done)
 		dso_load_syms(dso);
 	s = usymtab_find(&dso->symtab, vaddr);
-	if ((o->lines || o->inlines) && !dso->debug_done) {
-		dso->debug_done = true;
-		dso->debug = ustack_find_debug(dso, true);
-		if (dso->debug)
-			dso->dw = udwarf_open(dso->debug);
-	}
+	if ((o->lines || o->inlines) && !dso->debug_done)
+		dso_load_dwarf(dso);
 	if (dso->dw)
 		n = udwarf_lookup(dso->dw, vaddr, o->inlines, out, max);
-	if (n > 0) {
-		struct ustack_sym *outer = &out[n - 1];
-
-		/* The physical function is named by the symbol table. */
-		if (s) {
-			outer->name = sym_name(dso, s);
-			outer->sym_off = orig - s->start;
-		}
-		if (outer->name)
-			return n;
-		n = 0;
+	if (!n) {
+		memset(out, 0, sizeof(*out));
+		n = 1;
 	}
-	if (!s)
-		return 0;
-	memset(out, 0, sizeof(*out));
-	out->name = sym_name(dso, s);
-	out->sym_off = orig - s->start;
-	return 1;
+	/* The real (outermost) function is named by the symbol table. */
+	outer = &out[n - 1];
+	if (s) {
+		outer->name = sym_name(dso, s);
+		outer->sym_off = orig - s->start;
+	} else if (dso->dw) {
+		outer->name = udwarf_function(dso->dw, vaddr, &start);
+		outer->sym_off = orig - start;
+	}
+	return outer->name ? n : 0;
 }
 
 static int cache_grow(struct ucache *c)

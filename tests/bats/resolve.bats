@@ -213,3 +213,272 @@ build_id() {
 	[ "${lines[3]}" = "[unknown] (nonexistent)" ]
 	[ "${lines[4]}" = "rp_middle+0x1 (resolve-pie)" ]
 }
+
+# --- Phase 2: demangling, lines, inlines, debug info lookup, special cases
+
+@test "demangle: C++ name, and a Rust legacy name loses its hash and escapes" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" _ZN2rp3cxx6squareEi 1)
+	run "$SYM" --leaf --demangle <<<"$f $off"
+	[ "$output" = "rp::cxx::square(int)+0x1 (resolve-pie)" ]
+	run "$SYM" --leaf <<<"$f $off"
+	[ "$output" = "_ZN2rp3cxx6squareEi+0x1 (resolve-pie)" ]
+	rs=$(nm "$f" | awk '$3 ~ /^_ZN60_/ { print $3 }')
+	run "$SYM" --leaf --demangle <<<"$f $(sym_off "$f" "$rs" 1)"
+	[ "$output" = "<alloc::string::String as core::fmt::Display>::fmt+0x1 (resolve-pie)" ]
+}
+
+# addr2line (binutils) is the independent reference for file:line.
+ref_line() {
+	addr2line -e "$1" "$2" | sed 's,.*/,,'
+}
+
+@test "lines: file:line of an address agrees with binutils addr2line" {
+	f="$PROGS/resolve-nopie"
+	a=$(printf '%x' $((0x$(sym_addr "$f" rp_middle) + 4)))
+	off=$(vaddr_to_off "$f" "$a")
+	want=$(ref_line "$f" "0x$a")
+	[[ "$want" == resolve-prog.c:* ]]
+	run "$SYM" --leaf --lines <<<"$f $off"
+	[ "${output%% /*}" = "rp_middle+0x4 (resolve-nopie)" ]
+	[ "${output##*/}" = "$want" ]
+}
+
+@test "names mode reads no DWARF (no .debug_* section is touched)" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" rp_middle 2)
+	# Corrupt every .debug_* section: names must not notice, lines must.
+	cp "$f" "$TMP/prog"
+	readelf -SW "$f" | awk '$2 ~ /^\.debug_/ { print $5, $6 }' |
+	while read -r o s; do
+		head -c $((0x$s)) /dev/urandom |
+			dd of="$TMP/prog" bs=1 seek=$((0x$o)) conv=notrunc 2>/dev/null
+	done
+	run "$SYM" --leaf <<<"$TMP/prog $off"
+	[ "$output" = "rp_middle+0x2 (prog)" ]
+	run "$SYM" --leaf --lines <<<"$f $off"
+	[[ "$output" == *resolve-prog.c:* ]]
+}
+
+@test "inlines: C++ -O2 inline chains agree with llvm-symbolizer on >= 99% of .text" {
+	command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
+	f="$PROGS/inline-heavy"
+	# Every instruction start in .text (PLT stubs have no symbol: there
+	# llvm-symbolizer names the preceding _init, which we refuse to guess).
+	objdump -d -j .text --no-show-raw-insn "$f" |
+		awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' >"$TMP/addrs"
+	[ "$(wc -l <"$TMP/addrs")" -gt 1000 ]
+	while read -r a; do
+		echo "$f $(vaddr_to_off "$f" "$a")"
+	done <"$TMP/addrs" >"$TMP/in"
+	sed 's/^/0x/' "$TMP/addrs" >"$TMP/llvm.in"
+	"$SYM" --leaf --inlines --demangle "$TMP/in" >"$TMP/ours"
+	llvm-symbolizer --obj="$f" --inlines --demangle <"$TMP/llvm.in" >"$TMP/llvm"
+	# Inline chains exist at all (else the comparison proves nothing).
+	[ "$(grep -c '\[inlined\]' "$TMP/ours")" -gt 500 ]
+	run python3 "$ROOT/bench/symbolize/compare.py" --min=99 "$TMP/ours" "$TMP/llvm" "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "inlines: inlined frames come first, marked, with the call site's line" {
+	f="$PROGS/inline-heavy"
+	a=$(sym_addr "$f" _ZN2ih11count_wordsB5cxx11Ei)
+	[ -n "$a" ]
+	# Find an address in count_words with an inline chain.
+	objdump -d --no-show-raw-insn "$f" --start-address=0x$a --stop-address=$((0x$a + 200)) |
+		awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' |
+	while read -r x; do echo "$f $(vaddr_to_off "$f" "$x")"; done >"$TMP/in"
+	"$SYM" --leaf --inlines --lines --demangle "$TMP/in" >"$TMP/out"
+	grep -q '\[inlined\]' "$TMP/out"
+	# Every group ends with the real function, never marked inlined.
+	[ "$(grep -vc '\[inlined\]' "$TMP/out")" -eq "$(wc -l <"$TMP/in")" ]
+	grep -v '\[inlined\]' "$TMP/out" | grep -vq '^ih::count_words' && false
+	# Inlined frames carry a file:line too.
+	grep '\[inlined\]' "$TMP/out" | grep -q ':[0-9][0-9]* \[inlined\]$'
+}
+
+# debug_setup DIR: stripped copy of resolve-pie at DIR/opt/app/prog (the
+# announced path is /opt/app/prog, looked up with --symfs DIR) and its
+# --only-keep-debug file at DIR/prog.debug.
+debug_setup() {
+	mkdir -p "$1/opt/app"
+	objcopy --only-keep-debug "$PROGS/resolve-pie" "$1/prog.debug"
+	strip --strip-all -o "$1/opt/app/prog" "$PROGS/resolve-pie"
+	OFF=$(sym_off "$PROGS/resolve-pie" rp_middle 2)
+	LINE=$(ref_line "$PROGS/resolve-pie" "$(sym_addr "$PROGS/resolve-pie" rp_middle | sed 's/^/0x/')")
+	# Precondition: stripped alone, the function has no name.
+	run "$SYM" --leaf --no-debuginfod --symfs "$1" <<<"/opt/app/prog $OFF"
+	[ "$output" = "[unknown] (prog)" ]
+}
+
+@test "debug info by build id: /usr/lib/debug/.build-id/xx/rest.debug" {
+	debug_setup "$TMP/root"
+	id=$(build_id "$PROGS/resolve-pie")
+	mkdir -p "$TMP/root/usr/lib/debug/.build-id/${id:0:2}"
+	mv "$TMP/root/prog.debug" "$TMP/root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+	[ "$output" = "rp_middle+0x2 (prog)" ]
+	run "$SYM" --leaf --lines --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+	[[ "$output" == "rp_middle+0x2 (prog) "*"/resolve-prog.c:"* ]]
+}
+
+@test "debug info by .gnu_debuglink: next to the file, in .debug/, in /usr/lib/debug/<dir>" {
+	debug_setup "$TMP/root"
+	objcopy --add-gnu-debuglink="$TMP/root/prog.debug" "$TMP/root/opt/app/prog"
+	for where in opt/app opt/app/.debug usr/lib/debug/opt/app; do
+		mkdir -p "$TMP/root/$where"
+		cp "$TMP/root/prog.debug" "$TMP/root/$where/prog.debug"
+		run "$SYM" --leaf --lines --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+		echo "$where: $output"
+		[[ "$output" == "rp_middle+0x2 (prog) "*"/$LINE" ]]
+		rm "$TMP/root/$where/prog.debug"
+	done
+}
+
+@test "debuglink with a wrong CRC32 is refused" {
+	debug_setup "$TMP/root"
+	objcopy --add-gnu-debuglink="$TMP/root/prog.debug" "$TMP/root/opt/app/prog"
+	cp "$TMP/root/prog.debug" "$TMP/root/opt/app/prog.debug"
+	printf 'x' >>"$TMP/root/opt/app/prog.debug"
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+	[ "$output" = "[unknown] (prog)" ]
+}
+
+@test "debug file with another build id is refused" {
+	debug_setup "$TMP/root"
+	id=$(build_id "$PROGS/resolve-pie")
+	mkdir -p "$TMP/root/usr/lib/debug/.build-id/${id:0:2}"
+	# Debug info of another build, under this build's id.
+	objcopy --only-keep-debug "$PROGS/resolve-nopie" \
+		"$TMP/root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+	[ "$output" = "[unknown] (prog)" ]
+}
+
+@test "MiniDebugInfo: .gnu_debugdata (xz symtab, made like Fedora's find-debuginfo)" {
+	command -v xz >/dev/null || skip "xz not installed"
+	f="$PROGS/resolve-pie"
+	mkdir -p "$TMP/root/opt/app"
+	nm -D "$f" --format=posix --defined-only | awk '{ print $1 }' | sort >"$TMP/dynsyms"
+	nm "$f" --format=posix --defined-only |
+		awk '$2 == "T" || $2 == "t" || $2 == "D" { print $1 }' | sort >"$TMP/funcsyms"
+	comm -13 "$TMP/dynsyms" "$TMP/funcsyms" >"$TMP/keep"
+	objcopy --only-keep-debug "$f" "$TMP/debug"
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$TMP/keep" "$TMP/debug" "$TMP/mini"
+	xz "$TMP/mini"
+	strip --strip-all -R .comment -o "$TMP/root/opt/app/prog" "$f"
+	objcopy --add-section .gnu_debugdata="$TMP/mini.xz" "$TMP/root/opt/app/prog"
+	off=$(sym_off "$f" rp_leaf 3)
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $off"
+	[ "$output" = "rp_leaf+0x3 (prog)" ]
+	# Same file without the section: unresolved (the test can fail).
+	objcopy --remove-section .gnu_debugdata "$TMP/root/opt/app/prog"
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $off"
+	[ "$output" = "[unknown] (prog)" ]
+}
+
+@test "deleted file: a path ending in ' (deleted)' is opened without the suffix" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" rp_leaf 1)
+	mkdir -p "$TMP/my dir"
+	cp "$f" "$TMP/my dir/prog"
+	run "$SYM" --leaf --no-debuginfod <<<"$(printf '%s\t%s' "$TMP/my dir/prog (deleted)" "$off")"
+	[ "$output" = "rp_leaf+0x1 (prog (deleted))" ]
+	rm "$TMP/my dir/prog"
+	run "$SYM" --leaf --no-debuginfod <<<"$(printf '%s\t%s' "$TMP/my dir/prog (deleted)" "$off")"
+	[ "${lines[1]}" = "[unknown] (prog (deleted))" ]
+}
+
+# Runs "$@" with a debuginfod server on loopback in a private network
+# namespace, serving the ELF files under $SRV (symbolize.md section 3).
+with_debuginfod() {
+	command -v debuginfod >/dev/null || skip "debuginfod not installed"
+	command -v curl >/dev/null || skip "curl not installed"
+	local ns="unshare -n"
+	[ "$(id -u)" -eq 0 ] || ns="unshare -rn"
+	$ns true 2>/dev/null || skip "cannot create a network namespace"
+	SRV="$SRV" TMP="$TMP" $ns bash -c '
+		ip link set lo up
+		debuginfod -F -p 18002 -d :memory: -t 0 -g 0 "$SRV" >"$TMP/srv.log" 2>&1 & sp=$!
+		for i in $(seq 100); do
+			curl -s http://127.0.0.1:18002/metrics 2>/dev/null |
+				grep -q "thread_work_total{role=\"traverse\"} 1" && break
+			sleep 0.1
+		done
+		DEBUGINFOD_URLS=http://127.0.0.1:18002 DEBUGINFOD_CACHE_PATH="$TMP/cache" \
+			"$@"; rc=$?
+		kill $sp; wait $sp 2>/dev/null
+		exit $rc' bash "$@"
+}
+
+@test "debuginfod: stripped binary gets names and lines from a loopback server" {
+	debug_setup "$TMP/root"
+	SRV="$TMP/srv"
+	mkdir -p "$SRV"
+	cp "$PROGS/resolve-pie" "$SRV/"
+	echo "/opt/app/prog $OFF" >"$TMP/in"
+	run with_debuginfod "$SYM" --leaf --lines --symfs "$TMP/root" "$TMP/in"
+	echo "$output"
+	[[ "${lines[-1]}" == "rp_middle+0x2 (prog) "*"/$LINE" ]]
+	# Opt-out: no lookup at all.
+	run with_debuginfod "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" "$TMP/in"
+	[ "${lines[-1]}" = "[unknown] (prog)" ]
+}
+
+@test "replaced binary (build id mismatch): the traced executable comes from debuginfod" {
+	SRV="$TMP/srv"
+	mkdir -p "$SRV" "$TMP/root/opt/app"
+	cp "$PROGS/resolve-pie" "$SRV/"
+	# What is on disk now is another build.
+	cp "$PROGS/resolve-nopie" "$TMP/root/opt/app/prog"
+	off=$(sym_off "$PROGS/resolve-pie" rp_middle 2)
+	echo "/opt/app/prog $off $(build_id "$PROGS/resolve-pie")" >"$TMP/in"
+	run with_debuginfod "$SYM" --leaf --symfs "$TMP/root" "$TMP/in"
+	echo "$output"
+	[[ "$output" == *"does not match"* ]]
+	[ "${lines[-1]}" = "rp_middle+0x2 (prog)" ]
+}
+
+# The vdso image of this kernel, as every process maps it.
+dump_vdso() {
+	python3 - "$1" <<'PY'
+import sys
+for l in open('/proc/self/maps'):
+    if l.rstrip().endswith('[vdso]'):
+        lo, hi = (int(x, 16) for x in l.split()[0].split('-'))
+        with open('/proc/self/mem', 'rb') as m:
+            m.seek(lo)
+            open(sys.argv[1], 'wb').write(m.read(hi - lo))
+PY
+}
+
+@test "[vdso]: named with this kernel's image when live, else [vdso]" {
+	dump_vdso "$TMP/vdso.so"
+	[ -s "$TMP/vdso.so" ] || skip "no vdso in this process"
+	s=$(nm -D --defined-only "$TMP/vdso.so" | awk '$3 ~ /^__vdso_clock_gettime/ { print $1; exit }')
+	[ -n "$s" ] || skip "vdso has no __vdso_clock_gettime"
+	off=$(vaddr_to_off "$TMP/vdso.so" "$(printf '%x' $((0x$s + 1)))")
+	run "$SYM" --leaf --live <<<"[vdso] $off"
+	[[ "$output" == "__vdso_clock_gettime+0x1 ([vdso])" ]]
+	run "$SYM" --leaf <<<"[vdso] $off"
+	[ "$output" = "[vdso]+$off ([vdso])" ]
+	# A build id that is not this kernel's: never guessed.
+	run "$SYM" --leaf --live <<<"[vdso] $off 00112233445566778899aabbccddeeff00112233"
+	[ "${lines[-1]}" = "[vdso]+$off ([vdso])" ]
+}
+
+@test "JIT: /tmp/perf-<pid>.map under symfs, later lines win on overlap" {
+	mkdir -p "$TMP/root/tmp"
+	cat >"$TMP/root/tmp/perf-4242.map" <<-MAP
+	7f0000001000 100 py::old_function
+	7f0000002000 40 jitted_a
+	7f0000001000 80 py::new_function
+	MAP
+	printf '[jit] 0x7f0000001010\n[jit] 0x7f0000001090\n[jit] 0x7f0000002041\n' >"$TMP/in"
+	run "$SYM" --leaf --pid 4242 --symfs "$TMP/root" "$TMP/in"
+	[ "${lines[0]}" = "py::new_function+0x10 ([jit])" ]
+	[ "${lines[1]}" = "py::old_function+0x90 ([jit])" ]
+	[ "${lines[2]}" = "[unknown] ([jit])" ]
+}

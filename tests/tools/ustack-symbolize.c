@@ -4,6 +4,7 @@
  *
  * Input, one frame per line (stdin or FILE):
  *	PATH OFFSET [BUILDID|-] [FLAGS]
+ * separated by blanks, or by tabs only when the line has a tab.
  * OFFSET is hex (0x optional), BUILDID hex, FLAGS the USTACK_MAP_* bits
  * (decimal or 0x hex). PATH "[jit]" looks OFFSET up as an address in
  * /tmp/perf-<pid>.map (--pid); other PATHs starting with '[' are special
@@ -57,7 +58,7 @@ static void usage(int code)
 		"  --live           allow /proc/<pid>/root and this kernel's vdso\n"
 		"  --pid N          tgid for --live and [jit] lines\n"
 		"  --stats          print frame counts on stderr\n"
-		"input lines: PATH OFFSET [BUILDID|-] [FLAGS]\n");
+		"input lines: PATH OFFSET [BUILDID|-] [FLAGS] (tab-separated if PATH has blanks)\n");
 	exit(code);
 }
 
@@ -105,16 +106,18 @@ static size_t parse_build_id(const char *s, unsigned char *id)
 	return n;
 }
 
+/* Fields split on tabs when the line has one (paths with spaces), else on blanks. */
 static int split(char *line, char **tok, int max)
 {
+	const char *sep = strchr(line, '\t') ? "\t\r\n" : " \t\r\n";
 	int n = 0;
 
 	while (n < max) {
-		line += strspn(line, " \t\r\n");
+		line += strspn(line, sep);
 		if (!*line)
 			break;
 		tok[n++] = line;
-		line += strcspn(line, " \t\r\n");
+		line += strcspn(line, sep);
 		if (*line)
 			*line++ = '\0';
 	}

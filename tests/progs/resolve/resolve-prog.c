@@ -43,8 +43,23 @@ __asm__(".text\n"
 	"rp_nosize:\n"
 	"	nop\n	nop\n	nop\n	nop\n	ret\n");
 
+/* Names as a C++ compiler and rustc (legacy mangling) emit them. */
+int rp_cxx(int x) __asm__("_ZN2rp3cxx6squareEi");
+int rp_cxx(int x)
+{
+	return x * x;
+}
+
+int rp_rust(int x) __asm__("_ZN60_$LT$alloc..string..String$u20$as$u20$core..fmt..Display$GT$3fmt17h0123456789abcdefE");
+int rp_rust(int x)
+{
+	return x + 11;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 6)
+		return rp_cxx(argc) + rp_rust(argc);
 	if (argc > 5)
 		rp_ends_with_call(argc);
 	printf("%d\n", rp_middle(argc));
