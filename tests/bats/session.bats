@@ -65,8 +65,23 @@ samples() {
 	echo "$output" | grep '^sample '
 }
 
-inode() {	# inode TS CPU ID PATH
-	echo "$2 $1 100 inode_cache id=$3 ino=7 dev=0x800001 tgid=100 flags=0 build_id=0a0b path=$4" >> "$S"
+# readelf_sym_off FILE SYMBOL DELTA: file offset of SYMBOL+DELTA, from nm and
+# the PT_LOAD headers (independent of the code under test)
+readelf_sym_off() {
+	local a type off va pa fsz rest
+	a=$(( 0x$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }') + $3 ))
+	while read -r type off va pa fsz rest; do
+		[ "$type" = LOAD ] || continue
+		if [ "$a" -ge $((va)) ] && [ "$a" -lt $((va + fsz)) ]; then
+			printf '0x%x\n' $((a - va + off))
+			return 0
+		fi
+	done < <(readelf -lW "$1")
+	return 1
+}
+
+inode() {	# inode TS CPU ID PATH [BUILD_ID]
+	echo "$2 $1 100 inode_cache id=$3 ino=7 dev=0x800001 tgid=100 flags=0 build_id=${5:-0a0b} path=$4" >> "$S"
 }
 
 @test "rule 2: cookie on CPU0 answered by a stack on CPU1, later" {
@@ -561,4 +576,27 @@ format test $SFMT/sys_enter_test.format
 EOF
 	drv --stats
 	[ "$(stat no_cookie)" = 2 ]
+}
+
+@test "end to end with the real resolver: offsets in a PIE name its functions" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	# the build id travels from inode_cache to the resolver, which checks it
+	bid=$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')
+	[ -n "$bid" ]
+	inode 900 0 0x77 "$f" "$bid"
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf,$mid,0x10 ids=0x77,0x77,0x77
+EOF2
+	drv --resolver --stacks
+	echo "$output"
+	[ "${lines[1]}" = "  rp_leaf+0x4 (resolve-pie)" ]
+	[ "${lines[2]}" = "  rp_middle+0x3 (resolve-pie)" ]
+	[ "${lines[3]}" = "  [unknown] (resolve-pie+0x10)" ]
+	drv --resolver --folded
+	[ "$output" = "prog;[resolve-pie];rp_middle;rp_leaf 1" ]
 }
