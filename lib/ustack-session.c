@@ -632,6 +632,9 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 	struct ustack_sample *pub = &smp->pub;
 	struct ustk *st = smp->st;
 
+	/* the thread group may have been learnt after the event */
+	if (!pub->tgid)
+		pub->tgid = task_tgid(s, pub->pid);
 	if (st && (pub->status == USTACK_SAMPLE_OK || pub->status == USTACK_SAMPLE_SYNC)) {
 		pub->nr_frames = st->nr;
 		pub->frames = st->frames;

@@ -411,16 +411,17 @@ maps 100 500
 end
 maps 100 5000
 55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog2
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /tmp/my lib.so (deleted)
 end
 0 1000 100 sys_enter_test __syscall_nr=1
 0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100,0x7fff00000042,0x12345,0,0xdead
 0 6000 100 sys_enter_test __syscall_nr=1
-0 6001 100 user_stack tgid=100 caller=0x55d000001010
+0 6001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100
 EOF
 	drv --stats
 	samples
-	samples | grep -q '^sample ts=1000 .*tgid=100 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6,0x42:\[vdso\],0x12345:nomap$'
-	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog2$'
+	samples | grep -q '^sample ts=1000 .*tgid=100 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6,0x42:\[vdso\]\[flags=0x1\],0x12345:nomap$'
+	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog2,0x20100:/tmp/my lib.so\[flags=0x2\]$'
 	[ "$(stat sync)" = 2 ]
 	[ "$(stat unresolved)" = 1 ]
 }

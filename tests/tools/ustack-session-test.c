@@ -167,7 +167,10 @@ static void add_sym(struct driver *d, char **tok, int n)
 
 static void dump_frame(const struct ustack_frame *fr)
 {
-	if (fr->map)
+	if (fr->map && fr->map->flags)
+		printf("0x%" PRIx64 ":%s[flags=0x%x]", fr->offset, fr->map->path,
+		       fr->map->flags);
+	else if (fr->map)
 		printf("0x%" PRIx64 ":%s", fr->offset, fr->map->path);
 	else if (fr->id == USTACK_ID_ANON)
 		printf("0x%" PRIx64 ":anon", fr->offset);
