@@ -31,6 +31,8 @@ void ustack_procmaps_free(struct ustack_procmaps *pm);
 void ustack_procmaps_see(struct ustack_procmaps *pm, int tgid);
 /* @tgid exec'ed at @ts: its maps from then on are new ones. */
 void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts);
+/* Snapshot @tgid now if new or changed (e.g. stopped at exit by ptrace). */
+void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now);
 /* Re-read the maps of every live process; @now is the trace clock. */
 void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now);
 

@@ -238,6 +238,19 @@ void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts)
 	take(pm, pe, ts, true);
 }
 
+void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now)
+{
+	struct proc_entry *pe = find_proc(pm, tgid);
+
+	if (!pe) {
+		pe = add_proc(pm, tgid);
+		if (pe)
+			take(pm, pe, now, true);
+		return;
+	}
+	take(pm, pe, now, false);
+}
+
 void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now)
 {
 	struct proc_entry *pe;

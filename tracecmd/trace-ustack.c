@@ -27,6 +27,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -90,10 +93,12 @@ struct drop_state {
 	bool	active;
 };
 
-struct pid_set {
-	int	*v;
+/* pid -> tgid (0: not known yet, -1: gone before we looked) */
+struct task_table {
+	int	*pid;
+	int	*tgid;
 	size_t	nr;
-	size_t	alloc;
+	size_t	size;		/* power of two */
 };
 
 /**
@@ -122,7 +127,11 @@ struct ustack_ctx {
 	struct tep_format_field	*f_tgid;
 	struct drop_state	*drop;
 	int			nr_cpus;
-	struct pid_set		seen;
+	struct task_table	tasks;
+	int			*tgids;		/* -c off: processes we follow */
+	int			nr_tgids;
+	int			sigchld_fd;
+	bool			ptraced;
 	pid_t			child;
 	int			go_fd;
 	int			err_fd;
@@ -535,21 +544,87 @@ static bool drop_record(struct ustack_ctx *c, struct tep_record *rec)
 	return false;
 }
 
-static bool pid_set_add(struct pid_set *s, int pid)
+static size_t task_slot(const struct task_table *t, int pid)
+{
+	size_t i = ((unsigned int)pid * 2654435761U) & (t->size - 1);
+
+	while (t->pid[i] && t->pid[i] != pid)
+		i = (i + 1) & (t->size - 1);
+	return i;
+}
+
+static void task_grow(struct task_table *t)
+{
+	struct task_table n = { .size = t->size ? t->size * 2 : 1024 };
+	size_t i, j;
+
+	n.pid = calloc(n.size, sizeof(*n.pid));
+	n.tgid = calloc(n.size, sizeof(*n.tgid));
+	if (!n.pid || !n.tgid)
+		die("out of memory");
+	for (i = 0; i < t->size; i++) {
+		if (!t->pid[i])
+			continue;
+		j = task_slot(&n, t->pid[i]);
+		n.pid[j] = t->pid[i];
+		n.tgid[j] = t->tgid[i];
+		n.nr++;
+	}
+	free(t->pid);
+	free(t->tgid);
+	*t = n;
+}
+
+/* Returns the slot of @pid, adding it (tgid 0) if @add and new; -1 if absent. */
+static long task_find(struct task_table *t, int pid, bool add)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++)
-		if (s->v[i] == pid)
-			return false;
-	if (s->nr == s->alloc) {
-		s->alloc = s->alloc ? s->alloc * 2 : 64;
-		s->v = realloc(s->v, s->alloc * sizeof(*s->v));
-		if (!s->v)
-			die("out of memory");
-	}
-	s->v[s->nr++] = pid;
-	return true;
+	if (t->size && t->pid[i = task_slot(t, pid)] == pid)
+		return i;
+	if (!add)
+		return -1;
+	if ((t->nr + 1) * 2 > t->size)
+		task_grow(t);
+	i = task_slot(t, pid);
+	t->pid[i] = pid;
+	t->nr++;
+	return i;
+}
+
+static bool tgid_followed(struct ustack_ctx *c, int tgid)
+{
+	int i;
+
+	for (i = 0; i < c->nr_tgids; i++)
+		if (c->tgids[i] == tgid)
+			return true;
+	return false;
+}
+
+static void follow_tgid(struct ustack_ctx *c, int tgid)
+{
+	if (tgid_followed(c, tgid))
+		return;
+	c->tgids = realloc(c->tgids, (c->nr_tgids + 1) * sizeof(*c->tgids));
+	if (!c->tgids)
+		die("out of memory");
+	c->tgids[c->nr_tgids++] = tgid;
+}
+
+/*
+ * Without -c only the traced processes are shown. The kernel follows new
+ * threads only together with new processes (options/event-fork), so
+ * child processes are left out here, by thread group.
+ */
+static bool task_filtered(struct ustack_ctx *c, int pid)
+{
+	long i;
+
+	if (!c->nr_tgids || pid <= 0)
+		return false;
+	i = task_find(&c->tasks, pid, false);
+	return i >= 0 && c->tasks.tgid[i] > 0 && !tgid_followed(c, c->tasks.tgid[i]);
 }
 
 static void on_sample(const struct ustack_sample *smp, void *data)
@@ -567,8 +642,18 @@ static void on_sample(const struct ustack_sample *smp, void *data)
 
 static void feed(struct ustack_ctx *c, struct tep_record *rec)
 {
+	struct drop_state *d;
+	int pid;
+
 	if (drop_record(c, rec))
 		return;
+	pid = tep_data_pid(c->tep, rec);
+	if (task_filtered(c, pid)) {
+		d = &c->drop[rec->cpu % c->nr_cpus];
+		d->active = true;
+		d->pid = pid;
+		return;
+	}
 	ustack_session_feed(c->session, rec);
 }
 
@@ -650,7 +735,7 @@ static const char *fallback_notice =
 	"  using the synchronous userstacktrace option instead: at most 8 frames,\n"
 	"  taken in the event (no page faults: frames on non-resident stack pages end\n"
 	"  the walk), and addresses mapped through /proc/<pid>/maps snapshots, so\n"
-	"  processes that exit within one tick may stay unresolved.\n"
+	"  frames of processes that exit within one tick (-s) may stay unresolved.\n"
 	"  The kernel patches are in kernel-patches/ of trace-cmd-ustack.";
 
 static void enable_spec(struct ustack_ctx *c, const struct event_spec *ev)
@@ -751,11 +836,55 @@ static void setup_stack_path(struct ustack_ctx *c)
 	}
 	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
 		die("cannot set options/userstacktrace: %s", strerror(errno));
-	warn("%s", fallback_notice);
 	/* An exec replaces the maps: snapshot again (sched_process_exec). */
 	if (!user_asked_exec(o) &&
 	    !ustack_instance_enable_event(c->ui, "sched", "sched_process_exec", NULL))
 		c->exec_helper = true;
+}
+
+static int read_tgid(int pid)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	char *p;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	return p ? atoi(p + 6) : 0;
+}
+
+/* -P: every thread of the process, and the process itself unless -c. */
+static void trace_process(struct ustack_ctx *c, int pid)
+{
+	char path[64];
+	struct dirent *de;
+	int tgid = read_tgid(pid);
+	DIR *dir;
+
+	if (!tgid)
+		die("no such process: %d", pid);
+	if (!c->o->children)
+		follow_tgid(c, tgid);
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	dir = opendir(path);
+	if (!dir)
+		die("no such process: %d", pid);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (ustack_instance_add_pid(c->ui, atoi(de->d_name), false) < 0)
+			die("cannot filter pid %s: %s", de->d_name, strerror(errno));
+	}
+	closedir(dir);
 }
 
 static void setup_instance(struct ustack_ctx *c)
@@ -785,14 +914,14 @@ static void setup_instance(struct ustack_ctx *c)
 		default_events(o);
 	for (i = 0; i < o->nr_events; i++)
 		enable_spec(c, &o->events[i]);
-	for (i = 0; i < o->nr_pids; i++) {
-		if (kill(o->pids[i], 0) < 0 && errno == ESRCH)
-			die("no such process: %d", o->pids[i]);
-		if (ustack_instance_add_pid(c->ui, o->pids[i], false) < 0)
-			die("cannot filter pid %d: %s", o->pids[i], strerror(errno));
-	}
-	if (o->children && ustack_instance_set_option(c->ui, "event-fork", true) < 0)
+	for (i = 0; i < o->nr_pids; i++)
+		trace_process(c, o->pids[i]);
+	/* New threads are traced only with event-fork (children too: see -c). */
+	if ((o->nr_pids || o->cmd) && ustack_instance_set_option(c->ui, "event-fork", true) < 0)
 		die("cannot set options/event-fork: %s", strerror(errno));
+	/* Said once the setup worked, so that errors stay one line. */
+	if (!c->deferred)
+		warn("%s", fallback_notice);
 }
 
 static void write_info_marker(struct ustack_ctx *c)
@@ -818,35 +947,20 @@ static void on_maps(int tgid, uint64_t ts, const char *text, void *data)
 	ustack_session_add_maps(c->session, tgid, ts, text);
 }
 
-static int read_tgid(int pid)
-{
-	char path[64], buf[1024];
-	ssize_t n;
-	char *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strstr(buf, "\nTgid:");
-	return p ? atoi(p + 6) : 0;
-}
-
 /* A task we have not seen: tell libtraceevent and the session about it. */
 static void learn_task(struct ustack_ctx *c, int pid)
 {
 	char path[64], comm[64];
 	ssize_t n;
 	int fd, tgid;
+	long slot;
 
-	if (pid <= 0 || !pid_set_add(&c->seen, pid))
+	if (pid <= 0)
 		return;
+	slot = task_find(&c->tasks, pid, true);
+	if (c->tasks.tgid[slot])
+		return;
+	c->tasks.tgid[slot] = -1;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -859,8 +973,10 @@ static void learn_task(struct ustack_ctx *c, int pid)
 		}
 	}
 	tgid = read_tgid(pid);
-	if (tgid)
+	if (tgid) {
+		c->tasks.tgid[task_find(&c->tasks, pid, false)] = tgid;
 		ustack_session_set_tgid(c->session, pid, tgid);
+	}
 }
 
 /* Before a batch is fed: learn new tasks, snapshot maps (fallback). */
@@ -915,6 +1031,48 @@ static void reset_child_signals(void)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
+static void learn_task(struct ustack_ctx *c, int pid);
+
+/*
+ * Fallback: a command that lives less than a tick would exit before its
+ * maps are read. Stop it at exit (PTRACE_O_TRACEEXIT: the mm is still
+ * there) to take a last snapshot. Best effort: ptrace may be restricted.
+ */
+static void watch_exit(struct ustack_ctx *c)
+{
+	sigset_t set;
+
+	if (!c->procmaps)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	c->sigchld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->sigchld_fd < 0)
+		return;
+	if (ptrace(PTRACE_SEIZE, c->child, 0, PTRACE_O_TRACEEXIT) < 0) {
+		close(c->sigchld_fd);
+		c->sigchld_fd = -1;
+		return;
+	}
+	c->ptraced = true;
+}
+
+/* A ptrace stop of the command: snapshot at exit, pass signals on. */
+static void handle_stop(struct ustack_ctx *c, int status)
+{
+	int event = status >> 16;
+
+	if (event == PTRACE_EVENT_EXIT) {
+		learn_task(c, c->child);
+		ustack_procmaps_update(c->procmaps, c->child, ustack_instance_now(c->ui));
+		ptrace(PTRACE_CONT, c->child, 0, 0);
+	} else if (event == PTRACE_EVENT_STOP) {
+		ptrace(PTRACE_LISTEN, c->child, 0, 0);
+	} else {
+		ptrace(PTRACE_CONT, c->child, 0, WSTOPSIG(status));
+	}
+}
+
 /*
  * Fork the command and hold it before exec until it is in the pid filter
  * and tracing is on: it is traced from its exec on, and nothing else
@@ -950,6 +1108,9 @@ static void launch_prepare(struct ustack_ctx *c)
 	c->err_fd = err[0];
 	if (ustack_instance_add_pid(c->ui, c->child, false) < 0)
 		die("cannot filter pid %d: %s", c->child, strerror(errno));
+	if (!c->o->children)
+		follow_tgid(c, c->child);
+	watch_exit(c);
 }
 
 static void launch_release(struct ustack_ctx *c)
@@ -980,17 +1141,27 @@ static unsigned long long now_ns(void)
 
 static void reap_child(struct ustack_ctx *c)
 {
-	if (!c->child || c->child_done)
-		return;
-	if (waitpid(c->child, &c->child_status, WNOHANG) == c->child)
+	struct signalfd_siginfo si;
+	int status;
+
+	while (c->sigchld_fd >= 0 && read(c->sigchld_fd, &si, sizeof(si)) > 0)
+		;
+	while (c->child && !c->child_done &&
+	       waitpid(c->child, &status, WNOHANG | __WALL) == c->child) {
+		if (WIFSTOPPED(status)) {
+			handle_stop(c, status);
+			continue;
+		}
+		c->child_status = status;
 		c->child_done = true;
+	}
 }
 
 /* Poll until a stop condition: signal, command exit, duration, output error. */
 static void run_loop(struct ustack_ctx *c)
 {
 	unsigned long long deadline = 0, t;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 
 	if (c->o->duration)
 		deadline = now_ns() + (unsigned long long)(c->o->duration * 1e9);
@@ -998,8 +1169,10 @@ static void run_loop(struct ustack_ctx *c)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = ustack_stop_fd();
 	pfd[1].events = POLLIN;
+	pfd[2].fd = c->sigchld_fd;
+	pfd[2].events = POLLIN;
 	for (;;) {
-		poll(pfd, 2, 200);
+		poll(pfd, 3, 200);
 		ustack_stream_consume(c->stream, &stream_ops, c);
 		reap_child(c);
 		t = now_ns();
@@ -1099,6 +1272,16 @@ static void keep_self_out(struct ustack_ctx *c)
 	ustack_instance_add_pid(c->ui, ustack_stream_tid(c->stream), true);
 }
 
+/* SIGCHLD is read from a signalfd; children get an empty mask back. */
+static void block_sigchld(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static void check_capture_env(void)
 {
 	const char *err;
@@ -1118,6 +1301,8 @@ static void run_capture(struct ustack_opts *o)
 
 	check_capture_env();
 	ustack_signals_install();
+	c.sigchld_fd = -1;
+	block_sigchld();
 	c.print = o->mode == MODE_LIVE;
 	setup_instance(&c);
 	systems = needed_systems(&c);
