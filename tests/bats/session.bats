@@ -14,7 +14,7 @@
 # 4-byte aligned: every test reading stacks also checks unaligned reads.
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-DRV="$ROOT/tests/tools/ustack-session-test"
+DRV="${USTACK_SESSION_TEST:-$ROOT/tests/tools/ustack-session-test}"
 FMT="$ROOT/tests/data/formats"
 SFMT="$ROOT/tests/data/session"
 

@@ -161,6 +161,18 @@ static void add_sym(struct driver *d, char **tok, int n)
 		fs->names[fs->nr_names++] = strdup(name);
 }
 
+static void free_syms(struct driver *d)
+{
+	int i, j;
+
+	for (i = 0; i < d->nr_syms; i++) {
+		free(d->syms[i].path);
+		for (j = 0; j < d->syms[i].nr_names; j++)
+			free(d->syms[i].names[j]);
+	}
+	free(d->syms);
+}
+
 /* ------------------------------------------------------------------ */
 /* Output of samples                                                  */
 /* ------------------------------------------------------------------ */
@@ -685,6 +697,7 @@ int main(int argc, char **argv)
 	if (d.summary)
 		ustack_output_summary(stdout, ustack_session_stats(d.session));
 
+	free_syms(&d);
 	ustack_session_free(d.session);
 	ustack_output_free(d.out);
 	ustack_resolver_free(d.resolver);
