@@ -348,10 +348,20 @@ debug_setup() {
 @test "debug file with another build id is refused" {
 	debug_setup "$TMP/root"
 	id=$(build_id "$PROGS/resolve-pie")
-	mkdir -p "$TMP/root/usr/lib/debug/.build-id/${id:0:2}"
-	# Debug info of another build, under this build's id.
-	objcopy --only-keep-debug "$PROGS/resolve-nopie" \
-		"$TMP/root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	d="$TMP/root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	mkdir -p "${d%/*}"
+	cp "$TMP/root/prog.debug" "$d"
+	# Sanity: the genuine debug file is used.
+	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
+	[ "$output" = "rp_middle+0x2 (prog)" ]
+	# Same symbols, but the note says another build: flip its last id byte.
+	note=$(readelf -SW "$d" 2>/dev/null | sed -n 's/^.*\] \(\.note\.gnu\.build-id .*\)$/\1/p' |
+		awk '{ print $4, $5 }')
+	set -- $note
+	last=$((0x$1 + 0x$2 - 1))
+	printf '\x%02x' $(( ($(od -An -tu1 -j "$last" -N1 "$d") + 1) % 256 )) |
+		dd of="$d" bs=1 seek="$last" conv=notrunc 2>/dev/null
+	[ "$(build_id "$d")" != "$id" ]
 	run "$SYM" --leaf --no-debuginfod --symfs "$TMP/root" <<<"/opt/app/prog $OFF"
 	[ "$output" = "[unknown] (prog)" ]
 }
