@@ -22,23 +22,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ustack.h"
 #include "ustack-resolve.h"
 
 #define MAX_FRAMES	64
 
+/* Files already looked up, by the text naming them (path, id, flags). */
+struct dso_slot {
+	char			*key;
+	size_t			key_len;
+	struct ustack_dso	*dso;
+	char			*suffix;	/* " (name)" */
+	size_t			suffix_len;
+};
+
+#define DSO_SLOTS	1024
+
 struct state {
 	struct ustack_resolver	*r;
 	bool			leaf;
 	bool			lines;
 	int			pid;
-	/* The last file named: traces repeat files a lot. */
-	char			*last_path;
-	unsigned char		last_id[USTACK_BUILD_ID_MAX];
-	size_t			last_id_len;
-	uint32_t		last_flags;
-	struct ustack_dso	*last_dso;
+	struct dso_slot		slots[DSO_SLOTS];
 	struct ustack_dso	**seen;		/* files whose error was shown */
 	size_t			nr_seen;
 	unsigned long		frames;
@@ -106,20 +113,30 @@ static size_t parse_build_id(const char *s, unsigned char *id)
 	return n;
 }
 
-/* Fields split on tabs when the line has one (paths with spaces), else on blanks. */
-static int split(char *line, char **tok, int max)
+/*
+ * Fields split on tabs when the line has one (paths with spaces), else on
+ * blanks. @lens gets each field's length.
+ */
+static int split(char *line, size_t len, char **tok, size_t *lens, int max)
 {
-	const char *sep = strchr(line, '\t') ? "\t\r\n" : " \t\r\n";
+	bool tabs = memchr(line, '\t', len) != NULL;
+	char *p = line, *end = line + len;
 	int n = 0;
 
 	while (n < max) {
-		line += strspn(line, sep);
-		if (!*line)
+		while (p < end && (*p == '\t' || *p == '\n' || *p == '\r' ||
+				   (!tabs && *p == ' ')))
+			p++;
+		if (p == end)
 			break;
-		tok[n++] = line;
-		line += strcspn(line, sep);
-		if (*line)
-			*line++ = '\0';
+		tok[n] = p;
+		while (p < end && *p != '\t' && *p != '\n' && *p != '\r' &&
+		       (tabs || *p != ' '))
+			p++;
+		lens[n] = p - tok[n];
+		n++;
+		if (p < end)
+			*p++ = '\0';
 	}
 	return n;
 }
@@ -143,36 +160,78 @@ static void report_error(struct state *st, struct ustack_dso *dso)
 	fprintf(stderr, "ustack-symbolize: %s\n", ustack_dso_error(dso));
 }
 
-static struct ustack_dso *get_dso(struct state *st, const char *path,
-				  const unsigned char *id, size_t id_len,
-				  uint32_t flags)
+/* FNV-style over 8-byte words: keys are paths, hashed once per frame. */
+static uint64_t text_hash(const char *s, size_t len, uint64_t h)
 {
-	if (st->last_dso && st->last_id_len == id_len && st->last_flags == flags &&
-	    !strcmp(st->last_path, path) && !memcmp(st->last_id, id, id_len))
-		return st->last_dso;
-	free(st->last_path);
-	st->last_path = strdup(path);
-	memcpy(st->last_id, id, id_len);
-	st->last_id_len = id_len;
-	st->last_flags = flags;
-	st->last_dso = ustack_resolver_dso(st->r, path, id, id_len, st->pid, flags);
-	report_error(st, st->last_dso);
-	return st->last_dso;
+	uint64_t w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w ^ len) * 0x100000001b3ULL;
+	return h ^ (h >> 32);
+}
+
+/* @key is "path\0id\0flags" text; the resolver is asked once per key. */
+static struct dso_slot *get_dso(struct state *st, const char *key, size_t key_len,
+				const char *path, const unsigned char *id,
+				size_t id_len, uint32_t flags)
+{
+	uint64_t h = text_hash(key, key_len, 0xcbf29ce484222325ULL);
+	struct dso_slot *s;
+	size_t i;
+
+	for (i = h % DSO_SLOTS;; i = (i + 1) % DSO_SLOTS) {
+		s = &st->slots[i];
+		if (!s->key)
+			break;
+		if (s->key_len == key_len && !memcmp(s->key, key, key_len))
+			return s;
+	}
+	s->dso = ustack_resolver_dso(st->r, path, id, id_len, st->pid, flags);
+	report_error(st, s->dso);
+	s->suffix_len = asprintf(&s->suffix, " (%s)", ustack_dso_name(s->dso));
+	s->key = malloc(key_len);
+	if (!s->key) {
+		perror("malloc");
+		exit(1);
+	}
+	memcpy(s->key, key, key_len);
+	s->key_len = key_len;
+	return s;
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
 }
 
 static void put_frame(const struct state *st, const struct ustack_sym *s,
-		      const char *dso)
+		      const char *suffix, size_t suffix_len)
 {
-	char buf[32];
+	char buf[64], *p = buf;
 
 	fputs_unlocked(s->name, stdout);
 	if (!s->inlined) {
-		snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)s->sym_off);
-		fputs_unlocked(buf, stdout);
+		memcpy(p, "+0x", 3);
+		p = put_hex(p + 3, s->sym_off);
+		fwrite_unlocked(buf, 1, p - buf, stdout);
 	}
-	fputs_unlocked(" (", stdout);
-	fputs_unlocked(dso, stdout);
-	putc_unlocked(')', stdout);
+	fwrite_unlocked(suffix, 1, suffix_len, stdout);
 	if (st->lines && s->file) {
 		putc_unlocked(' ', stdout);
 		fputs_unlocked(s->file, stdout);
@@ -184,32 +243,32 @@ static void put_frame(const struct state *st, const struct ustack_sym *s,
 	putc_unlocked('\n', stdout);
 }
 
-static void put_unknown(struct state *st, const char *dso)
+static void put_unknown(struct state *st, const char *suffix, size_t suffix_len)
 {
-	fputs_unlocked("[unknown] (", stdout);
-	fputs_unlocked(dso, stdout);
-	fputs_unlocked(")\n", stdout);
+	fputs_unlocked("[unknown]", stdout);
+	fwrite_unlocked(suffix, 1, suffix_len, stdout);
+	putc_unlocked('\n', stdout);
 	st->unresolved++;
 }
 
-static void do_line(struct state *st, char *line)
+static void do_line(struct state *st, char *line, size_t len)
 {
 	unsigned char id[USTACK_BUILD_ID_MAX];
 	struct ustack_sym out[MAX_FRAMES];
-	struct ustack_dso *dso;
+	struct dso_slot *slot;
 	uint32_t flags = 0;
-	size_t id_len = 0;
+	size_t id_len = 0, lens[4], key_len;
 	uint64_t off;
 	char *tok[4];
 	int n, i;
 
-	n = split(line, tok, 4);
+	n = split(line, len, tok, lens, 4);
 	if (!n || tok[0][0] == '#')
 		return;
 	st->frames++;
 	if (n < 2 || !parse_hex(tok[1], &off)) {
 		fprintf(stderr, "ustack-symbolize: bad line: %s\n", tok[0]);
-		put_unknown(st, "?");
+		put_unknown(st, " (?)", 4);
 		return;
 	}
 	if (n > 2)
@@ -218,21 +277,76 @@ static void do_line(struct state *st, char *line)
 		flags = strtoul(tok[3], NULL, 0);
 	if (!strcmp(tok[0], "[jit]")) {
 		if (ustack_resolve_jit(st->r, st->pid, off, out))
-			put_frame(st, out, "[jit]");
+			put_frame(st, out, " ([jit])", 8);
 		else
-			put_unknown(st, "[jit]");
+			put_unknown(st, " ([jit])", 8);
 		return;
 	}
 	if (tok[0][0] == '[')
 		flags |= USTACK_MAP_SPECIAL;
-	dso = get_dso(st, tok[0], id, id_len, flags);
-	n = ustack_dso_lookup(dso, off, !st->leaf, out, MAX_FRAMES);
+	/* The key: path, then id and flags text (the offset field moved out). */
+	key_len = lens[0];
+	if (n > 2) {
+		memmove(tok[0] + key_len + 1, tok[2], lens[2]);
+		key_len += 1 + lens[2];
+		tok[0][lens[0]] = '\0';
+	}
+	if (n > 3) {
+		tok[0][key_len] = '\0';
+		memmove(tok[0] + key_len + 1, tok[3], lens[3]);
+		key_len += 1 + lens[3];
+	}
+	slot = get_dso(st, tok[0], key_len, tok[0], id, id_len, flags);
+	n = ustack_dso_lookup(slot->dso, off, !st->leaf, out, MAX_FRAMES);
 	if (!n) {
-		put_unknown(st, ustack_dso_name(dso));
+		put_unknown(st, slot->suffix, slot->suffix_len);
 		return;
 	}
 	for (i = 0; i < n; i++)
-		put_frame(st, &out[i], ustack_dso_name(dso));
+		put_frame(st, &out[i], slot->suffix, slot->suffix_len);
+}
+
+/* Input in big blocks: no per-line read calls, no big resident buffer. */
+static void read_blocks(struct state *st, int fd)
+{
+	size_t size = 1 << 20, have = 0;
+	char *buf = malloc(size + 1), *p, *nl;
+	ssize_t got;
+
+	if (!buf) {
+		perror("malloc");
+		exit(1);
+	}
+	for (;;) {
+		got = read(fd, buf + have, size - have);
+		if (got < 0) {
+			perror("read");
+			exit(1);
+		}
+		have += got;
+		if (!got && have && buf[have - 1] != '\n')
+			buf[have++] = '\n';	/* room: size + 1 */
+		for (p = buf; (nl = memchr(p, '\n', buf + have - p)); p = nl + 1) {
+			*nl = '\0';
+			do_line(st, p, nl - p);
+		}
+		have -= p - buf;
+		memmove(buf, p, have);
+		if (!got)
+			break;
+		if (have == size) {
+			/* One line fills the buffer: grow it. */
+			char *n = realloc(buf, 2 * size + 1);
+
+			if (!n) {
+				perror("realloc");
+				exit(1);
+			}
+			buf = n;
+			size *= 2;
+		}
+	}
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -253,8 +367,6 @@ int main(int argc, char **argv)
 	struct ustack_resolver_opts o = { .debuginfod = true };
 	struct state st = { 0 };
 	bool stats = false;
-	size_t cap = 0;
-	char *line = NULL;
 	FILE *in = stdin;
 	int c;
 
@@ -283,14 +395,15 @@ int main(int argc, char **argv)
 	if (!st.r)
 		return 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	while (getline(&line, &cap, in) > 0)
-		do_line(&st, line);
+	read_blocks(&st, fileno(in));
 	fflush(stdout);
 	if (stats)
 		fprintf(stderr, "frames %lu unresolved %lu\n", st.frames, st.unresolved);
 	ustack_resolver_free(st.r);
-	free(line);
-	free(st.last_path);
+	for (c = 0; c < DSO_SLOTS; c++) {
+		free(st.slots[c].key);
+		free(st.slots[c].suffix);
+	}
 	free(st.seen);
 	if (in != stdin)
 		fclose(in);
