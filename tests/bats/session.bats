@@ -153,6 +153,15 @@ ksym 0xffffffff81002000 zz_end
 EOF
 	drv --kernel
 	samples | grep -q 'status=OK cookie=0x5 kframes=0xffffffff81000010,0xffffffff81001020 frames=0x10:anon$'
+	# more than 8 entries (the kernel sizes the record by "size"), and the
+	# ULONG_MAX end marker of older kernels is not a frame
+	cat >> "$S" <<EOF
+0 3000 100 sys_enter_test __syscall_nr=1
+0 3001 100 kernel_stack size=10 caller=1,2,3,4,5,6,7,8,9,0xffffffffffffffff
+0 3002 100 user_unwind_cookie cookie=0
+EOF
+	drv --kernel
+	samples | grep -q 'ts=3000 .*status=NO_STACK kframes=0x1,0x2,0x3,0x4,0x5,0x6,0x7,0x8,0x9 frames=-$'
 	drv --kernel --stacks
 	echo "$output"
 	[ "$(echo "$output" | sed -n 2p)" = "  do_sys_open+0x10 ([kernel])" ]
@@ -414,13 +423,13 @@ maps 100 5000
 7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /tmp/my lib.so (deleted)
 end
 0 1000 100 sys_enter_test __syscall_nr=1
-0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100,0x7fff00000042,0x12345,0,0xdead
+0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100,0x7fff00000042,0x55d000000010,0,0xdead
 0 6000 100 sys_enter_test __syscall_nr=1
 0 6001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100
 EOF
 	drv --stats
 	samples
-	samples | grep -q '^sample ts=1000 .*tgid=100 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6,0x42:\[vdso\]\[flags=0x1\],0x12345:nomap$'
+	samples | grep -q '^sample ts=1000 .*tgid=100 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6,0x42:\[vdso\]\[flags=0x1\],0x55d000000010:nomap$'
 	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog2,0x20100:/tmp/my lib.so\[flags=0x2\]$'
 	[ "$(stat sync)" = 2 ]
 	[ "$(stat unresolved)" = 1 ]
@@ -600,4 +609,38 @@ EOF2
 	[ "${lines[3]}" = "  [unknown] (resolve-pie+0x10)" ]
 	drv --resolver --folded
 	[ "$output" = "prog;[resolve-pie];rp_middle;rp_leaf 1" ]
+}
+
+@test "random scenarios: every event comes out once, with its own stack or the right status" {
+	command -v python3 >/dev/null || skip "python3 needed"
+	for seed in $(seq 1 60); do
+		python3 "$BATS_TEST_DIRNAME/session-random.py" "$seed" "$S" \
+			"$TMP/rand" "$TMP/expect"
+		for opt in "" --ordered "--hold 20"; do
+			run "$DRV" $opt "$TMP/rand"
+			[ "$status" -eq 0 ]
+			echo "$output" | grep '^sample ' |
+				sed -E 's/^sample ts=([0-9]+) cpu=([0-9]+) pid=([0-9]+) .* status=([A-Z_]+)( cookie=[^ ]*)? frames=(.*)$/\1 \2 \3 \4 \6/' |
+				sort -k1,1n -k2,2n -k3,3n > "$TMP/got"
+			if ! diff -u "$TMP/expect" "$TMP/got"; then
+				echo "seed $seed opts '$opt' differ" >&2
+				return 1
+			fi
+		done
+	done
+}
+
+@test "a stack sorting after the task's next cookie (skew) does not lose the newer cookie" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1990 100 sys_enter_test __syscall_nr=2
+0 1991 100 user_unwind_cookie cookie=0x6
+1 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x5 ids=0
+0 9000 100 user_unwind_stack cookie=0x6 flags=0 offsets=0x6 ids=0
+EOF
+	drv --stats --hold 100
+	samples | grep -q 'ts=1000 .*status=OK cookie=0x5 frames=0x5:anon$'
+	samples | grep -q 'ts=1990 .*status=OK cookie=0x6 frames=0x6:anon$'
+	[ "$(stat lost)" = 0 ]
 }
