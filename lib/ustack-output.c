@@ -52,6 +52,7 @@ struct ustack_output {
 	struct rframe			*rf;
 	size_t				nr_rf;
 	size_t				alloc_rf;
+	char				pathbuf[4096];
 };
 
 /* ------------------------------------------------------------------ */
@@ -569,6 +570,26 @@ static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 /* perf-script mode                                                   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The importers read the dso as "(\S*)" at the end of the line: a path
+ * with white space in it would make them drop the frame.
+ */
+static const char *perf_path(struct ustack_output *o, const char *path)
+{
+	size_t len = strlen(path), i;
+	char *p;
+
+	if (!strpbrk(path, " \t"))
+		return path;
+	if (len + 1 > sizeof(o->pathbuf))
+		len = sizeof(o->pathbuf) - 1;
+	p = o->pathbuf;
+	for (i = 0; i < len; i++)
+		p[i] = (path[i] == ' ' || path[i] == '\t') ? '_' : path[i];
+	p[len] = '\0';
+	return p;
+}
+
 static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
@@ -583,17 +604,19 @@ static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
 		return;
 	case RF_SYM:
 		if (rf->inlined)
-			fprintf(fp, "\t%" PRIx64 " %s (%s)\n", rf->addr, rf->name, rf->path);
+			fprintf(fp, "\t%" PRIx64 " %s (%s)\n", rf->addr, rf->name,
+				perf_path(o, rf->path));
 		else
 			fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " (%s)\n", rf->addr,
-				rf->name, rf->sym_off, rf->path);
+				rf->name, rf->sym_off, perf_path(o, rf->path));
 		return;
 	case RF_JIT:
 		fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " ([jit])\n", rf->addr,
 			rf->name, rf->sym_off);
 		return;
 	case RF_FILE:
-		fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr, rf->path);
+		fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr,
+			perf_path(o, rf->path));
 		return;
 	case RF_UNANNOUNCED:
 	case RF_ADDR:

@@ -644,3 +644,18 @@ EOF
 	samples | grep -q 'ts=1990 .*status=OK cookie=0x6 frames=0x6:anon$'
 	[ "$(stat lost)" = 0 ]
 }
+
+@test "perf-script output: white space in a path does not break the frame line" {
+	cat >> "$S" <<EOF
+maps 100 500
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /tmp/my lib.so
+end
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+EOF
+	drv --perf-script
+	[ "${lines[1]}" = "$(printf '\t20100 [unknown] (/tmp/my_lib.so)')" ]
+	# the stacks output shows the real name
+	drv --stacks --raw
+	[ "${lines[1]}" = "  0x20100 (/tmp/my lib.so)" ]
+}
