@@ -44,10 +44,21 @@ struct ustack_session *ustack_session_new(struct tep_handle *tep,
 					  ustack_sample_fn fn, void *ctx);
 void ustack_session_free(struct ustack_session *s);
 
-/* Feed one record; records must come in timestamp order across CPUs. */
+/*
+ * Feed one record; records must come in timestamp order across CPUs.
+ * Samples are handed out as soon as complete (or in event order with
+ * opts.ordered); every decision depends on record timestamps only, so the
+ * same records give the same samples live and from trace.dat. Bounds on
+ * waiting cookies and the hold rules: see lib/ustack-session.c.
+ */
 int ustack_session_feed(struct ustack_session *s, struct tep_record *rec);
 
-/* Account ring-buffer losses reported by the reader (missed events). */
+/*
+ * Account ring-buffer losses reported by the reader (missed events) that do
+ * not come through tep_record.missed_events (those are counted by feed).
+ * @n == 0: unknown amount, counted as 1. Events still waiting for their
+ * cookie on @cpu are reported as "stack lost".
+ */
 void ustack_session_add_lost(struct ustack_session *s, int cpu, uint64_t n);
 
 /*
