@@ -232,7 +232,7 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 	cr->tail = &cr->head;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
 	cr->fd = tracefs_instance_file_open(ustack_instance_tracefs(st->ui), file,
-					    O_RDONLY | O_NONBLOCK);
+					    O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (cr->fd < 0)
 		return -1;
 	ustack_instance_register_fd(st->ui, cr->fd);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sched.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -97,6 +98,7 @@ struct drop_state {
 struct task_table {
 	int	*pid;
 	int	*tgid;
+	bool	*learned;	/* comm and tgid read from /proc */
 	size_t	nr;
 	size_t	size;		/* power of two */
 };
@@ -116,14 +118,18 @@ struct ustack_ctx {
 	bool			deferred;
 	bool			print;		/* hand samples to the printer */
 	bool			exec_helper;	/* sched_process_exec is ours */
+	bool			newtask_helper;	/* task_newtask is ours */
 	int			id_print;
 	int			id_exec;
+	int			id_newtask;
 	int			id_ustack;
 	int			id_kstack;
 	int			id_cookie;
 	int			id_stack;
 	struct tep_format_field	*f_buf;
 	struct tep_format_field	*f_exec_pid;
+	struct tep_format_field	*f_newtask_pid;
+	struct tep_format_field	*f_newtask_flags;
 	struct tep_format_field	*f_tgid;
 	struct drop_state	*drop;
 	int			nr_cpus;
@@ -474,6 +480,9 @@ static void ctx_init_ids(struct ustack_ctx *c)
 {
 	c->id_print = event_id(c->tep, "ftrace", "print");
 	c->id_exec = event_id(c->tep, "sched", "sched_process_exec");
+	c->id_newtask = event_id(c->tep, "task", "task_newtask");
+	c->f_newtask_pid = event_field(c->tep, "task", "task_newtask", "pid");
+	c->f_newtask_flags = event_field(c->tep, "task", "task_newtask", "clone_flags");
 	c->id_ustack = event_id(c->tep, "ftrace", "user_stack");
 	c->id_kstack = event_id(c->tep, "ftrace", "kernel_stack");
 	c->id_cookie = event_id(c->tep, "ftrace", "user_unwind_cookie");
@@ -536,7 +545,8 @@ static bool drop_record(struct ustack_ctx *c, struct tep_record *rec)
 		d->pid = pid;
 		return true;
 	}
-	if (type == c->id_exec && c->exec_helper) {
+	if ((type == c->id_exec && c->exec_helper) ||
+	    (type == c->id_newtask && c->newtask_helper)) {
 		d->active = true;
 		d->pid = pid;
 		return true;
@@ -560,7 +570,8 @@ static void task_grow(struct task_table *t)
 
 	n.pid = calloc(n.size, sizeof(*n.pid));
 	n.tgid = calloc(n.size, sizeof(*n.tgid));
-	if (!n.pid || !n.tgid)
+	n.learned = calloc(n.size, sizeof(*n.learned));
+	if (!n.pid || !n.tgid || !n.learned)
 		die("out of memory");
 	for (i = 0; i < t->size; i++) {
 		if (!t->pid[i])
@@ -568,10 +579,12 @@ static void task_grow(struct task_table *t)
 		j = task_slot(&n, t->pid[i]);
 		n.pid[j] = t->pid[i];
 		n.tgid[j] = t->tgid[i];
+		n.learned[j] = t->learned[i];
 		n.nr++;
 	}
 	free(t->pid);
 	free(t->tgid);
+	free(t->learned);
 	*t = n;
 }
 
@@ -757,7 +770,7 @@ static bool system_exists(const char *sys)
 	char file[256];
 
 	snprintf(file, sizeof(file), "events/%s", sys);
-	return tracefs_file_exists(NULL, file);
+	return tracefs_dir_exists(NULL, file);
 }
 
 static void default_events(struct ustack_opts *o)
@@ -773,14 +786,14 @@ static void default_events(struct ustack_opts *o)
 	}
 }
 
-static bool user_asked_exec(struct ustack_opts *o)
+static bool user_asked(struct ustack_opts *o, const char *sys, const char *name)
 {
 	int i;
 
 	for (i = 0; i < o->nr_events; i++) {
-		if (fnmatch(o->events[i].system, "sched", 0))
+		if (fnmatch(o->events[i].system, sys, 0))
 			continue;
-		if (!o->events[i].event || !fnmatch(o->events[i].event, "sched_process_exec", 0))
+		if (!o->events[i].event || !fnmatch(o->events[i].event, name, 0))
 			return true;
 	}
 	return false;
@@ -808,6 +821,8 @@ static const char **needed_systems(struct ustack_ctx *c)
 	int nr = 0, i, j;
 
 	add_system(&systems, &nr, "ftrace");
+	if (c->newtask_helper)
+		add_system(&systems, &nr, "task");
 	if (c->deferred)
 		add_system(&systems, &nr, "inode_cache");
 	else
@@ -837,7 +852,7 @@ static void setup_stack_path(struct ustack_ctx *c)
 	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
 		die("cannot set options/userstacktrace: %s", strerror(errno));
 	/* An exec replaces the maps: snapshot again (sched_process_exec). */
-	if (!user_asked_exec(o) &&
+	if (!user_asked(o, "sched", "sched_process_exec") &&
 	    !ustack_instance_enable_event(c->ui, "sched", "sched_process_exec", NULL))
 		c->exec_helper = true;
 }
@@ -919,6 +934,14 @@ static void setup_instance(struct ustack_ctx *c)
 	/* New threads are traced only with event-fork (children too: see -c). */
 	if ((o->nr_pids || o->cmd) && ustack_instance_set_option(c->ui, "event-fork", true) < 0)
 		die("cannot set options/event-fork: %s", strerror(errno));
+	/*
+	 * Without -c, new threads are kept and new processes left out:
+	 * task_newtask's clone flags tell which is which, even for tasks
+	 * gone before /proc could be read.
+	 */
+	if ((o->nr_pids || o->cmd) && !o->children && !user_asked(o, "task", "task_newtask") &&
+	    !ustack_instance_enable_event(c->ui, "task", "task_newtask", NULL))
+		c->newtask_helper = true;
 	/* Said once the setup worked, so that errors stay one line. */
 	if (!c->deferred)
 		warn("%s", fallback_notice);
@@ -929,12 +952,14 @@ static void write_info_marker(struct ustack_ctx *c)
 	char buf[256];
 	int fd;
 
-	fd = tracefs_instance_file_open(ustack_instance_tracefs(c->ui), "trace_marker", O_WRONLY);
+	fd = tracefs_instance_file_open(ustack_instance_tracefs(c->ui), "trace_marker",
+					O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	snprintf(buf, sizeof(buf), INFO_MARKER "path=%s helpers=%s",
+	snprintf(buf, sizeof(buf), INFO_MARKER "path=%s helpers=%s%s",
 		 c->deferred ? "deferred" : "fallback",
-		 c->exec_helper ? "sched:sched_process_exec" : "none");
+		 c->exec_helper ? "sched:sched_process_exec" : "none",
+		 c->newtask_helper ? ",task:task_newtask" : "");
 	if (write(fd, buf, strlen(buf)) < 0)
 		warn("trace_marker: %s", strerror(errno));
 	close(fd);
@@ -958,9 +983,9 @@ static void learn_task(struct ustack_ctx *c, int pid)
 	if (pid <= 0)
 		return;
 	slot = task_find(&c->tasks, pid, true);
-	if (c->tasks.tgid[slot])
+	if (c->tasks.learned[slot])
 		return;
-	c->tasks.tgid[slot] = -1;
+	c->tasks.learned[slot] = true;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -972,11 +997,32 @@ static void learn_task(struct ustack_ctx *c, int pid)
 			tep_register_comm(c->tep, comm, pid);
 		}
 	}
-	tgid = read_tgid(pid);
-	if (tgid) {
-		c->tasks.tgid[task_find(&c->tasks, pid, false)] = tgid;
+	/* task_newtask knows better: /proc may show a reused pid. */
+	tgid = c->tasks.tgid[slot];
+	if (tgid <= 0)
+		tgid = read_tgid(pid);
+	c->tasks.tgid[slot] = tgid ? tgid : -1;
+	if (tgid > 0)
 		ustack_session_set_tgid(c->session, pid, tgid);
+}
+
+/* A new task: a thread joins its creator's group, a process its own. */
+static void note_newtask(struct ustack_ctx *c, struct tep_record *rec)
+{
+	int parent = tep_data_pid(c->tep, rec);
+	int pid = field_val(c->f_newtask_pid, rec);
+	long slot, pslot;
+	int tgid = pid;
+
+	if (field_val(c->f_newtask_flags, rec) & CLONE_THREAD) {
+		learn_task(c, parent);
+		pslot = task_find(&c->tasks, parent, false);
+		tgid = pslot >= 0 && c->tasks.tgid[pslot] > 0 ? c->tasks.tgid[pslot] : 0;
 	}
+	if (pid <= 0 || tgid <= 0)
+		return;
+	slot = task_find(&c->tasks, pid, true);
+	c->tasks.tgid[slot] = tgid;
 }
 
 /* Before a batch is fed: learn new tasks, snapshot maps (fallback). */
@@ -985,6 +1031,9 @@ static void on_batch(struct tep_record **recs, int nr, void *data)
 	struct ustack_ctx *c = data;
 	int i, type, pid;
 
+	for (i = 0; i < nr && c->newtask_helper; i++)
+		if (tep_data_type(c->tep, recs[i]) == c->id_newtask)
+			note_newtask(c, recs[i]);
 	for (i = 0; i < nr; i++) {
 		pid = tep_data_pid(c->tep, recs[i]);
 		learn_task(c, pid);
@@ -1116,6 +1165,7 @@ static void launch_prepare(struct ustack_ctx *c)
 static void launch_release(struct ustack_ctx *c)
 {
 	char ch = 0;
+	int status;
 	ssize_t n;
 	int e;
 
@@ -1125,7 +1175,9 @@ static void launch_release(struct ustack_ctx *c)
 	n = read(c->err_fd, &e, sizeof(e));
 	close(c->err_fd);
 	if (n == sizeof(e)) {
-		waitpid(c->child, NULL, 0);
+		/* It may sit in a ptrace exit stop, which SIGKILL does not end. */
+		while (waitpid(c->child, &status, __WALL) == c->child && WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, c->child, 0, 0);
 		c->child = 0;
 		die("cannot run %s: %s", c->o->cmd[0], strerror(e));
 	}
@@ -1209,10 +1261,13 @@ static void end_child(struct ustack_ctx *c)
 		usleep(20000);
 		reap_child(c);
 	}
-	if (!c->child_done) {
-		kill(c->child, SIGKILL);
-		waitpid(c->child, &c->child_status, 0);
-		c->child_done = true;
+	if (c->child_done)
+		return;
+	kill(c->child, SIGKILL);
+	/* reap_child() also lets a ptrace exit stop go on. */
+	for (i = 0; i < 500 && !c->child_done; i++) {
+		usleep(10000);
+		reap_child(c);
 	}
 }
 
@@ -1368,6 +1423,7 @@ struct prepass {
 	struct ustack_maps_reader	*mr;
 	struct maps_list		*maps;
 	bool				exec_helper;
+	bool				newtask_helper;
 };
 
 static void collect_maps(int tgid, uint64_t ts, const char *text, void *data)
@@ -1391,10 +1447,12 @@ static void prepass_record(struct tep_record *rec, void *data)
 
 	if (!text)
 		return;
-	if (!strncmp(text, INFO_MARKER, strlen(INFO_MARKER)))
-		pp->exec_helper = strstr(text, "helpers=sched:sched_process_exec") != NULL;
-	else
+	if (!strncmp(text, INFO_MARKER, strlen(INFO_MARKER))) {
+		pp->exec_helper = strstr(text, "sched:sched_process_exec") != NULL;
+		pp->newtask_helper = strstr(text, "task:task_newtask") != NULL;
+	} else {
 		ustack_maps_reader_feed(pp->mr, text);
+	}
 }
 
 /*
@@ -1449,6 +1507,7 @@ static void run_report(struct ustack_opts *o)
 	c.print = true;
 	ctx_init_ids(&c);
 	c.exec_helper = pp.exec_helper;
+	c.newtask_helper = pp.newtask_helper;
 	open_session(&c, false);
 	while ((m = pp.maps)) {
 		pp.maps = m->next;

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Live capture on this machine's kernel: the bundled programs of
+# tests/progs have known call chains, and the stacks printed must be
+# exactly those chains (on a stock kernel through the synchronous
+# fallback: the 8 innermost frames). Every run uses its own -B instance
+# and checks it is gone afterwards.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	require_capture
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	[ -z "$NAME" ] || assert_no_instance "$NAME"
+	rm -rf "$TMP"
+}
+
+ustack() {
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid "$@"
+}
+
+@test "deep chain: stacks mode shows the innermost frames in order" {
+	run --separate-stderr ustack -- "$PROGS/deep" 5
+	[ "$status" -eq 0 ]
+	n=$(frames_max)
+	[ "$n" -gt 21 ] && n=21
+	got=$(first_stack <<< "$output" | head -n "$n")
+	want=$( (deep_chain 20; echo main) | head -n "$n")
+	[ "$got" = "$want" ]
+	[ "$(grep -c 'sys_enter_getppid' <<< "$output")" -eq 5 ]
+}
+
+@test "deep chain: folded mode gives one line with the count" {
+	run --separate-stderr ustack --folded -- "$PROGS/deep" 6
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	n=$(frames_max)
+	[ "$n" -gt 20 ] && n=20
+	want="deep;$(deep_chain "$n" | tac | paste -sd';')"
+	[[ "${lines[0]}" == *"$want 6" ]]
+}
+
+@test "shared library chain crosses into libustack-chain.so" {
+	run --separate-stderr ustack -- "$PROGS/shlib" 3
+	[ "$status" -eq 0 ]
+	got=$(first_stack <<< "$output" | head -5)
+	[ "$got" = "$(printf '%s\n' lib_inner lib_middle lib_outer app_call main)" ]
+	[[ "$output" == *"lib_inner+0x"*"(libustack-chain.so)"* ]]
+	[[ "$output" == *"app_call+0x"*"(shlib)"* ]]
+	run --separate-stderr ustack --folded -- "$PROGS/shlib" 4
+	[[ "$output" == *"main;app_call;lib_outer;lib_middle;lib_inner 4" ]]
+}
+
+@test "threads: each thread's stacks carry its own chain" {
+	run --separate-stderr ustack --folded -- "$PROGS/threads" 4
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	for x in alpha beta gamma; do
+		grep -q "${x}_thread;${x}_1;${x}_2;leaf_syscall 4\$" <<< "$output" ||
+			{ echo "no $x chain"; return 1; }
+	done
+}
+
+@test "perf-script output names the event and the frames" {
+	run --separate-stderr ustack --perf-script -- "$PROGS/shlib" 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"syscalls:sys_enter_getppid"* ]]
+	[[ "$output" == *"lib_inner+0x"*"(libustack-chain.so)"* ]] ||
+		[[ "$output" == *"lib_inner"*"libustack-chain.so"* ]]
+}
+
+@test "the fallback says once what is lost and where the patches are" {
+	has_deferred && skip "kernel has deferred stacks"
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'no deferred user stacks' <<< "$stderr")" -eq 1 ]
+	[[ "$stderr" == *"at most 8 frames"* ]]
+	[[ "$stderr" == *"kernel-patches/"* ]]
+}
+
+@test "summary lists events, matches, losses, pending and unresolved frames" {
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	for k in "events:" "stacks lost:" "cookies pending:" "frames unresolved:" "ring-buffer losses:"; do
+		[[ "$stderr" == *"$k"* ]] || { echo "no $k"; return 1; }
+	done
+	run --separate-stderr "$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[[ "$stderr" != *"events:"* ]]
+}
+
+@test "default events are the syscalls of the command" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sys_enter_getppid"* ]]
+	[[ "$output" == *"sys_enter_nanosleep"* || "$output" == *"sys_enter_clock_nanosleep"* ]]
+	# only the command: no other task shows up
+	[ -z "$(grep -E '^ *[^ ].*-[0-9]+ +\[' <<< "$output" | grep -v ' deep-' | grep -v '<...>-')" ]
+}
+
+@test "-P traces a running process, -d stops the run" {
+	"$PROGS/deep" 500 & pid=$!
+	run --separate-stderr "$USTACK" -B "$NAME" -q --folded -e syscalls:sys_enter_getppid -P "$pid" -d 1
+	kill "$pid"; wait "$pid" || true
+	[ "$status" -eq 0 ]
+	[[ "$output" == "deep;"*"chain_19;chain_20 "* ]]
+}
+
+@test "-c follows children, and only with -c" {
+	cat > "$TMP/parent.sh" <<EOT
+#!/bin/sh
+"$PROGS/shlib" 3
+EOT
+	chmod +x "$TMP/parent.sh"
+	# the shell itself may call getppid(): only the child must be absent
+	run --separate-stderr ustack --folded -- "$TMP/parent.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"lib_inner"* ]]
+	run --separate-stderr ustack --folded -c -- "$TMP/parent.sh"
+	[[ "$output" == *"lib_inner 3" ]]
+}
+
+@test "--comm filters the output" {
+	run --separate-stderr ustack --folded -c --comm nosuchcomm -- "$PROGS/shlib" 2
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--kernel adds kernel frames before the user frames" {
+	run --separate-stderr ustack --kernel -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	# a kernel syscall entry frame, then our chain
+	grep -qiE 'do_syscall_64|entry_SYSCALL|x64_sys_call' <<< "$output"
+	[[ "$output" == *"chain_20+0x"* ]]
+}
+
+@test "a short-lived command is still symbolized (stopped at exit for its maps)" {
+	run --separate-stderr ustack --folded -- "$PROGS/shlib" 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"lib_inner 1" ]]
+}
+
+@test "SIGINT stops a live run cleanly" {
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1000 > "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	sleep 1.5
+	[ -d "$TRACEFS/instances/$NAME" ]
+	kill -INT "$pid"
+	wait "$pid"
+	assert_no_instance "$NAME"
+	grep -q "chain_20+0x" "$TMP/out"
+}

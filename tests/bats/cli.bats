@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# trace-cmd ustack command line: help, usage errors, the one-line error
+# messages, the trace-cmd wrapper, make install.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+# Exactly one line on stderr, non-zero exit, message matching $1.
+assert_one_line_error() {
+	[ "$status" -ne 0 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: "* ]]
+	[[ "${stderr_lines[0]}" == *"$1"* ]]
+}
+
+@test "--help shows the modes, record's option letters and examples" {
+	run "$USTACK" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"trace-cmd ustack record -o FILE"* ]]
+	[[ "$output" == *"trace-cmd ustack report -i FILE"* ]]
+	for opt in "-e, --event" "-f, --filter" "-P, --pid" "-c, --children" "-o, --output" \
+		   "-i, --input" "-B, --instance" "-b, --buffer-size" "-C, --clock" \
+		   "-s, --sleep" "-q, --quiet" "-d, --duration" "--folded" "--perf-script" \
+		   "--kernel" "--comm"; do
+		[[ "$output" == *"$opt"* ]] || { echo "missing $opt"; return 1; }
+	done
+	[[ "$output" == *"Examples:"* ]]
+}
+
+@test "-f without -e is a usage error" {
+	run "$USTACK" -f 'common_pid == 1'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"-f needs a preceding -e"* ]]
+}
+
+@test "report does not take a command or capture options" {
+	run "$USTACK" report -i x.dat -- ls
+	[ "$status" -ne 0 ]
+	run "$USTACK" report -e sched:sched_switch
+	[ "$status" -ne 0 ]
+}
+
+@test "error: not root" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	[ "$(id -u)" = 0 ] || skip "needs root to drop it"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$USTACK" -- true
+	assert_one_line_error "must be run as root"
+}
+
+@test "error: no tracefs" {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	run --separate-stderr env TRACEFS_DIR="$TMP/none" "$USTACK" -- true
+	assert_one_line_error "no tracefs at $TMP/none"
+}
+
+@test "error: unknown event, and the instance is removed" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -e nosuchsystem:nosuchevent -- true
+	assert_one_line_error "unknown event nosuchsystem:nosuchevent"
+	assert_no_instance "$name"
+}
+
+@test "error: bad filter, and the instance is removed" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppid -f 'no_such_field ==' -- true
+	assert_one_line_error "bad filter 'no_such_field ==' for syscalls:sys_enter_getppid"
+	assert_no_instance "$name"
+}
+
+@test "error: command that does not exist" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -- "$TMP/no-such-program"
+	[ "$status" -ne 0 ]
+	[[ "${stderr_lines[-1]}" == "trace-cmd ustack: cannot run $TMP/no-such-program: No such file or directory" ]]
+	assert_no_instance "$name"
+}
+
+@test "error: missing input file" {
+	run --separate-stderr "$USTACK" report -i "$TMP/missing.dat"
+	assert_one_line_error "cannot open $TMP/missing.dat: No such file or directory"
+}
+
+@test "error: a file that is not a trace.dat" {
+	echo "hello" > "$TMP/text.dat"
+	run --separate-stderr "$USTACK" report -i "$TMP/text.dat"
+	assert_one_line_error "$TMP/text.dat is not a trace.dat file"
+}
+
+@test "wrapper: trace-cmd ustack runs our command, the rest the real trace-cmd" {
+	command -v trace-cmd >/dev/null || skip "no trace-cmd"
+	mkdir "$TMP/bin"
+	cp "$ROOT/scripts/trace-cmd-wrapper" "$TMP/bin/trace-cmd"
+	ln -s "$USTACK" "$TMP/bin/trace-cmd-ustack"
+	PATH="$TMP/bin:$PATH" run trace-cmd ustack --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"trace-cmd ustack record -o FILE"* ]]
+	PATH="$TMP/bin:$PATH" run trace-cmd version
+	[[ "$output" == *"trace-cmd version"* ]]
+}
+
+@test "wrapper: two wrappers in PATH do not call each other" {
+	mkdir "$TMP/a" "$TMP/b" "$TMP/tools"
+	cp "$ROOT/scripts/trace-cmd-wrapper" "$TMP/a/trace-cmd"
+	cp "$ROOT/scripts/trace-cmd-wrapper" "$TMP/b/trace-cmd"
+	# the tools the wrapper uses, without the real trace-cmd
+	for t in sh readlink dirname head grep; do
+		ln -s "$(command -v $t)" "$TMP/tools/$t"
+	done
+	run -127 timeout 10 env PATH="$TMP/a:$TMP/b:$TMP/tools" "$TMP/a/trace-cmd" version
+	[[ "$output" == *"the real trace-cmd is not in PATH"* ]]
+}
+
+@test "make install honours prefix and DESTDIR; install-wrapper adds trace-cmd" {
+	run make -s -C "$ROOT" install install-wrapper DESTDIR="$TMP/root" prefix=/opt/ustack
+	[ "$status" -eq 0 ]
+	[ -x "$TMP/root/opt/ustack/bin/trace-cmd-ustack" ]
+	[ -x "$TMP/root/opt/ustack/bin/trace-cmd" ]
+	run "$TMP/root/opt/ustack/bin/trace-cmd" ustack --help
+	[ "$status" -eq 0 ]
+}

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the trace-cmd ustack bats tests.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+USTACK="$ROOT/tracecmd/trace-cmd-ustack"
+PROGS="$ROOT/tests/progs"
+DATA="$ROOT/tests/data"
+TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
+
+# Capture tests need root and a tracefs; report tests need neither.
+require_capture() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ -d "$TRACEFS/instances" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null || true
+	[ -d "$TRACEFS/instances" ] || skip "no tracefs at $TRACEFS"
+}
+
+has_deferred() {
+	[ -e "$TRACEFS/options/userstacktrace_delay" ]
+}
+
+# VM tests: the deferred path exists only on the patched kernel.
+require_deferred() {
+	require_capture
+	has_deferred || skip "needs the patched kernel (options/userstacktrace_delay): run tests/run-tests --vm"
+}
+
+# A unique instance name per test: -B with a new name is created and
+# removed by the tool, so the test can check that nothing stays behind.
+instance_name() {
+	echo "ustack-bats-$$-${BATS_TEST_NUMBER:-0}"
+}
+
+assert_no_instance() {
+	local name="$1"
+
+	if [ -e "$TRACEFS/instances/$name" ]; then
+		rmdir "$TRACEFS/instances/$name" 2>/dev/null || true
+		echo "instance $name was left behind" >&2
+		return 1
+	fi
+}
+
+# The function names of the first stack printed in stacks mode, leaf first,
+# one per line: frames are indented lines "  name+0xoff (dso)".
+first_stack() {
+	awk '/^  [^ ]/ { started = 1; sub(/^  /, ""); sub(/\+0x.*/, ""); print; next }
+	     started { exit }'
+}
+
+# Folded lines of a given command name, count stripped.
+folded_of() {
+	grep "^$1;" | sed 's/ [0-9]*$//'
+}
+
+# Leaf-first list of n names: chain_20 chain_19 ...
+deep_chain() {
+	local n="$1" i
+
+	for ((i = 20; i > 20 - n; i--)); do
+		printf 'chain_%02d\n' "$i"
+	done
+}
+
+# Frames available on this kernel: 8 on the synchronous fallback.
+frames_max() {
+	if has_deferred; then echo 512; else echo 8; fi
+}
+
+build_progs() {
+	make -s -C "$ROOT" progs >&2
+	[ -x "$USTACK" ] || make -s -C "$ROOT" tracecmd/trace-cmd-ustack >&2
+}
