@@ -1081,15 +1081,18 @@ static void reset_child_signals(void)
 }
 
 static void learn_task(struct ustack_ctx *c, int pid);
+static int read_tgid(int pid);
 
 /*
  * Fallback: a command that lives less than a tick would exit before its
  * maps are read. Stop it at exit (PTRACE_O_TRACEEXIT: the mm is still
- * there) to take a last snapshot. Best effort: ptrace may be restricted.
+ * there) to take a last snapshot; its threads too, and with -c the
+ * processes it makes. Best effort: ptrace may be restricted.
  */
 static void watch_exit(struct ustack_ctx *c)
 {
 	sigset_t set;
+	long opts;
 
 	if (!c->procmaps)
 		return;
@@ -1098,7 +1101,10 @@ static void watch_exit(struct ustack_ctx *c)
 	c->sigchld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (c->sigchld_fd < 0)
 		return;
-	if (ptrace(PTRACE_SEIZE, c->child, 0, PTRACE_O_TRACEEXIT) < 0) {
+	opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACECLONE;
+	if (c->o->children)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	if (ptrace(PTRACE_SEIZE, c->child, 0, opts) < 0) {
 		close(c->sigchld_fd);
 		c->sigchld_fd = -1;
 		return;
@@ -1106,19 +1112,41 @@ static void watch_exit(struct ustack_ctx *c)
 	c->ptraced = true;
 }
 
-/* A ptrace stop of the command: snapshot at exit, pass signals on. */
-static void handle_stop(struct ustack_ctx *c, int status)
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * A ptrace stop of the command or of a task it made: snapshot the maps at
+ * exit, let new tasks and fork/clone events go on, pass signals on.
+ */
+static void handle_stop(struct ustack_ctx *c, pid_t pid, int status)
 {
 	int event = status >> 16;
+	int tgid;
 
-	if (event == PTRACE_EVENT_EXIT) {
-		learn_task(c, c->child);
-		ustack_procmaps_update(c->procmaps, c->child, ustack_instance_now(c->ui));
-		ptrace(PTRACE_CONT, c->child, 0, 0);
-	} else if (event == PTRACE_EVENT_STOP) {
-		ptrace(PTRACE_LISTEN, c->child, 0, 0);
-	} else {
-		ptrace(PTRACE_CONT, c->child, 0, WSTOPSIG(status));
+	switch (event) {
+	case PTRACE_EVENT_EXIT:
+		learn_task(c, pid);
+		tgid = read_tgid(pid);
+		if (tgid > 0)
+			ustack_procmaps_update(c->procmaps, tgid, ustack_instance_now(c->ui));
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
+	case PTRACE_EVENT_STOP:
+		/* group stop: stay stopped; first stop of a new task: go */
+		if (is_stop_signal(WSTOPSIG(status)))
+			ptrace(PTRACE_LISTEN, pid, 0, 0);
+		else
+			ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
+	case 0:
+		ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(status));
+		break;
+	default:
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		break;
 	}
 }
 
@@ -1195,15 +1223,18 @@ static void reap_child(struct ustack_ctx *c)
 {
 	struct signalfd_siginfo si;
 	int status;
+	pid_t pid;
 
 	while (c->sigchld_fd >= 0 && read(c->sigchld_fd, &si, sizeof(si)) > 0)
 		;
 	while (c->child && !c->child_done &&
-	       waitpid(c->child, &status, WNOHANG | __WALL) == c->child) {
+	       (pid = waitpid(c->ptraced ? -1 : c->child, &status, WNOHANG | __WALL)) > 0) {
 		if (WIFSTOPPED(status)) {
-			handle_stop(c, status);
+			handle_stop(c, pid, status);
 			continue;
 		}
+		if (pid != c->child)
+			continue;
 		c->child_status = status;
 		c->child_done = true;
 	}
