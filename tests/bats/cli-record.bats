@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# record -> trace.dat -> report: the same stacks as live, a file stock
+# trace-cmd reads, SIGINT leaves a readable file and no instance; report
+# from the fixture files in tests/data (recorded in the VM) when present.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	TMP="$(mktemp -d)"
+	NAME=
+}
+
+teardown() {
+	[ -z "$NAME" ] || assert_no_instance "$NAME"
+	rm -rf "$TMP"
+}
+
+record() {
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid "$@" 2>"$TMP/record.err"
+}
+
+@test "record then report gives the same folded stacks as live" {
+	record -- "$PROGS/shlib" 4
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	report="$output"
+	run --separate-stderr "$USTACK" -B "$NAME" -q --folded -e syscalls:sys_enter_getppid -- "$PROGS/shlib" 4
+	[ "$output" = "$report" ]
+	[[ "$report" == *"main;app_call;lib_outer;lib_middle;lib_inner 4" ]]
+}
+
+@test "record then report gives the same stacks (stacks mode)" {
+	record -- "$PROGS/deep" 3
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c sys_enter_getppid <<< "$output")" -eq 3 ]
+	n=$(frames_max)
+	[ "$n" -gt 21 ] && n=21
+	[ "$(first_stack <<< "$output" | head -n "$n")" = "$( (deep_chain 20; echo main) | head -n "$n")" ]
+}
+
+@test "stock trace-cmd report reads our file" {
+	command -v trace-cmd >/dev/null || skip "no trace-cmd"
+	record -- "$PROGS/deep" 2
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'sys_enter_getppid:' <<< "$output")" -eq 2 ]
+	[[ "$output" == *"$NAME:"* ]]
+	if has_deferred; then
+		[[ "$output" == *"user_unwind_stack"* ]]
+	else
+		[[ "$output" == *"user_stack:"* ]]
+	fi
+}
+
+@test "the file keeps the maps: PROCMAPS for trace-cmd, snapshots for report" {
+	has_deferred && skip "fallback only"
+	record -- "$PROGS/shlib" 2
+	run trace-cmd dump --options -i "$TMP/t.dat"
+	[[ "$output" == *"PROCMAPS"* ]]
+	[[ "$output" == *"libustack-chain.so"* ]]
+	# the program is gone: report resolves from the file alone
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[[ "$output" == *"lib_inner 2" ]]
+}
+
+@test "report filters by pid and comm" {
+	record -c -- sh -c "'$PROGS/shlib' 2; '$PROGS/deep' 2"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded --comm shlib
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"lib_inner 2"* ]]
+	[[ "$output" != *"chain_20"* ]]
+	pid=$("$USTACK" report -q -i "$TMP/t.dat" | awk '/ deep-[0-9]+ / { sub(/.*deep-/, ""); print $1; exit }')
+	[ -n "$pid" ]
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded -P "$pid"
+	[[ "$output" == *"chain_20 2"* ]]
+	[[ "$output" != *"lib_inner"* ]]
+}
+
+@test "SIGINT in the middle of record: no instance left, a readable file" {
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 1000 2>/dev/null &
+	pid=$!
+	sleep 1.5
+	[ -d "$TRACEFS/instances/$NAME" ]
+	kill -INT "$pid"
+	wait "$pid"
+	assert_no_instance "$NAME"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/int.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == "deep;"*"chain_20 "* ]]
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "$TMP/int.dat" > /dev/null
+	fi
+}
+
+@test "SIGTERM during a system-wide record also cleans up" {
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q -o "$TMP/sw.dat" -e syscalls:sys_enter_getppid 2>/dev/null &
+	pid=$!
+	sleep 1
+	# system-wide, maps are read each tick: live longer than one
+	"$PROGS/deep" 25
+	sleep 0.3
+	kill -TERM "$pid"
+	wait "$pid"
+	assert_no_instance "$NAME"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	[[ "$output" == "deep;"*"chain_20 25" ]]
+}
+
+@test "-B on an existing instance keeps it and restores what was changed" {
+	require_capture
+	NAME=$(instance_name)
+	mkdir "$TRACEFS/instances/$NAME"
+	echo 1 > "$TRACEFS/instances/$NAME/options/overwrite"
+	before_opt=$(cat "$TRACEFS/instances/$NAME/options/userstacktrace")
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1 >/dev/null 2>&1
+	[ -d "$TRACEFS/instances/$NAME" ]
+	[ "$(cat "$TRACEFS/instances/$NAME/options/userstacktrace")" = "$before_opt" ]
+	[ "$(cat "$TRACEFS/instances/$NAME/events/syscalls/sys_enter_getppid/enable")" = 0 ]
+	[ -z "$(cat "$TRACEFS/instances/$NAME/set_event_pid")" ]
+	rmdir "$TRACEFS/instances/$NAME"
+}
+
+@test "fixtures recorded in the VM report without the VM" {
+	shopt -s nullglob
+	files=("$DATA"/*.dat)
+	[ ${#files[@]} -gt 0 ] || skip "no fixture trace.dat in tests/data yet (record them with tests/bats/vm)"
+	for f in "${files[@]}"; do
+		run --separate-stderr "$USTACK" report -q -i "$f" --folded
+		[ "$status" -eq 0 ] || { echo "$f: $stderr"; return 1; }
+		[ -n "$output" ] || { echo "$f: no stacks"; return 1; }
+	done
+}
+
+@test "fixture: deep chain recorded on the patched kernel has all 20 frames" {
+	[ -f "$DATA/deep-deferred.dat" ] || skip "no tests/data/deep-deferred.dat fixture yet"
+	run --separate-stderr "$USTACK" report -q -i "$DATA/deep-deferred.dat" --folded
+	[ "$status" -eq 0 ]
+	want="$(deep_chain 20 | tac | paste -sd';')"
+	[[ "$output" == *"main;$want "* ]]
+}
