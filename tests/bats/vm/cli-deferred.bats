@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Deferred user stacks on the patched kernel (kernel-patches/), run inside
+# the VM by `tests/run-tests --vm` (tests/vm/run -- bats tests/bats/vm).
+# On any other kernel every test is skipped with the reason.
+#
+# Set USTACK_RECORD_FIXTURES=DIR (and make DIR writable in the VM with
+# tests/vm/run --rw DIR) to also write the fixture files of tests/data.
+
+bats_require_minimum_version 1.5.0
+load ../helpers
+
+setup() {
+	require_deferred
+	for p in deep shlib threads; do
+		[ -x "$PROGS/$p" ] || skip "run make on the host first ($PROGS/$p missing)"
+	done
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	rm -rf "${TMP:-/nonexistent}"
+}
+
+ustack() {
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid "$@"
+}
+
+@test "deferred: no fallback notice, cookies answered" {
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"no deferred user stacks"* ]]
+	[[ "$stderr" == *"stacks lost:          0"* ]]
+}
+
+@test "deferred: deep chain has all 20 frames then main" {
+	run --separate-stderr ustack -- "$PROGS/deep" 3
+	[ "$status" -eq 0 ]
+	[ "$(first_stack <<< "$output" | head -21)" = "$( (deep_chain 20; echo main))" ]
+	run --separate-stderr ustack --folded -- "$PROGS/deep" 3
+	want="$(deep_chain 20 | tac | paste -sd';')"
+	[[ "$output" == "deep;"*"main;$want 3" ]]
+}
+
+@test "deferred: shared library chain" {
+	run --separate-stderr ustack --folded -- "$PROGS/shlib" 3
+	[ "$status" -eq 0 ]
+	[[ "$output" == "shlib;"*"main;app_call;lib_outer;lib_middle;lib_inner 3" ]]
+}
+
+@test "deferred: threads keep their own chains" {
+	run --separate-stderr ustack --folded -- "$PROGS/threads" 3
+	[ "$status" -eq 0 ]
+	for x in alpha beta gamma; do
+		grep -q "${x}_thread;${x}_1;${x}_2;leaf_syscall 3\$" <<< "$output" ||
+			{ echo "no $x chain"; return 1; }
+	done
+}
+
+@test "deferred: --kernel puts kernel frames before the user frames" {
+	run --separate-stderr ustack --kernel -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	grep -qiE 'do_syscall_64|entry_SYSCALL|x64_sys_call' <<< "$output"
+	[[ "$output" == *"chain_01+0x"* ]]
+}
+
+@test "deferred: record then report equals live; stock report shows our events" {
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/shlib" 4 2>/dev/null
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	report="$output"
+	run --separate-stderr ustack --folded -- "$PROGS/shlib" 4
+	[ "$output" = "$report" ]
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"user_unwind_cookie"* ]]
+	[[ "$output" == *"user_unwind_stack"* ]]
+	[[ "$output" == *"inode_cache"* ]]
+}
+
+@test "deferred: SIGINT leaves no instance and a readable file" {
+	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 1000 2>/dev/null &
+	pid=$!
+	sleep 2
+	kill -INT "$pid"
+	wait "$pid"
+	assert_no_instance "$NAME"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/int.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"chain_20 "* ]]
+}
+
+@test "deferred: record the fixture files of tests/data" {
+	[ -n "${USTACK_RECORD_FIXTURES:-}" ] || skip "set USTACK_RECORD_FIXTURES=DIR to record fixtures"
+	dir="$USTACK_RECORD_FIXTURES"
+	for p in deep shlib threads; do
+		"$USTACK" record -B "$NAME" -q -o "$dir/$p-deferred.dat" \
+			-e syscalls:sys_enter_getppid -- "$PROGS/$p" 3 2>/dev/null
+		assert_no_instance "$NAME"
+	done
+}
