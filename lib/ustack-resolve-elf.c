@@ -411,6 +411,36 @@ static int tmp_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/*
+ * Page index: a lookup first narrows to the symbols starting in its page,
+ * so a big table costs one or two cache misses instead of a dozen.
+ */
+static void usymtab_index(struct usymtab *t)
+{
+	uint64_t span;
+	size_t i, p;
+
+	if (!t->nr)
+		return;
+	t->base = t->syms[0].start;
+	span = t->syms[t->nr - 1].start - t->base;
+	if (span >> USYM_PAGE_SHIFT >= (1U << 24))
+		return;		/* absurd layout: plain binary search */
+	t->nr_pages = (span >> USYM_PAGE_SHIFT) + 2;
+	t->page = malloc(t->nr_pages * sizeof(*t->page));
+	if (!t->page) {
+		t->nr_pages = 0;
+		return;
+	}
+	for (i = 0, p = 0; p < t->nr_pages; p++) {
+		uint64_t page_start = t->base + ((uint64_t)p << USYM_PAGE_SHIFT);
+
+		while (i < t->nr && t->syms[i].start < page_start)
+			i++;
+		t->page[p] = i;
+	}
+}
+
 /**
  * usymtab_finish - sort, drop duplicates, bound sizeless symbols
  * @t: table filled with usymtab_add_elf()
@@ -445,6 +475,7 @@ void usymtab_finish(struct usymtab *t)
 		n++;
 	}
 	t->nr = n;
+	usymtab_index(t);
 out:
 	free(t->tmp);
 	t->tmp = NULL;
@@ -463,6 +494,20 @@ const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr, k;
 
+	if (t->nr_pages) {
+		uint64_t p;
+
+		if (addr < t->base)
+			return NULL;
+		p = (addr - t->base) >> USYM_PAGE_SHIFT;
+		if (p + 1 < t->nr_pages) {
+			lo = t->page[p];
+			hi = t->page[p + 1];
+		} else {
+			lo = t->page[t->nr_pages - 1];
+		}
+	}
+	/* Last symbol starting at or before @addr: the answer is in [lo - 1, hi). */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -487,9 +532,11 @@ void usymtab_free(struct usymtab *t)
 
 	if (t->demangled) {
 		for (i = 0; i < t->nr; i++)
-			free(t->demangled[i]);
+			if (t->demangled[i] != t->syms[i].name)
+				free((char *)t->demangled[i]);
 		free(t->demangled);
 	}
+	free(t->page);
 	free(t->syms);
 	free(t->tmp);
 	memset(t, 0, sizeof(*t));

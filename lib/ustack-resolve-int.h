@@ -48,10 +48,16 @@ struct usym {
 
 struct usym_tmp;
 
+#define USYM_PAGE_SHIFT	12
+
 struct usymtab {
 	struct usym	*syms;
 	size_t		nr;
-	char		**demangled;	/* lazily filled, parallel to @syms */
+	/* page[i]: first symbol starting at or after base + (i << SHIFT) */
+	uint32_t	*page;
+	size_t		nr_pages;
+	uint64_t	base;
+	const char	**demangled;	/* lazily filled; owned when != name */
 	struct usym_tmp	*tmp;		/* while being built */
 	size_t		tmp_nr;
 	size_t		tmp_alloc;

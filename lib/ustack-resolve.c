@@ -18,8 +18,12 @@
 #include "ustack-resolve-int.h"
 
 #define DELETED_SUFFIX	" (deleted)"
-/* Cached lookups per file before the cache is emptied and refilled. */
-#define CACHE_MAX	(1U << 18)
+/*
+ * Cached DWARF lookups per file before the cache is emptied and refilled:
+ * real traces repeat a few thousand addresses; a stream of always new
+ * ones must not grow memory.
+ */
+#define CACHE_MAX	(1U << 16)
 
 static uint64_t dso_hash(const char *path, const unsigned char *id, size_t len,
 			 uint32_t flags)
@@ -418,7 +422,6 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 	struct usymtab *t = &dso->symtab;
 	size_t i = s - t->syms;
 	char *owned = NULL;
-	const char *n;
 
 	if (!dso->r->opts.demangle)
 		return s->name;
@@ -427,13 +430,12 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 		if (!t->demangled)
 			return s->name;
 	}
-	if (t->demangled[i])
-		return t->demangled[i];
-	n = ustack_demangle(dso->r, s->name, &owned);
-	if (!owned)
-		return n;
-	t->demangled[i] = owned;
-	return owned;
+	/* Cached either way: the demangled copy, or the name itself. */
+	if (!t->demangled[i]) {
+		ustack_demangle(dso->r, s->name, &owned);
+		t->demangled[i] = owned ? owned : s->name;
+	}
+	return t->demangled[i];
 }
 
 static void dso_load_dwarf(struct ustack_dso *dso)
@@ -588,6 +590,11 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 	o = &dso->r->opts;
 	if (!o->lines && !o->inlines)
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, 1);
+	if (!dso->debug_done)
+		dso_load_dwarf(dso);
+	/* Without DWARF a lookup is one binary search: nothing to cache. */
+	if (!dso->dw)
+		return dso_resolve(dso, vaddr, vaddr + return_address, out, max);
 
 	key = ((vaddr << 1) | return_address) + 1;
 	slot = cache_slot(&dso->cache, key);

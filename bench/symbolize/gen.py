@@ -51,13 +51,6 @@ def vaddr_of(loads, off):
     return None
 
 
-def off_of(loads, va):
-    for o, v, s in loads:
-        if v <= va < v + s:
-            return va - v + o
-    return None
-
-
 def uniform_gen(rng, files, loads):
     weights = [sum(s for _, _, s in loads[f]) for f in files]
     cum = []
@@ -91,8 +84,9 @@ def frames_zipf(rng, files, loads, n):
 def frames_real(perf_txt, loads, n):
     """User frames from `perf script -F ip,dso`: "ADDR (PATH)" lines.
 
-    perf prints user callchain addresses relative to the DSO's load
-    address, i.e. ELF virtual addresses; turn them back into offsets.
+    perf prints user callchain addresses as map-relative addresses,
+    ip - map start + pgoff: file offsets (checked on the ET_EXEC
+    python3.11, whose offsets and vaddrs differ by 0x400000).
     """
     got = []
     for line in open(perf_txt):
@@ -104,8 +98,8 @@ def frames_real(perf_txt, loads, n):
             loads[path] = exec_loads(path) if os.path.exists(path) else []
         if not loads[path]:
             continue
-        off = off_of(loads[path], int(f[0], 16))
-        if off is not None:
+        off = int(f[0], 16)
+        if vaddr_of(loads[path], off) is not None:
             got.append((path, off))
     if not got:
         sys.exit('no usable user frames in ' + perf_txt)

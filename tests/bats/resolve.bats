@@ -260,6 +260,17 @@ ref_line() {
 	[[ "$output" == *resolve-prog.c:* ]]
 }
 
+@test "names mode calls no libdw dwarf_* function (lazy binding shows each first call)" {
+	readelf -d "$SYM" | grep -qE 'BIND_NOW|FLAGS.*NOW' && skip "driver linked with -z now"
+	f="$PROGS/inline-heavy"
+	off=$(sym_off "$f" main 4)
+	n=$(LD_DEBUG=bindings "$SYM" --leaf --demangle <<<"$f $off" 2>&1 >/dev/null | grep -c 'symbol `dwarf_' || true)
+	[ "$n" -eq 0 ]
+	# The same frame with --inlines does bind them: the probe works.
+	n=$(LD_DEBUG=bindings "$SYM" --leaf --inlines <<<"$f $off" 2>&1 >/dev/null | grep -c 'symbol `dwarf_' || true)
+	[ "$n" -gt 0 ]
+}
+
 @test "inlines: C++ -O2 inline chains agree with llvm-symbolizer on >= 99% of .text" {
 	command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
 	f="$PROGS/inline-heavy"

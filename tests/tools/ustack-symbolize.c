@@ -119,24 +119,25 @@ static size_t parse_build_id(const char *s, unsigned char *id)
  */
 static int split(char *line, size_t len, char **tok, size_t *lens, int max)
 {
-	bool tabs = memchr(line, '\t', len) != NULL;
-	char *p = line, *end = line + len;
+	char sep = memchr(line, '\t', len) ? '\t' : ' ';
+	char *p = line, *end = line + len, *e;
 	int n = 0;
 
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
 	while (n < max) {
-		while (p < end && (*p == '\t' || *p == '\n' || *p == '\r' ||
-				   (!tabs && *p == ' ')))
+		while (p < end && (*p == sep || *p == '\t'))
 			p++;
 		if (p == end)
 			break;
+		e = memchr(p, sep, end - p);
+		if (!e)
+			e = end;
 		tok[n] = p;
-		while (p < end && *p != '\t' && *p != '\n' && *p != '\r' &&
-		       (tabs || *p != ' '))
-			p++;
-		lens[n] = p - tok[n];
+		lens[n] = e - p;
+		*e = '\0';
 		n++;
-		if (p < end)
-			*p++ = '\0';
+		p = e + (e < end);
 	}
 	return n;
 }
