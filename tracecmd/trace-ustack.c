@@ -251,6 +251,8 @@ static struct argp_option options[] = {
 	  "Fetch missing debug info from $DEBUGINFOD_URLS", 4 },
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
+	/* trace-cmd's commands all take -h */
+	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -390,6 +392,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case OPT_FOLDED:
 		o->out.mode = USTACK_OUTPUT_FOLDED;
