@@ -254,13 +254,14 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 
 static int progress(debuginfod_client *c, long a, long b)
 {
-	const char *what = debuginfod_get_user_data(c);
+	struct ustack_resolver *r = debuginfod_get_user_data(c);
 
+	r->dbgd_progress = true;
 	if (b > 0)
 		fprintf(stderr, "\rustack: debuginfod: downloading %s: %ld%%",
-			what, a * 100 / b);
+			r->dbgd_what, a * 100 / b);
 	else
-		fprintf(stderr, "\rustack: debuginfod: downloading %s...", what);
+		fprintf(stderr, "\rustack: debuginfod: downloading %s...", r->dbgd_what);
 	return 0;
 }
 
@@ -302,10 +303,15 @@ static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 		return NULL;
 	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo",
 				dso->path);
-	debuginfod_set_user_data(c, what);
+	dso->r->dbgd_what = what;
+	dso->r->dbgd_progress = false;
+	debuginfod_set_user_data(c, dso->r);
 	fprintf(stderr, "ustack: debuginfod: looking up %s\n", what);
 	fd = executable ? debuginfod_find_executable(c, id, len, &path) :
 			  debuginfod_find_debuginfo(c, id, len, &path);
+	if (dso->r->dbgd_progress)
+		fputc('\n', stderr);
+	dso->r->dbgd_what = NULL;
 	if (fd >= 0) {
 		close(fd);
 		e = uelf_open(path, &err);

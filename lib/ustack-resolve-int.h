@@ -126,6 +126,8 @@ struct ustack_resolver {
 	struct ujit			*jits;
 	void				*dbgd;		/* debuginfod_client */
 	bool				dbgd_tried;
+	bool				dbgd_progress;	/* a progress line is open */
+	const char			*dbgd_what;	/* what is being fetched */
 	char				*(*cxa_demangle)(const char *, char *,
 							 size_t *, int *);
 	bool				demangle_tried;
