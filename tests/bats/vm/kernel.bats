@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel side of deferred user stacks (kernel-patches/), on the real
+# patched kernel: run inside tests/vm. Each test drives tracefs directly
+# and checks the kernel's own text output with tests/vm/ktrace.py, so the
+# tool (trace-cmd ustack) plays no part in these results.
+
+load ../helpers
+
+KCHAIN="$ROOT/tests/progs/kernel/kchain"
+KTRACE="$ROOT/tests/vm/ktrace.py"
+CHAIN="kf_22,kf_21,kf_20,kf_19,kf_18,kf_17,kf_16,kf_15,kf_14,kf_13,kf_12,kf_11,kf_10,kf_09,kf_08,kf_07,kf_06,kf_05,kf_04,kf_03,kf_02,kf_01,main"
+
+setup() {
+	require_deferred
+	[ -x "$KCHAIN" ] || skip "tests/progs/kernel/kchain not built (make)"
+	KI="$TRACEFS/instances/kbats-$$-$BATS_TEST_NUMBER"
+	KT="$BATS_TEST_TMPDIR/trace"
+}
+
+teardown() {
+	[ -n "${KI:-}" ] && [ -d "$KI" ] && rmdir "$KI"
+	true
+}
+
+# kinstance [--sync] EVENT...: a fresh instance with deferred stacks and
+# inode_cache on (or, with --sync, the old userstacktrace only)
+kinstance() {
+	mkdir "$KI"
+	if [ "$1" = --sync ]; then
+		shift
+		echo 1 > "$KI/options/userstacktrace"
+	else
+		echo 1 > "$KI/options/userstacktrace_delay"
+		echo 1 > "$KI/events/inode_cache/inode_cache/enable"
+	fi
+	for e in "$@"; do
+		echo 1 > "$KI/events/$e/enable"
+	done
+}
+
+# krun CMD...: run CMD, leave its pid in $KPID
+krun() {
+	"$@" > "$BATS_TEST_TMPDIR/out" &
+	KPID=$!
+	wait $KPID
+}
+
+ksave() {
+	echo 0 > "$KI/tracing_on"
+	cat "$KI/trace" > "$KT"
+}
+
+@test "kernel: each traced syscall of a user task is followed by a cookie answered by a stack" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 3
+	ksave
+	run "$KTRACE" cookies "$KT" $KPID sys_getppid
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a 23-frame chain is unwound exactly, each offset inside its function, binary named with its build id" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 3
+	ksave
+	run "$KTRACE" chain "$KT" $KPID "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a frame in libc is named by the libc file inode_cache announced" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" libc 2
+	ksave
+	run "$KTRACE" leaf-in "$KT" $KPID libc.so
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: sys_enter and sys_exit of one syscall share a cookie and one stack" {
+	kinstance syscalls/sys_enter_getppid syscalls/sys_exit_getppid
+	krun "$KCHAIN" asm 3
+	ksave
+	run "$KTRACE" shared "$KT" $KPID "sys_getppid()" "sys_getppid ->"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a task that moves CPU in a syscall gets its stack on the other CPU" {
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	kinstance syscalls/sys_enter_sched_setaffinity
+	krun "$KCHAIN" migrate 0 1
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = "0 1" ]
+	ksave
+	run "$KTRACE" crosscpu "$KT" $KPID 0 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: kernel threads and the idle task get no cookie" {
+	kinstance sched/sched_switch sched/sched_wakeup syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 3
+	sleep 0.3
+	ksave
+	run "$KTRACE" nokthread "$KT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: userstacktrace alone still records synchronous stacks and no cookie" {
+	kinstance --sync syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 2
+	ksave
+	grep -q '<user stack trace>' "$KT"
+	! grep -q '<user unwind cookie>' "$KT"
+	! grep -q '<user stack unwind>' "$KT"
+}
+
+@test "kernel: recursion deeper than an event holds gives TRUNCATED and the leaf-most frames" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" recurse 600
+	ksave
+	run "$KTRACE" truncated "$KT" $KPID "$KCHAIN" raw_getppid kr_recurse
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: files are announced once, and again after tracing_on is written" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 1
+	first=$KPID
+	krun "$KCHAIN" asm 1
+	second=$KPID
+	echo 0 > "$KI/tracing_on"
+	echo 1 > "$KI/tracing_on"
+	krun "$KCHAIN" asm 1
+	third=$KPID
+	ksave
+	n1=$("$KTRACE" announced "$KT" $first)
+	n2=$("$KTRACE" announced "$KT" $second)
+	n3=$("$KTRACE" announced "$KT" $third)
+	echo "announcements: first $n1, second $n2, after tracing_on $n3"
+	[ "$n1" -ge 1 ]
+	[ "$n2" -eq 0 ]
+	[ "$n3" -ge 1 ]
+	# the stacks after the reset still resolve to the binary
+	run "$KTRACE" chain "$KT" $third "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a new instance starts with userstacktrace_delay off and removal cancels it" {
+	mkdir "$KI"
+	[ "$(cat "$KI/options/userstacktrace_delay")" = 0 ]
+	echo 1 > "$KI/options/userstacktrace_delay"
+	rmdir "$KI"
+	mkdir "$KI"
+	[ "$(cat "$KI/options/userstacktrace_delay")" = 0 ]
+	echo 1 > "$KI/options/userstacktrace_delay"
+}

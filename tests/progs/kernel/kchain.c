@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kchain: user stacks the kernel-side tests know in advance.
+ *
+ *   kchain asm [N]       main -> kf_01 -> ... -> kf_22, which enters the
+ *                        kernel with getppid(2) itself (inline syscall), so
+ *                        the leaf frame is kf_22; N times (default 3)
+ *   kchain libc [N]      the same chain, but kf_22 calls libc's getppid(),
+ *                        so the leaf frame is in libc
+ *   kchain recurse DEPTH kr_recurse() calls itself DEPTH times, then
+ *                        getppid(2) from the deepest call
+ *   kchain migrate FROM TO
+ *                        pinned to CPU FROM, moves itself to CPU TO with
+ *                        sched_setaffinity(2): the syscall enters on FROM
+ *                        and returns to user space on TO
+ *
+ * Built with frame pointers and without inlining: the kernel's deferred
+ * unwinder walks frame pointers.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static int use_libc;
+
+/* getppid(2) without libc, so that no frame-pointer-less code is on top */
+static NOINLINE long raw_getppid(void)
+{
+	long ret;
+
+	asm volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+NOINLINE void kf_22(void);
+NOINLINE void kf_22(void)
+{
+	if (use_libc) {
+		getppid();
+	} else {
+		/* Inline, so that kf_22 itself is the leaf frame */
+		long ret;
+
+		asm volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid)
+			     : "rcx", "r11", "memory");
+	}
+	asm volatile("" ::: "memory");
+}
+
+#define KF(n, next)				\
+	NOINLINE void kf_##n(void);		\
+	NOINLINE void kf_##n(void)		\
+	{					\
+		next();				\
+		asm volatile("" ::: "memory");	\
+	}
+
+KF(21, kf_22)
+KF(20, kf_21)
+KF(19, kf_20)
+KF(18, kf_19)
+KF(17, kf_18)
+KF(16, kf_17)
+KF(15, kf_16)
+KF(14, kf_15)
+KF(13, kf_14)
+KF(12, kf_13)
+KF(11, kf_12)
+KF(10, kf_11)
+KF(09, kf_10)
+KF(08, kf_09)
+KF(07, kf_08)
+KF(06, kf_07)
+KF(05, kf_06)
+KF(04, kf_05)
+KF(03, kf_04)
+KF(02, kf_03)
+KF(01, kf_02)
+
+NOINLINE int kr_recurse(int depth);
+NOINLINE int kr_recurse(int depth)
+{
+	if (depth <= 1)
+		return (int)raw_getppid();
+	return kr_recurse(depth - 1) + 1;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int migrate(int from, int to)
+{
+	if (pin(from) < 0) {
+		perror("kchain: sched_setaffinity");
+		return 1;
+	}
+	/* Give the scheduler a chance to move us before the traced call */
+	usleep(10000);
+	if (sched_getcpu() != from) {
+		fprintf(stderr, "kchain: not running on CPU %d\n", from);
+		return 1;
+	}
+	/* The traced call: it moves the task while it is in the kernel */
+	if (pin(to) < 0) {
+		perror("kchain: sched_setaffinity");
+		return 1;
+	}
+	printf("%d %d\n", from, sched_getcpu());
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int i, n;
+
+	if (argc < 2)
+		return usage();
+
+	if (!strcmp(argv[1], "asm") || !strcmp(argv[1], "libc")) {
+		use_libc = !strcmp(argv[1], "libc");
+		n = argc > 2 ? atoi(argv[2]) : 3;
+		for (i = 0; i < n; i++)
+			kf_01();
+		return 0;
+	}
+	if (!strcmp(argv[1], "recurse") && argc > 2) {
+		kr_recurse(atoi(argv[2]));
+		return 0;
+	}
+	if (!strcmp(argv[1], "migrate") && argc > 3)
+		return migrate(atoi(argv[2]), atoi(argv[3]));
+	return usage();
+}

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+ktrace.py: checks of the kernel side, on the kernel's own text output.
+
+It reads an instance's `trace` file (the kernel's formatting of the
+user_unwind_cookie, user_unwind_stack and inode_cache events) and checks
+one property per subcommand; it prints what is wrong and exits 1, so a
+bats test fails with the reason. It uses nothing of trace-cmd ustack: a
+bug in the tool cannot hide a bug in the kernel, or the other way round.
+
+  ktrace.py cookies TRACE PID EVENT      every EVENT of PID is followed, on
+                                         its CPU, by a cookie of PID, and a
+                                         stack answers each cookie
+  ktrace.py chain TRACE PID BINARY F1,F2,...
+                                         the stacks of PID start with the
+                                         functions F1 (leaf), F2, ... of
+                                         BINARY (offsets checked against its
+                                         symbol table), and BINARY was
+                                         announced with its path and build id
+  ktrace.py leaf-in TRACE PID SUBSTR     the leaf frame of PID's stacks is in
+                                         a file whose announced path contains
+                                         SUBSTR
+  ktrace.py shared TRACE PID EVENT1 EVENT2
+                                         in one kernel entry both events get
+                                         the same cookie and one stack
+  ktrace.py crosscpu TRACE PID FROM TO   a cookie of PID on CPU FROM is
+                                         answered by a stack on CPU TO
+  ktrace.py nokthread TRACE              no event of a kernel thread (or of
+                                         the idle task) is followed by a
+                                         cookie, and some user task got one
+  ktrace.py truncated TRACE PID BINARY LEAF FUNC
+                                         a stack of PID is TRUNCATED, holds
+                                         as many frames as fit, and its
+                                         frames are the leaf-most ones: LEAF
+                                         then only FUNC of BINARY
+  ktrace.py announced TRACE PID          number of inode_cache events of PID
+"""
+import functools
+import os
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+'
+                  r'(?P<ts>\d+\.\d+): (?P<body>.*)$')
+FRAME = re.compile(r'^ => (?P<off>[0-9a-f]+) \[(?P<id>[0-9a-f]+)\]$')
+COOKIE = re.compile(r'^<user unwind cookie> cookie=(?P<cookie>[0-9a-f]+)$')
+STACK = re.compile(r'^<user stack unwind> cookie=(?P<cookie>[0-9a-f]+) flags=(?P<flags>[0-9a-f]+)$')
+INODE = re.compile(r'^inode_cache: id=(?P<id>[0-9a-f]+) ino=\d+ dev=\d+:\d+ tgid=(?P<tgid>\d+) '
+                   r'flags=(?P<flags>[0-9a-f]+) build_id=(?P<bid>[0-9a-f]*) path=(?P<path>.*)$')
+
+
+class Rec:
+    """One line of the trace, with the frames of a stack event."""
+
+    def __init__(self, m, idx):
+        self.idx = idx
+        self.comm = m.group('comm').strip()
+        self.pid = int(m.group('pid'))
+        self.cpu = int(m.group('cpu'))
+        self.ts = float(m.group('ts'))
+        self.body = m.group('body')
+        self.kind = 'event'
+        self.frames = []
+        c = COOKIE.match(self.body)
+        s = STACK.match(self.body)
+        i = INODE.match(self.body)
+        if c:
+            self.kind, self.cookie = 'cookie', c.group('cookie')
+        elif s:
+            self.kind, self.cookie = 'stack', s.group('cookie')
+            self.flags = int(s.group('flags'), 16)
+        elif i:
+            self.kind = 'inode'
+            self.id = i.group('id')
+            self.tgid = int(i.group('tgid'))
+            self.mflags = int(i.group('flags'), 16)
+            self.build_id = i.group('bid')
+            self.path = i.group('path')
+
+
+def parse(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if line.startswith('#'):
+                continue
+            fm = FRAME.match(line)
+            if fm and recs and recs[-1].kind == 'stack':
+                recs[-1].frames.append((int(fm.group('off'), 16), fm.group('id')))
+                continue
+            m = LINE.match(line)
+            if m:
+                recs.append(Rec(m, len(recs)))
+    return recs
+
+
+def fail(msg):
+    print('ktrace: ' + msg)
+    sys.exit(1)
+
+
+def cookie_after(recs, rec):
+    """The cookie written right behind rec on its CPU, if any."""
+    for r in recs[rec.idx + 1:]:
+        if r.cpu != rec.cpu:
+            continue
+        return r if r.kind == 'cookie' and r.pid == rec.pid else None
+    return None
+
+
+def stack_for(recs, pid, cookie, after):
+    for r in recs[after + 1:]:
+        if r.kind == 'stack' and r.pid == pid and r.cookie == cookie:
+            return r
+    return None
+
+
+def mappings(recs):
+    """id -> list of inode_cache records, in trace order."""
+    m = {}
+    for r in recs:
+        if r.kind == 'inode':
+            m.setdefault(r.id, []).append(r)
+    return m
+
+
+def binding(recs, maps, stack, fid):
+    """kernel-abi.md rule 3: latest announcement not after the stack."""
+    cands = maps.get(fid, [])
+    before = [r for r in cands if r.idx < stack.idx]
+    if before:
+        return before[-1]
+    return cands[0] if cands else None
+
+
+@functools.lru_cache(maxsize=None)
+def elf_functions(binary):
+    """[(start, end, name)] of the binary's functions, in vaddr space."""
+    out = subprocess.run(['nm', '-S', '--defined-only', binary],
+                         capture_output=True, text=True, check=True).stdout
+    funcs = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in 'tTwW':
+            start, size = int(parts[0], 16), int(parts[1], 16)
+            funcs.append((start, start + size, parts[3]))
+    return funcs
+
+
+@functools.lru_cache(maxsize=None)
+def elf_loads(binary):
+    """[(offset, filesz, vaddr)] of the PT_LOAD headers."""
+    out = subprocess.run(['readelf', '-lW', binary],
+                         capture_output=True, text=True, check=True).stdout
+    loads = []
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] == 'LOAD':
+            loads.append((int(parts[1], 16), int(parts[4], 16), int(parts[2], 16)))
+    return loads
+
+
+def elf_build_id(binary):
+    out = subprocess.run(['readelf', '-n', binary],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r'Build ID: ([0-9a-f]+)', out)
+    return m.group(1) if m else ''
+
+
+def function_at(binary, off):
+    for poff, filesz, vaddr in elf_loads(binary):
+        if poff <= off < poff + filesz:
+            addr = off - poff + vaddr
+            for start, end, name in elf_functions(binary):
+                if start <= addr < end:
+                    return name
+            return None
+    return None
+
+
+def pid_stacks(recs, pid):
+    stacks = [r for r in recs if r.kind == 'stack' and r.pid == pid]
+    if not stacks:
+        fail('no user_unwind_stack event of pid %d' % pid)
+    return stacks
+
+
+def cmd_cookies(recs, pid, event):
+    events = [r for r in recs if r.kind == 'event' and r.pid == pid and event in r.body]
+    if not events:
+        fail('no %s event of pid %d' % (event, pid))
+    for e in events:
+        c = cookie_after(recs, e)
+        if not c:
+            fail('%s of pid %d at %.6f has no cookie behind it on CPU %d' %
+                 (event, pid, e.ts, e.cpu))
+        if c.cookie == '0':
+            fail('cookie 0 (request failed) for pid %d at %.6f' % (pid, e.ts))
+        if not stack_for(recs, pid, c.cookie, c.idx):
+            fail('cookie %s of pid %d is answered by no stack' % (c.cookie, pid))
+    print('%d events, each with a cookie answered by a stack' % len(events))
+
+
+def frame_function(recs, maps, stack, i, binary, bpath):
+    off, fid = stack.frames[i]
+    m = binding(recs, maps, stack, fid)
+    if not m:
+        fail('frame %d id %s was never announced by inode_cache' % (i, fid))
+    if m.path != bpath:
+        return None, m.path
+    # Return addresses point after the call: look up the call itself
+    return function_at(binary, off if i == 0 else off - 1), m.path
+
+
+def cmd_chain(recs, pid, binary, funcs):
+    maps = mappings(recs)
+    bpath = os.path.realpath(binary)
+    want_bid = elf_build_id(binary)
+    announced = [m for l in maps.values() for m in l if m.path == bpath]
+    if not announced:
+        fail('%s was never announced by inode_cache' % bpath)
+    for m in announced:
+        if m.build_id != want_bid:
+            fail('build id of %s announced as %s, readelf -n says %s' %
+                 (bpath, m.build_id, want_bid))
+    for stack in pid_stacks(recs, pid):
+        if len(stack.frames) < len(funcs):
+            fail('stack of pid %d has %d frames, expected at least %d' %
+                 (pid, len(stack.frames), len(funcs)))
+        for i, want in enumerate(funcs):
+            got, path = frame_function(recs, maps, stack, i, binary, bpath)
+            if got != want:
+                fail('frame %d of pid %d: expected %s in %s, got %s in %s' %
+                     (i, pid, want, bpath, got, path))
+    print('stacks of pid %d: %s' % (pid, ' <- '.join(funcs)))
+
+
+def cmd_leaf_in(recs, pid, substr):
+    maps = mappings(recs)
+    for stack in pid_stacks(recs, pid):
+        if not stack.frames:
+            fail('empty stack for pid %d' % pid)
+        m = binding(recs, maps, stack, stack.frames[0][1])
+        if not m or substr not in m.path:
+            fail('leaf frame of pid %d is in %s, not in %s' %
+                 (pid, m.path if m else 'an unannounced file', substr))
+    print('leaf frames of pid %d are in %s' % (pid, substr))
+
+
+def cmd_shared(recs, pid, ev1, ev2):
+    firsts = [r for r in recs if r.kind == 'event' and r.pid == pid and ev1 in r.body]
+    if not firsts:
+        fail('no %s event of pid %d' % (ev1, pid))
+    for e1 in firsts:
+        c1 = cookie_after(recs, e1)
+        e2 = next((r for r in recs[e1.idx + 1:]
+                   if r.kind == 'event' and r.pid == pid), None)
+        if not c1 or not e2 or ev2 not in e2.body:
+            fail('%s of pid %d is not followed by its cookie and %s' % (ev1, pid, ev2))
+        c2 = cookie_after(recs, e2)
+        if not c2 or c2.cookie != c1.cookie:
+            fail('%s and %s of one entry have cookies %s and %s' %
+                 (ev1, ev2, c1.cookie, c2.cookie if c2 else 'none'))
+        n = len([r for r in recs if r.kind == 'stack' and r.pid == pid and
+                 r.cookie == c1.cookie])
+        if n != 1:
+            fail('cookie %s has %d stacks, expected 1' % (c1.cookie, n))
+    print('%d kernel entries: two events, one cookie, one stack' % len(firsts))
+
+
+def cmd_crosscpu(recs, pid, cfrom, cto):
+    for c in recs:
+        if c.kind == 'cookie' and c.pid == pid and c.cpu == cfrom:
+            s = stack_for(recs, pid, c.cookie, c.idx)
+            if s and s.cpu == cto:
+                print('cookie %s on CPU %d, its stack on CPU %d' % (c.cookie, cfrom, cto))
+                return
+    fail('no cookie of pid %d on CPU %d answered by a stack on CPU %d' % (pid, cfrom, cto))
+
+
+def kthread_pids():
+    pids = {0}
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/status' % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        if re.search(r'^Kthread:\s+1', st, re.M) or re.search(r'^PPid:\s+2$', st, re.M) \
+           or d == '2':
+            pids.add(int(d))
+    return pids
+
+
+def cmd_nokthread(recs):
+    kpids = kthread_pids()
+    seen_k = seen_u = 0
+    for r in recs:
+        if r.kind != 'event':
+            continue
+        c = cookie_after(recs, r)
+        if r.pid in kpids or r.comm.startswith('kworker'):
+            seen_k += 1
+            if c:
+                fail('kernel thread %s-%d got cookie %s' % (r.comm, r.pid, c.cookie))
+        elif c:
+            seen_u += 1
+    if not seen_k:
+        fail('no event of a kernel thread was traced')
+    if not seen_u:
+        fail('no user task got a cookie (the test would prove nothing)')
+    print('%d kernel thread events without cookie, %d user events with' % (seen_k, seen_u))
+
+
+def cmd_truncated(recs, pid, binary, leaf, func):
+    maps = mappings(recs)
+    bpath = os.path.realpath(binary)
+    stacks = [s for s in pid_stacks(recs, pid) if s.flags & 1]
+    if not stacks:
+        fail('no TRUNCATED stack for pid %d' % pid)
+    for s in stacks:
+        # 4 KiB sub-buffers hold about 250 frames of 16 bytes
+        if len(s.frames) < 200:
+            fail('TRUNCATED stack has only %d frames' % len(s.frames))
+        for i in range(len(s.frames)):
+            want = leaf if i == 0 else func
+            got, path = frame_function(recs, maps, s, i, binary, bpath)
+            if got != want:
+                fail('frame %d of the TRUNCATED stack is %s in %s, not %s: '
+                     'the outer frames were kept' % (i, got, path, want))
+    print('TRUNCATED stack with %d leaf-most frames, all in %s' % (len(stacks[0].frames), func))
+
+
+def cmd_announced(recs, pid):
+    print(len([r for r in recs if r.kind == 'inode' and r.pid == pid]))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        sys.exit(2)
+    cmd, recs = sys.argv[1], parse(sys.argv[2])
+    a = sys.argv[3:]
+    if cmd == 'cookies':
+        cmd_cookies(recs, int(a[0]), a[1])
+    elif cmd == 'chain':
+        cmd_chain(recs, int(a[0]), a[1], a[2].split(','))
+    elif cmd == 'leaf-in':
+        cmd_leaf_in(recs, int(a[0]), a[1])
+    elif cmd == 'shared':
+        cmd_shared(recs, int(a[0]), a[1], a[2])
+    elif cmd == 'crosscpu':
+        cmd_crosscpu(recs, int(a[0]), int(a[1]), int(a[2]))
+    elif cmd == 'nokthread':
+        cmd_nokthread(recs)
+    elif cmd == 'truncated':
+        cmd_truncated(recs, int(a[0]), a[1], a[2], a[3])
+    elif cmd == 'announced':
+        cmd_announced(recs, int(a[0]))
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == '__main__':
+    main()
