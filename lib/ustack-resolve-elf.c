@@ -338,25 +338,31 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
 	int added = 0;
 
 	while ((scn = elf_nextscn(e->elf, scn))) {
-		Elf_Data *data;
+		Elf_Data *data, *str;
+		const char *strs;
 		size_t i, nr;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
 		    !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
-		if (!data)
+		str = elf_getdata(elf_getscn(e->elf, sh.sh_link), NULL);
+		/* Names are read straight from a NUL-terminated string table. */
+		if (!data || !str || !str->d_size ||
+		    ((const char *)str->d_buf)[str->d_size - 1])
 			continue;
+		strs = str->d_buf;
 		nr = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
 		for (i = 0; i < nr; i++) {
 			struct usym_tmp s;
 			GElf_Shdr ssh;
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, i, &sym) || !sym_wanted(&sym))
+			if (!gelf_getsym(data, i, &sym) || !sym_wanted(&sym) ||
+			    sym.st_name >= str->d_size)
 				continue;
-			s.name = elf_strptr(e->elf, sh.sh_link, sym.st_name);
-			if (!s.name || !*s.name)
+			s.name = strs + sym.st_name;
+			if (!*s.name)
 				continue;
 			s.start = sym.st_value;
 			s.sizeless = !sym.st_size;
@@ -394,9 +400,8 @@ static int leading_underscores(const char *s)
  * a sized symbol, then global over weak over local, then fewer leading
  * underscores, then by name so the choice never depends on input order.
  */
-static int tmp_cmp(const void *pa, const void *pb)
+static inline int tmp_cmp(const struct usym_tmp *a, const struct usym_tmp *b)
 {
-	const struct usym_tmp *a = pa, *b = pb;
 	int d;
 
 	if (a->start != b->start)
@@ -409,6 +414,86 @@ static int tmp_cmp(const void *pa, const void *pb)
 	if (d)
 		return d;
 	return strcmp(a->name, b->name);
+}
+
+struct skey {
+	uint64_t	start;
+	uint32_t	idx;
+};
+
+static int skey_cmp(const void *pa, const void *pb)
+{
+	const struct skey *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+#define RADIX_BITS	11
+#define RADIX_PASSES	3	/* 33 bits of address range */
+
+/*
+ * Order of the symbols, as keys: a stable LSD radix sort on the start
+ * address relative to the lowest one (big .dynsym tables of LLVM or rustc
+ * libraries have hundreds of thousands of entries and qsort() was a
+ * visible part of loading them), then equal addresses by tmp_cmp().
+ */
+static struct skey *sort_keys(const struct usymtab *t)
+{
+	size_t n = t->tmp_nr, i, k, cnt[1 << RADIX_BITS];
+	struct skey *key = malloc((n ? n : 1) * sizeof(*key));
+	struct skey *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *sw;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int pass;
+
+	if (!key || !tmp) {
+		free(key);
+		free(tmp);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		key[i].start = t->tmp[i].start;
+		key[i].idx = i;
+		if (key[i].start < lo)
+			lo = key[i].start;
+		if (key[i].start > hi)
+			hi = key[i].start;
+	}
+	/* Addresses spread over more than 8 GiB (odd layouts): plain qsort. */
+	if (n && (hi - lo) >> (RADIX_BITS * RADIX_PASSES))
+		qsort(key, n, sizeof(*key), skey_cmp);
+	for (pass = 0; n && !((hi - lo) >> (RADIX_BITS * RADIX_PASSES)) &&
+		       pass < RADIX_PASSES; pass++) {
+		int shift = pass * RADIX_BITS;
+		size_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(key[i].start - lo) >> shift & ((1 << RADIX_BITS) - 1)]++;
+		for (k = 0; k < (1 << RADIX_BITS); k++) {
+			size_t c = cnt[k];
+
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(key[i].start - lo) >> shift & ((1 << RADIX_BITS) - 1)]++] = key[i];
+		sw = key;
+		key = tmp;
+		tmp = sw;
+	}
+	free(tmp);
+	/* Runs of one address: best name first (insertion sort, runs are short). */
+	for (i = 1; i < n; i++) {
+		struct skey v = key[i];
+
+		for (k = i; k && key[k - 1].start == v.start &&
+			    tmp_cmp(&t->tmp[v.idx], &t->tmp[key[k - 1].idx]) < 0; k--)
+			key[k] = key[k - 1];
+		key[k] = v;
+	}
+	return key;
 }
 
 /*
@@ -447,15 +532,16 @@ static void usymtab_index(struct usymtab *t)
  */
 void usymtab_finish(struct usymtab *t)
 {
+	struct skey *key = sort_keys(t);
 	size_t i, n = 0;
 
-	if (t->tmp_nr)
-		qsort(t->tmp, t->tmp_nr, sizeof(*t->tmp), tmp_cmp);
+	if (!key)
+		goto out;
 	t->syms = calloc(t->tmp_nr ? t->tmp_nr : 1, sizeof(*t->syms));
 	if (!t->syms)
 		goto out;
 	for (i = 0; i < t->tmp_nr; i++) {
-		const struct usym_tmp *s = &t->tmp[i];
+		const struct usym_tmp *s = &t->tmp[key[i].idx];
 		uint64_t end = s->end;
 
 		if (n && t->syms[n - 1].start == s->start)
@@ -464,10 +550,10 @@ void usymtab_finish(struct usymtab *t)
 		if (s->sizeless && i + 1 < t->tmp_nr) {
 			size_t j = i + 1;
 
-			while (j < t->tmp_nr && t->tmp[j].start == s->start)
+			while (j < t->tmp_nr && key[j].start == s->start)
 				j++;
-			if (j < t->tmp_nr && t->tmp[j].start < end)
-				end = t->tmp[j].start;
+			if (j < t->tmp_nr && key[j].start < end)
+				end = key[j].start;
 		}
 		t->syms[n].start = s->start;
 		t->syms[n].end = end;
@@ -477,6 +563,7 @@ void usymtab_finish(struct usymtab *t)
 	t->nr = n;
 	usymtab_index(t);
 out:
+	free(key);
 	free(t->tmp);
 	t->tmp = NULL;
 	t->tmp_nr = t->tmp_alloc = 0;

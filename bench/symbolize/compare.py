@@ -92,7 +92,8 @@ def aliases(files):
         for line in out.splitlines():
             parts = line.split(' ', 2)
             if len(parts) == 3:
-                by_name.setdefault(norm(parts[2]), set()).add(parts[0])
+                name = parts[2].split('@')[0]
+                by_name.setdefault(norm(name), set()).add(parts[0])
     return by_name
 
 

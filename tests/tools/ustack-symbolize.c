@@ -46,6 +46,7 @@ struct state {
 	bool			lines;
 	int			pid;
 	struct dso_slot		slots[DSO_SLOTS];
+	struct dso_slot		*last;		/* of the previous frame */
 	struct ustack_dso	**seen;		/* files whose error was shown */
 	size_t			nr_seen;
 	unsigned long		frames;
@@ -182,16 +183,20 @@ static struct dso_slot *get_dso(struct state *st, const char *key, size_t key_le
 				const char *path, const unsigned char *id,
 				size_t id_len, uint32_t flags)
 {
-	uint64_t h = text_hash(key, key_len, 0xcbf29ce484222325ULL);
-	struct dso_slot *s;
+	struct dso_slot *s = st->last;
+	uint64_t h;
 	size_t i;
 
+	/* Neighbouring frames often share a file: skip the hash then. */
+	if (s && s->key_len == key_len && !memcmp(s->key, key, key_len))
+		return s;
+	h = text_hash(key, key_len, 0xcbf29ce484222325ULL);
 	for (i = h % DSO_SLOTS;; i = (i + 1) % DSO_SLOTS) {
 		s = &st->slots[i];
 		if (!s->key)
 			break;
 		if (s->key_len == key_len && !memcmp(s->key, key, key_len))
-			return s;
+			return st->last = s;
 	}
 	s->dso = ustack_resolver_dso(st->r, path, id, id_len, st->pid, flags);
 	report_error(st, s->dso);
@@ -203,7 +208,7 @@ static struct dso_slot *get_dso(struct state *st, const char *key, size_t key_le
 	}
 	memcpy(s->key, key, key_len);
 	s->key_len = key_len;
-	return s;
+	return st->last = s;
 }
 
 static char *put_hex(char *p, uint64_t v)
