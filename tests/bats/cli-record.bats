@@ -140,7 +140,7 @@ record() {
 	files=("$DATA"/*.dat)
 	[ ${#files[@]} -gt 0 ] || skip "no fixture trace.dat in tests/data yet (record them with tests/bats/vm)"
 	for f in "${files[@]}"; do
-		run --separate-stderr "$USTACK" report -q -i "$f" --folded
+		run --separate-stderr "$USTACK" report -q -i "$f" --symfs "$DATA/symfs" --folded
 		[ "$status" -eq 0 ] || { echo "$f: $stderr"; return 1; }
 		[ -n "$output" ] || { echo "$f: no stacks"; return 1; }
 	done
@@ -148,7 +148,7 @@ record() {
 
 @test "fixture: deep chain recorded on the patched kernel has all 20 frames" {
 	[ -f "$DATA/deep-deferred.dat" ] || skip "no tests/data/deep-deferred.dat fixture yet"
-	run --separate-stderr "$USTACK" report -q -i "$DATA/deep-deferred.dat" --folded
+	run --separate-stderr "$USTACK" report -q -i "$DATA/deep-deferred.dat" --symfs "$DATA/symfs" --folded
 	[ "$status" -eq 0 ]
 	want="$(deep_chain 20 | tac | paste -sd';')"
 	[[ "$output" == *"main;$want "* ]]

@@ -97,9 +97,16 @@ ustack() {
 @test "deferred: record the fixture files of tests/data" {
 	[ -n "${USTACK_RECORD_FIXTURES:-}" ] || skip "set USTACK_RECORD_FIXTURES=DIR to record fixtures"
 	dir="$USTACK_RECORD_FIXTURES"
+	# Record from a fixed path and keep the exact binaries under
+	# $dir/symfs, so that reports resolve them with --symfs on any
+	# checkout, whatever its path and however it rebuilds the programs.
+	fix=/tmp/ustack-fixtures
+	mkdir -p "$fix" "$dir/symfs$fix"
+	cp "$PROGS"/{deep,shlib,threads,libustack-chain.so} "$fix/"
+	cp "$PROGS"/{deep,shlib,threads,libustack-chain.so} "$dir/symfs$fix/"
 	for p in deep shlib threads; do
 		"$USTACK" record -B "$NAME" -q -o "$dir/$p-deferred.dat" \
-			-e syscalls:sys_enter_getppid -- "$PROGS/$p" 3 2>/dev/null
+			-e syscalls:sys_enter_getppid -- "$fix/$p" 3 2>/dev/null
 		assert_no_instance "$NAME"
 	done
 }
