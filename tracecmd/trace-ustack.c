@@ -190,6 +190,7 @@ enum {
 	OPT_INLINES,
 	OPT_NO_DEMANGLE,
 	OPT_DEBUGINFOD,
+	OPT_NO_DEBUGINFOD,
 	OPT_RAW,
 	OPT_FALLBACK,
 };
@@ -245,10 +246,13 @@ static struct argp_option options[] = {
 	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 4 },
 	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
 	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
-	{ "inlines", OPT_INLINES, NULL, 0, "Show inlined calls as frames (DWARF)", 4 },
+	{ "inline", OPT_INLINES, NULL, 0,
+	  "Show inlined calls as frames of their own (DWARF; marked inlined, _[i] when folded)", 4 },
+	{ "inlines", OPT_INLINES, NULL, OPTION_ALIAS, NULL, 4 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Do not demangle C++/Rust names", 4 },
-	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0,
-	  "Fetch missing debug info from $DEBUGINFOD_URLS", 4 },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
+	  "Do not fetch missing debug info from $DEBUGINFOD_URLS (fetched by default when set)", 4 },
+	{ "debuginfod", OPT_DEBUGINFOD, NULL, OPTION_HIDDEN, NULL, 4 },
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
 	/* trace-cmd's commands all take -h */
@@ -425,6 +429,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DEBUGINFOD:
 		o->resolve.debuginfod = true;
 		break;
+	case OPT_NO_DEBUGINFOD:
+		o->resolve.debuginfod = false;
+		break;
 	case OPT_SYMFS:
 		o->resolve.symfs = arg;
 		break;
@@ -454,6 +461,8 @@ static void parse_args(struct ustack_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->resolve.demangle = true;
+	/* Like perf and gdb: use debuginfod when the user configured it */
+	o->resolve.debuginfod = getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS");
 	o->out.mode = USTACK_OUTPUT_STACKS;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 	if (o->mode == MODE_RECORD && !o->output)
