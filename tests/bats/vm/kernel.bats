@@ -160,3 +160,13 @@ ksave() {
 	[ "$(cat "$KI/options/userstacktrace_delay")" = 0 ]
 	echo 1 > "$KI/options/userstacktrace_delay"
 }
+
+@test "kernel: the series' own ftracetest selftests pass" {
+	ft=$(ls -d "${USTACK_CACHE:-/var/cache/trace-cmd-ustack}"/src/linux-*/tools/testing/selftests/ftrace 2>/dev/null | head -1)
+	[ -n "$ft" ] && [ -d "$ft/test.d/user-unwind" ] || skip "no patched kernel tree (tests/vm/build-kernel)"
+	run "$ft/ftracetest" -l "$BATS_TEST_TMPDIR/ftlogs" "$ft/test.d/user-unwind/"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# of passed:  3"* ]]
+	[[ "$output" == *"# of failed:  0"* ]]
+}
