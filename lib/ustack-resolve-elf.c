@@ -341,6 +341,7 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
 		Elf_Data *data, *str;
 		const char *strs;
 		size_t i, nr;
+		bool native;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
 		    !sh.sh_entsize)
@@ -353,13 +354,19 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
 			continue;
 		strs = str->d_buf;
 		nr = data->d_size / gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+		/* Native 64-bit tables are used in place, without a copy each. */
+		native = e->class == ELFCLASS64 && data->d_type == ELF_T_SYM &&
+			 !((uintptr_t)data->d_buf % _Alignof(Elf64_Sym));
 		for (i = 0; i < nr; i++) {
 			struct usym_tmp s;
 			GElf_Shdr ssh;
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, i, &sym) || !sym_wanted(&sym) ||
-			    sym.st_name >= str->d_size)
+			if (native)
+				sym = ((const Elf64_Sym *)data->d_buf)[i];
+			else if (!gelf_getsym(data, i, &sym))
+				continue;
+			if (!sym_wanted(&sym) || sym.st_name >= str->d_size)
 				continue;
 			s.name = strs + sym.st_name;
 			if (!*s.name)
