@@ -35,6 +35,9 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          frames are the leaf-most ones: LEAF
                                          then only FUNC of BINARY
   ktrace.py announced TRACE PID          number of inode_cache events of PID
+  ktrace.py resolvable TRACE PID         every file id in PID's stacks was
+                                         announced by an inode_cache event
+                                         still in the trace
 """
 import functools
 import os
@@ -336,6 +339,15 @@ def cmd_truncated(recs, pid, binary, leaf, func):
     print('TRUNCATED stack with %d leaf-most frames, all in %s' % (len(stacks[0].frames), func))
 
 
+def cmd_resolvable(recs, pid):
+    maps = mappings(recs)
+    for stack in pid_stacks(recs, pid):
+        for i, (off, fid) in enumerate(stack.frames):
+            if int(fid, 16) >= 2 and not binding(recs, maps, stack, fid):
+                fail('frame %d of pid %d: id %s is not announced in the trace' % (i, pid, fid))
+    print('every file id of pid %d is announced' % pid)
+
+
 def cmd_announced(recs, pid):
     print(len([r for r in recs if r.kind == 'inode' and r.pid == pid]))
 
@@ -360,6 +372,8 @@ def main():
         cmd_nokthread(recs)
     elif cmd == 'truncated':
         cmd_truncated(recs, int(a[0]), a[1], a[2], a[3])
+    elif cmd == 'resolvable':
+        cmd_resolvable(recs, int(a[0]))
     elif cmd == 'announced':
         cmd_announced(recs, int(a[0]))
     else:

@@ -170,3 +170,29 @@ ksave() {
 	[[ "$output" == *"# of passed:  3"* ]]
 	[[ "$output" == *"# of failed:  0"* ]]
 }
+
+@test "kernel: once the buffer overran past an announcement, the next stack announces its files again" {
+	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
+	kinstance syscalls/sys_enter_getppid
+	# A small buffer, all on CPU 0: the flood overwrites the first
+	# announcements on the CPU they were written to
+	echo 16 > "$KI/buffer_size_kb"
+	krun taskset -c 0 "$KCHAIN" asm 1
+	first=$KPID
+	krun taskset -c 0 "$KCHAIN" asm 3000
+	krun taskset -c 0 "$KCHAIN" asm 1
+	last=$KPID
+	ksave
+	overrun=$(sed -n 's/^overrun: //p' "$KI/per_cpu/cpu0/stats")
+	echo "cpu0 overrun: $overrun"
+	[ "$overrun" -gt 0 ]
+	# the first announcements are gone from the buffer ...
+	[ "$("$KTRACE" announced "$KT" $first)" -eq 0 ]
+	# ... and the last process's stack still names its files
+	run "$KTRACE" resolvable "$KT" $last
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$KTRACE" chain "$KT" $last "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
