@@ -153,3 +153,30 @@ record() {
 	want="$(deep_chain 20 | tac | paste -sd';')"
 	[[ "$output" == *"main;$want "* ]]
 }
+
+@test "a corrupt trace.dat (truncated, or bytes flipped) gives a one-line error, never a crash" {
+	[ -f "$DATA/deep-deferred.dat" ] || skip "no tests/data/deep-deferred.dat fixture"
+	size=$(stat -c %s "$DATA/deep-deferred.dat")
+	# (the last bytes of a file can be padding: cut well inside it)
+	for cut in 64 4096 $((size / 2)) $((size - 1000)); do
+		head -c "$cut" "$DATA/deep-deferred.dat" > "$TMP/bad.dat"
+		run --separate-stderr "$USTACK" report -q -i "$TMP/bad.dat" --folded
+		echo "cut at $cut: status $status: $stderr"
+		[ "$status" -ne 0 ] && [ "$status" -lt 128 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == *"$TMP/bad.dat"* ]]
+	done
+	for seed in 1 2 3 4 5; do
+		python3 - "$DATA/deep-deferred.dat" "$TMP/bad.dat" "$seed" <<'PY'
+import random, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+random.seed(int(sys.argv[3]))
+for _ in range(64):
+    d[random.randrange(len(d))] = random.randrange(256)
+open(sys.argv[2], 'wb').write(d)
+PY
+		run --separate-stderr "$USTACK" report -q -i "$TMP/bad.dat" --folded
+		echo "seed $seed: status $status: $stderr"
+		[ "$status" -lt 128 ]
+	done
+}
