@@ -5,8 +5,7 @@
 # the VM by `tests/run-tests --vm` (tests/vm/run -- bats tests/bats/vm).
 # On any other kernel every test is skipped with the reason.
 #
-# Set USTACK_RECORD_FIXTURES=DIR (and make DIR writable in the VM with
-# tests/vm/run --rw DIR) to also write the fixture files of tests/data.
+# tests/vm/record-fixtures writes the fixture files of tests/data.
 
 bats_require_minimum_version 1.5.0
 load ../helpers
@@ -92,21 +91,4 @@ ustack() {
 	run --separate-stderr "$USTACK" report -q -i "$TMP/int.dat" --folded
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"chain_20 "* ]]
-}
-
-@test "deferred: record the fixture files of tests/data" {
-	[ -n "${USTACK_RECORD_FIXTURES:-}" ] || skip "set USTACK_RECORD_FIXTURES=DIR to record fixtures"
-	dir="$USTACK_RECORD_FIXTURES"
-	# Record from a fixed path and keep the exact binaries under
-	# $dir/symfs, so that reports resolve them with --symfs on any
-	# checkout, whatever its path and however it rebuilds the programs.
-	fix=/tmp/ustack-fixtures
-	mkdir -p "$fix" "$dir/symfs$fix"
-	cp "$PROGS"/{deep,shlib,threads,libustack-chain.so} "$fix/"
-	cp "$PROGS"/{deep,shlib,threads,libustack-chain.so} "$dir/symfs$fix/"
-	for p in deep shlib threads; do
-		"$USTACK" record -B "$NAME" -q -o "$dir/$p-deferred.dat" \
-			-e syscalls:sys_enter_getppid -- "$fix/$p" 3 2>/dev/null
-		assert_no_instance "$NAME"
-	done
 }
