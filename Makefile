@@ -55,7 +55,7 @@ LIB_SRC		:= $(sort $(wildcard lib/*.c))
 LIB_OBJ		:= $(LIB_SRC:.c=.o)
 CMD_SRC		:= $(sort $(wildcard tracecmd/*.c))
 CMD_OBJ		:= $(CMD_SRC:.c=.o)
-HDRS		:= $(wildcard include/*.h)
+HDRS		:= $(wildcard include/*.h lib/*.h)
 
 PROGRAM		:= tracecmd/trace-cmd-ustack
 
