@@ -35,6 +35,17 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          frames are the leaf-most ones: LEAF
                                          then only FUNC of BINARY
   ktrace.py announced TRACE PID          number of inode_cache events of PID
+  ktrace.py irq TRACE PID EVENT BINARY F1,F2,...
+                                         EVENTs raised in interrupt context
+                                         while PID ran in user space get its
+                                         cookie, and some stack answering them
+                                         starts with F1, F2, ... of BINARY
+  ktrace.py deleted TRACE PID PATH       PATH was announced for PID's stack
+                                         with the DELETED flag, without the
+                                         " (deleted)" suffix
+  ktrace.py compat TRACE PID BINARY F1,F2,...
+                                         PID's stacks carry the COMPAT flag
+                                         and start with F1, F2, ... of BINARY
   ktrace.py resolvable TRACE PID         every file id in PID's stacks was
                                          announced by an inode_cache event
                                          still in the trace
@@ -348,6 +359,74 @@ def cmd_resolvable(recs, pid):
     print('every file id of pid %d is announced' % pid)
 
 
+def stack_starts_with(recs, maps, stack, binary, funcs):
+    bpath = os.path.realpath(binary)
+    if len(stack.frames) < len(funcs):
+        return False
+    for i, want in enumerate(funcs):
+        got, _ = frame_function(recs, maps, stack, i, binary, bpath)
+        if got != want:
+            return False
+    return True
+
+
+def cmd_irq(recs, pid, event, binary, funcs):
+    maps = mappings(recs)
+    events = [r for r in recs if r.kind == 'event' and r.pid == pid and event in r.body]
+    if not events:
+        fail('no %s event of pid %d' % (event, pid))
+    good = 0
+    # After its last return to user space the task is exiting: no cookie
+    last = max(r.idx for r in pid_stacks(recs, pid))
+    for e in events:
+        if e.idx > last:
+            continue
+        c = cookie_after(recs, e)
+        if not c:
+            after = [r for r in recs[e.idx + 1:] if r.cpu == e.cpu][:3]
+            fail('%s of pid %d at %.6f (interrupt context) got no cookie; next on CPU %d: %s' %
+                 (event, pid, e.ts, e.cpu, ' | '.join('%s-%d %s' % (r.comm, r.pid, r.body[:50])
+                                                   for r in after)))
+        s = stack_for(recs, pid, c.cookie, c.idx)
+        if s and stack_starts_with(recs, maps, s, binary, funcs):
+            good += 1
+    if not good:
+        fail('no stack answering an interrupt-context %s starts with %s' % (event, funcs[0]))
+    print('%d of %d interrupt-context events: stack of the interrupted task' % (good, len(events)))
+
+
+def cmd_deleted(recs, pid, path):
+    for r in recs:
+        if r.kind == 'inode' and r.tgid == pid and r.path == path:
+            if not r.mflags & 2:
+                fail('%s announced without the DELETED flag' % path)
+            print('%s announced as DELETED' % path)
+            return
+    fail('%s was not announced for pid %d (paths: %s)' %
+         (path, pid, sorted(set(r.path for r in recs if r.kind == 'inode'))))
+
+
+def cmd_compat(recs, pid, binary, funcs):
+    maps = mappings(recs)
+    bpath = os.path.realpath(binary)
+    # The stacks taken after exec, in the 32-bit binary (not the shell's)
+    mine = []
+    for s in pid_stacks(recs, pid):
+        m = binding(recs, maps, s, s.frames[0][1]) if s.frames else None
+        if m and m.path == bpath:
+            mine.append(s)
+    if not mine:
+        fail('no stack of pid %d in %s' % (pid, bpath))
+    for s in mine:
+        if not s.flags & 2:
+            fail('stack of 32-bit pid %d lacks the COMPAT flag (flags %x)' % (pid, s.flags))
+    full = [s for s in mine if stack_starts_with(recs, maps, s, binary, funcs)]
+    if not full:
+        fail('no stack of 32-bit pid %d starts with %s' % (pid, ','.join(funcs)))
+    print('%d 32-bit stacks of pid %d, all COMPAT; %d are %s' %
+          (len(mine), pid, len(full), ' <- '.join(funcs)))
+
+
 def cmd_announced(recs, pid):
     print(len([r for r in recs if r.kind == 'inode' and r.pid == pid]))
 
@@ -372,6 +451,12 @@ def main():
         cmd_nokthread(recs)
     elif cmd == 'truncated':
         cmd_truncated(recs, int(a[0]), a[1], a[2], a[3])
+    elif cmd == 'irq':
+        cmd_irq(recs, int(a[0]), a[1], a[2], a[3].split(','))
+    elif cmd == 'deleted':
+        cmd_deleted(recs, int(a[0]), a[1])
+    elif cmd == 'compat':
+        cmd_compat(recs, int(a[0]), a[1], a[2].split(','))
     elif cmd == 'resolvable':
         cmd_resolvable(recs, int(a[0]))
     elif cmd == 'announced':

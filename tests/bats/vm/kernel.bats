@@ -196,3 +196,72 @@ ksave() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "kernel: events raised in interrupt context get the cookie and stack of the interrupted user task" {
+	kinstance timer/hrtimer_expire_entry
+	krun "$KCHAIN" spin 400
+	ksave
+	run "$KTRACE" irq "$KT" $KPID hrtimer_expire_entry "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a deleted executable is announced with DELETED and its path" {
+	cp "$KCHAIN" "$BATS_TEST_TMPDIR/kc"
+	kinstance syscalls/sys_enter_getppid
+	krun "$BATS_TEST_TMPDIR/kc" unlink
+	[ ! -e "$BATS_TEST_TMPDIR/kc" ]
+	ksave
+	run "$KTRACE" deleted "$KT" $KPID "$(readlink -f "$BATS_TEST_TMPDIR")/kc"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a 32-bit task's stack is flagged COMPAT and unwound with 4-byte frames" {
+	[ -x "$ROOT/tests/progs/kernel/kchain32" ] || skip "kchain32 not built (no 32-bit code generation)"
+	# compat system calls have no syscalls:* events; raw_syscalls has them
+	kinstance raw_syscalls/sys_enter
+	krun "$ROOT/tests/progs/kernel/kchain32"
+	ksave
+	run "$KTRACE" compat "$KT" $KPID "$ROOT/tests/progs/kernel/kchain32" c32_leaf,c32_middle,c32_outer,_start
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: clearing, resizing, re-clocking the buffer and toggling the option all make files announced again" {
+	kinstance syscalls/sys_enter_getppid
+	reset_ops=("echo > $KI/trace" "echo 64 > $KI/buffer_size_kb" "echo mono > $KI/trace_clock"
+		   "echo 0 > $KI/options/userstacktrace_delay; echo 1 > $KI/options/userstacktrace_delay")
+	# Without a reset a second run announces nothing (tested above), so
+	# an announcement right after each operation is its doing
+	for op in "${reset_ops[@]}"; do
+		krun "$KCHAIN" asm 1
+		eval "$op"
+		krun "$KCHAIN" asm 1
+		cat "$KI/trace" > "$KT"
+		n=$("$KTRACE" announced "$KT" $KPID)
+		echo "after '$op': $n announcements"
+		[ "$n" -ge 1 ]
+	done
+}
+
+@test "kernel: the option fails with EBUSY once every unwinder slot of the system is taken, and works again after" {
+	made=()
+	err=
+	for i in $(seq 1 70); do
+		d="$TRACEFS/instances/kbusy-$$-$i"
+		mkdir "$d"
+		made+=("$d")
+		if ! err=$(echo 1 2>&1 > "$d/options/userstacktrace_delay"); then
+			break
+		fi
+		err=
+	done
+	echo "slots taken: $((${#made[@]} - 1)); error: $err"
+	for d in "${made[@]}"; do rmdir "$d"; done
+	[[ "$err" == *"Device or resource busy"* ]]
+	[ ${#made[@]} -gt 2 ]
+	# removing the instances gave the slots back
+	kinstance syscalls/sys_enter_getppid
+	[ "$(cat "$KI/options/userstacktrace_delay")" = 1 ]
+}

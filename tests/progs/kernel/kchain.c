@@ -13,6 +13,10 @@
  *                        pinned to CPU FROM, moves itself to CPU TO with
  *                        sched_setaffinity(2): the syscall enters on FROM
  *                        and returns to user space on TO
+ *   kchain spin MS       the same chain, but kf_22 spins for MS ms without
+ *                        system calls: events come from interrupts
+ *   kchain unlink        unlinks its own executable, then runs the asm
+ *                        chain once: the file is mapped but deleted
  *
  * Built with frame pointers and without inlining: the kernel's deferred
  * unwinder walks frame pointers.
@@ -24,10 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #define NOINLINE __attribute__((noinline))
 
 static int use_libc;
+static long spin_ms;
 
 /* getppid(2) without libc, so that no frame-pointer-less code is on top */
 static NOINLINE long raw_getppid(void)
@@ -39,10 +45,32 @@ static NOINLINE long raw_getppid(void)
 	return ret;
 }
 
+/* Busy for spin_ms, checking the time rarely so interrupts land here */
+static NOINLINE void spin(void)
+{
+	struct timespec start, now;
+	unsigned long i;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (i = 0; i < (1UL << 20); i++)
+			asm volatile("pause" ::: "memory");
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < spin_ms);
+}
+
 NOINLINE void kf_22(void);
 NOINLINE void kf_22(void)
 {
-	if (use_libc) {
+	if (spin_ms) {
+		unsigned long i;
+
+		/* Inline, so that interrupts mostly find kf_22 as the leaf */
+		for (i = 0; i < (1UL << 24); i++)
+			asm volatile("pause" ::: "memory");
+		spin();
+	} else if (use_libc) {
 		getppid();
 	} else {
 		/* Inline, so that kf_22 itself is the leaf frame */
@@ -124,7 +152,8 @@ static int migrate(int from, int to)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO\n");
+	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO |\n"
+		"              spin MS | unlink\n");
 	return 2;
 }
 
@@ -148,5 +177,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "migrate") && argc > 3)
 		return migrate(atoi(argv[2]), atoi(argv[3]));
+	if (!strcmp(argv[1], "spin") && argc > 2) {
+		spin_ms = atol(argv[2]);
+		kf_01();
+		return 0;
+	}
+	if (!strcmp(argv[1], "unlink")) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n < 0 || (self[n] = '\0', unlink(self)) < 0) {
+			perror("kchain: unlink");
+			return 1;
+		}
+		kf_01();
+		return 0;
+	}
 	return usage();
 }
