@@ -84,7 +84,12 @@ ustack() {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
 		-- "$PROGS/deep" 1000 2>/dev/null &
 	pid=$!
-	sleep 2
+	# Interrupt once the program runs (slow kernels, e.g. KASAN, start late)
+	for i in $(seq 1 120); do
+		pgrep -f "$PROGS/deep 1000" >/dev/null && break
+		sleep 0.5
+	done
+	sleep 1
 	kill -INT "$pid"
 	wait "$pid"
 	assert_no_instance "$NAME"
