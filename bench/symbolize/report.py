@@ -147,14 +147,11 @@ def main():
             checks.append((f'{mix}: names mode reads no DWARF', dw['names'] == 0,
                            f'{dw["names"]} dwarf_* calls'))
     p('## Notes\n')
-    p('* The `real` mix is a system-wide `perf record -g` (cpu-clock, 999 Hz, '
-      '15 s) taken while bench/symbolize/run runs python3.11, xz, openssl and '
-      'the C++ test program; on a shared machine it also samples whatever '
-      'else runs (compilers, rustc with its LLVM). Its user frames are '
-      'replayed in order up to the frame count. Big libraries such as '
-      'librustc_driver and libLLVM (about 500,000 .dynsym entries together) '
-      'make loading symbol tables the largest part of our names-mode time '
-      'on that mix, and most of its memory (the tables are mmapped).')
+    p('* The `real` mix is a `perf record -g` (cpu-clock, 999 Hz, 15 s) of '
+      'a workload that bench/symbolize/run starts (python3.11, xz, openssl '
+      'and the C++ test program) and of nothing else, so the mix does not '
+      'depend on what else runs on the machine. Its user frames are '
+      'replayed in order up to the frame count.')
     p('* eu-addr2line is run on a subset because it is slow with `-f` (its '
       'symbol lookup scans the symbol table per address); `ours-inlines-sub` '
       'is our run on the same subset.')
