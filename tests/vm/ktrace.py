@@ -43,6 +43,8 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
   ktrace.py deleted TRACE PID PATH       PATH was announced for PID's stack
                                          with the DELETED flag, without the
                                          " (deleted)" suffix
+  ktrace.py patherr TRACE PID             PID's executable was announced with
+                                         PATH_ERR and a placeholder name
   ktrace.py compat TRACE PID BINARY F1,F2,...
                                          PID's stacks carry the COMPAT flag
                                          and start with F1, F2, ... of BINARY
@@ -406,6 +408,16 @@ def cmd_deleted(recs, pid, path):
          (path, pid, sorted(set(r.path for r in recs if r.kind == 'inode'))))
 
 
+def cmd_patherr(recs, pid):
+    for r in recs:
+        if r.kind == 'inode' and r.tgid == pid and r.mflags & 4:
+            if r.path.startswith('/'):
+                fail('PATH_ERR announcement carries a path: %s' % r.path[:60])
+            print('announced with PATH_ERR as %s' % r.path)
+            return
+    fail('no PATH_ERR announcement for pid %d' % pid)
+
+
 def cmd_compat(recs, pid, binary, funcs):
     maps = mappings(recs)
     bpath = os.path.realpath(binary)
@@ -455,6 +467,8 @@ def main():
         cmd_irq(recs, int(a[0]), a[1], a[2], a[3].split(','))
     elif cmd == 'deleted':
         cmd_deleted(recs, int(a[0]), a[1])
+    elif cmd == 'patherr':
+        cmd_patherr(recs, int(a[0]))
     elif cmd == 'compat':
         cmd_compat(recs, int(a[0]), a[1], a[2].split(','))
     elif cmd == 'resolvable':

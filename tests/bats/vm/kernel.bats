@@ -265,3 +265,22 @@ ksave() {
 	kinstance syscalls/sys_enter_getppid
 	[ "$(cat "$KI/options/userstacktrace_delay")" = 1 ]
 }
+
+@test "kernel: a path too long for one event is announced with PATH_ERR, not lost" {
+	# about 4000 bytes: a valid path, but no room for it in a 4 KiB event
+	long="$BATS_TEST_TMPDIR"
+	for i in $(seq 1 39); do
+		long="$long/$(printf 'd%.0s' $(seq 1 99))"
+	done
+	mkdir -p "$long"
+	cp "$KCHAIN" "$long/kc"
+	kinstance syscalls/sys_enter_getppid
+	krun "$long/kc" asm 1
+	ksave
+	run "$KTRACE" patherr "$KT" $KPID
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$KTRACE" resolvable "$KT" $KPID
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
