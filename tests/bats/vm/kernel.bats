@@ -267,11 +267,13 @@ ksave() {
 }
 
 @test "kernel: a path too long for one event is announced with PATH_ERR, not lost" {
-	# about 4000 bytes: a valid path, but no room for it in a 4 KiB event
+	# about 4050 bytes: a valid path (< PATH_MAX), but no room for it in
+	# an event of a 4 KiB sub-buffer (4072 bytes, less the fixed fields)
 	long="$BATS_TEST_TMPDIR"
-	for i in $(seq 1 39); do
+	while [ ${#long} -lt 3940 ]; do
 		long="$long/$(printf 'd%.0s' $(seq 1 99))"
 	done
+	long="$long/$(printf 'e%.0s' $(seq 1 $((4050 - ${#long}))))"
 	mkdir -p "$long"
 	cp "$KCHAIN" "$long/kc"
 	kinstance syscalls/sys_enter_getppid
