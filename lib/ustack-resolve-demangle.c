@@ -5,7 +5,8 @@
  * C++ goes through __cxa_demangle, looked up at run time in libstdc++ so
  * that plain C programs linking libustack need no C++ runtime. Rust legacy
  * names are Itanium-mangled with a trailing hash and $-escapes, which we
- * strip and undo afterwards.
+ * strip and undo afterwards. Rust v0 names ("_R...") have their own
+ * grammar, decoded in ustack-resolve-rust-v0.c.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -140,7 +141,9 @@ const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **
 	char *d;
 	int status;
 
-	*owned = NULL;
+	*owned = ustack_rust_v0_demangle(name);
+	if (*owned)
+		return *owned;
 	if (name[0] != '_' || name[1] != 'Z')
 		return name;
 	if (rust_legacy(name)) {

@@ -159,4 +159,7 @@ void ustack_debuginfod_end(struct ustack_resolver *r);
 /* ustack-resolve-demangle.c */
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);
 
+/* ustack-resolve-rust-v0.c */
+char *ustack_rust_v0_demangle(const char *name);
+
 #endif /* _USTACK_RESOLVE_INT_H */
