@@ -6,6 +6,7 @@
 #   make check           host tests, then the VM tests (patched kernel)
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
+#   make check-debug     the VM tests on the debug kernel, failing on any splat
 #   make install         honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make demo            trace the bundled example program
@@ -94,6 +95,11 @@ check-host: all
 check-vm: all
 	tests/run-tests --vm
 
+# The VM tests on the debug kernel (KASAN, lockdep, atomic-sleep checks):
+# slower, and not part of check
+check-debug: all
+	tests/run-tests --vm-debug
+
 install: $(PROGRAM)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/trace-cmd-ustack
@@ -117,4 +123,4 @@ clean:
 	rm -f lib/*.o lib/libustack.a tracecmd/*.o $(PROGRAM) $(TOOL_BIN)
 	-$(MAKE) -s -C tests/progs clean
 
-.PHONY: all progs tools check check-host check-vm install install-wrapper demo demo-vm doc clean
+.PHONY: all progs tools check check-host check-vm check-debug install install-wrapper demo demo-vm doc clean
