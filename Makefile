@@ -117,7 +117,8 @@ demo-vm: all
 doc: Documentation/trace-cmd-ustack.1
 
 Documentation/trace-cmd-ustack.1: Documentation/trace-cmd-ustack.1.txt
-	a2x -f manpage -L $< 2>/dev/null || asciidoc -b docbook -d manpage -o - $< | xmlto man -o Documentation -
+	# asciidoc needs the distribution python3, not one found first in PATH
+	PATH=/usr/bin:$$PATH a2x -f manpage -L $<
 
 clean:
 	rm -f lib/*.o lib/libustack.a tracecmd/*.o $(PROGRAM) $(TOOL_BIN)
