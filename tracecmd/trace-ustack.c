@@ -1094,9 +1094,6 @@ static void reset_child_signals(void)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
-static void learn_task(struct ustack_ctx *c, int pid);
-static int read_tgid(int pid);
-
 /*
  * Fallback: a command that lives less than a tick would exit before its
  * maps are read. Stop it at exit (PTRACE_O_TRACEEXIT: the mm is still
