@@ -35,6 +35,7 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          frames are the leaf-most ones: LEAF
                                          then only FUNC of BINARY
   ktrace.py announced TRACE PID          number of inode_cache events of PID
+  ktrace.py ids TRACE [PID]              the ids announced (for PID), one a line
   ktrace.py irq TRACE PID EVENT BINARY F1,F2,...
                                          EVENTs raised in interrupt context
                                          while PID ran in user space get its
@@ -439,6 +440,12 @@ def cmd_compat(recs, pid, binary, funcs):
           (len(mine), pid, len(full), ' <- '.join(funcs)))
 
 
+def cmd_ids(recs, pid):
+    for i in sorted(set(r.id for r in recs
+                        if r.kind == 'inode' and (pid is None or r.tgid == pid))):
+        print(i)
+
+
 def cmd_announced(recs, pid):
     print(len([r for r in recs if r.kind == 'inode' and r.pid == pid]))
 
@@ -473,6 +480,8 @@ def main():
         cmd_compat(recs, int(a[0]), a[1], a[2].split(','))
     elif cmd == 'resolvable':
         cmd_resolvable(recs, int(a[0]))
+    elif cmd == 'ids':
+        cmd_ids(recs, int(a[0]) if a else None)
     elif cmd == 'announced':
         cmd_announced(recs, int(a[0]))
     else:
