@@ -152,7 +152,7 @@ EOT
 @test "SIGINT stops a live run cleanly" {
 	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1000 > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
-	sleep 1.5
+	wait_for_comm deep
 	[ -d "$TRACEFS/instances/$NAME" ]
 	kill -INT "$pid"
 	wait "$pid"

@@ -92,7 +92,7 @@ record() {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
 		-- "$PROGS/deep" 1000 2>/dev/null &
 	pid=$!
-	sleep 1.5
+	wait_for_comm deep
 	[ -d "$TRACEFS/instances/$NAME" ]
 	kill -INT "$pid"
 	wait "$pid"

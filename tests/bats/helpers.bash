@@ -71,3 +71,16 @@ build_progs() {
 	make -s -C "$ROOT" progs >&2
 	[ -x "$USTACK" ] || make -s -C "$ROOT" tracecmd/trace-cmd-ustack >&2
 }
+
+# wait_for_comm NAME: wait (up to 60 s) until a process whose executable
+# name is NAME runs, then one more second so that it is well under way.
+# -x matches the exec'd name, not a command line that mentions it.
+wait_for_comm() {
+	local i
+
+	for i in $(seq 1 120); do
+		pgrep -x "$1" >/dev/null && break
+		sleep 0.5
+	done
+	sleep 1
+}

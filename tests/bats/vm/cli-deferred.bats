@@ -84,13 +84,8 @@ ustack() {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
 		-- "$PROGS/deep" 1000 2>/dev/null &
 	pid=$!
-	# Interrupt once the program runs (slow kernels, e.g. KASAN, start
-	# late); -x matches the exec'd name, not our own command line
-	for i in $(seq 1 120); do
-		pgrep -x deep >/dev/null && break
-		sleep 0.5
-	done
-	sleep 1
+	# slow kernels (KASAN) start it late
+	wait_for_comm deep
 	kill -INT "$pid"
 	wait "$pid"
 	assert_no_instance "$NAME"
