@@ -9,6 +9,8 @@ ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 SYM="$ROOT/tests/tools/ustack-symbolize"
 PROGS="$ROOT/tests/progs/resolve"
 
+load elf
+
 setup_file() {
 	make -s -C "$PROGS" >&2
 	[ -x "$SYM" ] || make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
@@ -34,19 +36,6 @@ sym_size() {
 	printf '%d\n' "0x${sz:-0}"
 }
 
-# vaddr_to_off FILE VADDR_HEX: file offset through the PT_LOAD holding it
-vaddr_to_off() {
-	local a=$((0x$2)) type off va pa fsz rest
-	while read -r type off va pa fsz rest; do
-		[ "$type" = LOAD ] || continue
-		if [ "$a" -ge $((va)) ] && [ "$a" -lt $((va + fsz)) ]; then
-			printf '0x%x\n' $((a - va + off))
-			return 0
-		fi
-	done < <(readelf -lW "$1")
-	echo "0x$2 is in no PT_LOAD of $1" >&2
-	return 1
-}
 
 # sym_off FILE SYMBOL [DELTA]: file offset of SYMBOL+DELTA
 sym_off() {

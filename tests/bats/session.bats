@@ -18,6 +18,8 @@ DRV="${USTACK_SESSION_TEST:-$ROOT/tests/tools/ustack-session-test}"
 FMT="$ROOT/tests/data/formats"
 SFMT="$ROOT/tests/data/session"
 
+load elf
+
 setup_file() {
 	make -s -C "$ROOT" tests/tools/ustack-session-test >&2
 }
@@ -68,16 +70,10 @@ samples() {
 # readelf_sym_off FILE SYMBOL DELTA: file offset of SYMBOL+DELTA, from nm and
 # the PT_LOAD headers (independent of the code under test)
 readelf_sym_off() {
-	local a type off va pa fsz rest
-	a=$(( 0x$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }') + $3 ))
-	while read -r type off va pa fsz rest; do
-		[ "$type" = LOAD ] || continue
-		if [ "$a" -ge $((va)) ] && [ "$a" -lt $((va + fsz)) ]; then
-			printf '0x%x\n' $((a - va + off))
-			return 0
-		fi
-	done < <(readelf -lW "$1")
-	return 1
+	local a
+
+	a=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	vaddr_to_off "$1" "$(printf '%x' $((0x$a + $3)))"
 }
 
 inode() {	# inode TS CPU ID PATH [BUILD_ID]
