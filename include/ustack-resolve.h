@@ -47,6 +47,28 @@ struct ustack_sym {
 	bool		inlined;
 };
 
+/**
+ * enum ustack_unresolved - why a frame has no name
+ * @USTACK_UNRES_NO_FILE:	no readable file: not announced, anonymous
+ *				memory, missing, not ELF, another build
+ * @USTACK_UNRES_OUTSIDE:	the offset lies outside every executable
+ *				segment of the file
+ * @USTACK_UNRES_STRIPPED:	the file has no symbol table but the dynamic
+ *				one and no debug info names the address
+ * @USTACK_UNRES_NO_SYMBOL:	the symbol table has no function there
+ *
+ * ustack_dso_lookup() returns these negated.
+ */
+enum ustack_unresolved {
+	USTACK_UNRES_NO_FILE = 1,
+	USTACK_UNRES_OUTSIDE,
+	USTACK_UNRES_STRIPPED,
+	USTACK_UNRES_NO_SYMBOL,
+	USTACK_UNRES_NR,
+};
+
+const char *ustack_unresolved_str(enum ustack_unresolved why);
+
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
 void ustack_resolver_free(struct ustack_resolver *r);
 
@@ -62,7 +84,8 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 /*
  * Symbolize @file_offset. @return_address is true for every frame but the
  * leaf (the lookup then uses offset - 1). Fills up to @max entries, the
- * innermost (possibly inlined) first; returns how many, 0 if unresolved.
+ * innermost (possibly inlined) first; returns how many, or when there is
+ * no name -USTACK_UNRES_* saying why.
  *
  * sym_off is measured from the address itself (not offset - 1); inlined
  * frames have sym_off 0. A special mapping that cannot be read (e.g.

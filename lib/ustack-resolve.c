@@ -377,6 +377,24 @@ const char *ustack_dso_name(const struct ustack_dso *dso)
 	return dso->name;
 }
 
+static const char * const unresolved_str[USTACK_UNRES_NR] = {
+	[USTACK_UNRES_NO_FILE]		= "no file",
+	[USTACK_UNRES_OUTSIDE]		= "outside any segment",
+	[USTACK_UNRES_STRIPPED]		= "stripped",
+	[USTACK_UNRES_NO_SYMBOL]	= "no symbol",
+};
+
+/**
+ * ustack_unresolved_str - short text for a reason a frame has no name
+ * @why: a USTACK_UNRES_* value (not negated)
+ */
+const char *ustack_unresolved_str(enum ustack_unresolved why)
+{
+	if (why <= 0 || why >= USTACK_UNRES_NR)
+		return "unknown reason";
+	return unresolved_str[why];
+}
+
 const char *ustack_dso_error(const struct ustack_dso *dso)
 {
 	if (!dso)
@@ -446,6 +464,15 @@ static void dso_load_dwarf(struct ustack_dso *dso)
 		dso->dw = udwarf_open(dso->r, dso->debug);
 }
 
+/* Why an address in code has no name: what was there to search. */
+static int dso_no_name(const struct ustack_dso *dso)
+{
+	bool full = dso->file->has_symtab || dso->dw ||
+		    (dso->symfile && dso->symfile->has_symtab);
+
+	return -(full ? USTACK_UNRES_NO_SYMBOL : USTACK_UNRES_STRIPPED);
+}
+
 /* Names (and lines/inlines when asked) for one address, uncached. */
 static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 		       struct ustack_sym *out, int max)
@@ -476,7 +503,7 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 		outer->name = udwarf_function(dso->dw, vaddr, &start);
 		outer->sym_off = orig - start;
 	}
-	return outer->name ? n : 0;
+	return outer->name ? n : dso_no_name(dso);
 }
 
 static int cache_grow(struct ucache *c)
@@ -528,7 +555,7 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
 	}
 	if ((c->used + 1) * 2 > (c->slots ? c->mask + 1 : 0) && cache_grow(c) < 0)
 		return;
-	if (c->pool_nr + nr > c->pool_alloc) {
+	if (nr > 0 && c->pool_nr + nr > c->pool_alloc) {
 		size_t n = c->pool_alloc ? c->pool_alloc * 2 : 1024;
 		struct ustack_sym *p;
 
@@ -542,11 +569,17 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
 	}
 	s = cache_slot(c, key);
 	s->key = key;
+	c->used++;
+	if (nr <= 0) {
+		/* No frames: the slot keeps why instead */
+		s->first = -nr;
+		s->nr = 0;
+		return;
+	}
 	s->first = c->pool_nr;
 	s->nr = nr;
 	memcpy(c->pool + c->pool_nr, f, nr * sizeof(*f));
 	c->pool_nr += nr;
-	c->used++;
 }
 
 /**
@@ -559,7 +592,8 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
  * @max: room in @out
  *
  * sym_off is measured from the undecremented address. Inlined frames have
- * sym_off 0. Returns the number of frames, 0 when unresolved.
+ * sym_off 0. Returns the number of frames, or -USTACK_UNRES_* when the
+ * frame has no name.
  */
 int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
 		      struct ustack_sym *out, int max)
@@ -570,7 +604,9 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 	uint64_t vaddr, key;
 	int n;
 
-	if (!dso || max <= 0)
+	if (!dso)
+		return -USTACK_UNRES_NO_FILE;
+	if (max <= 0)
 		return 0;
 	if (dso->is_vdso_special) {
 		/* No image to read: name the frame after the mapping. */
@@ -579,14 +615,14 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		out->sym_off = file_offset;
 		return 1;
 	}
-	if (!dso->file || !dso->nr_segs)
-		return 0;
+	if (!dso->file)
+		return -USTACK_UNRES_NO_FILE;
 	if (return_address && file_offset)
 		file_offset--;
 	else
 		return_address = false;
 	if (!offset_to_vaddr(dso, file_offset, &vaddr))
-		return 0;
+		return -USTACK_UNRES_OUTSIDE;
 	o = &dso->r->opts;
 	if (!o->lines && !o->inlines)
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, 1);
@@ -599,12 +635,16 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 	key = ((vaddr << 1) | return_address) + 1;
 	slot = cache_slot(&dso->cache, key);
 	if (slot && slot->key == key) {
+		if (!slot->nr)
+			return -(int)slot->first;
 		n = slot->nr < (uint32_t)max ? (int)slot->nr : max;
 		memcpy(out, dso->cache.pool + slot->first, n * sizeof(*out));
 		return n;
 	}
 	n = dso_resolve(dso, vaddr, vaddr + return_address, tmp, 64);
 	cache_put(&dso->cache, key, tmp, n);
+	if (n <= 0)
+		return n;
 	if (n > max)
 		n = max;
 	memcpy(out, tmp, n * sizeof(*out));

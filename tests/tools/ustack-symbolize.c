@@ -13,7 +13,7 @@
  *
  * Output, per frame, innermost first:
  *	func+0xoff (dso)[ file:line]
- *	[unknown] (dso)
+ *	[unknown] (dso)[ # why]		(the reason with --why)
  * With --inlines, inlined frames come first, each ending in " [inlined]";
  * the line without that mark ends the group of one input frame.
  * This is also the benchmark entry point (bench/symbolize).
@@ -44,6 +44,7 @@ struct state {
 	struct ustack_resolver	*r;
 	bool			leaf;
 	bool			lines;
+	bool			why;
 	int			pid;
 	struct dso_slot		slots[DSO_SLOTS];
 	struct dso_slot		*last;		/* of the previous frame */
@@ -66,6 +67,7 @@ static void usage(int code)
 		"  --live           allow /proc/<pid>/root and this kernel's vdso\n"
 		"  --pid N          tgid for --live and [jit] lines\n"
 		"  --stats          print frame counts on stderr\n"
+		"  --why            say why a frame is [unknown]\n"
 		"input lines: PATH OFFSET [BUILDID|-] [FLAGS] (tab-separated if PATH has blanks)\n");
 	exit(code);
 }
@@ -249,10 +251,15 @@ static void put_frame(const struct state *st, const struct ustack_sym *s,
 	putc_unlocked('\n', stdout);
 }
 
-static void put_unknown(struct state *st, const char *suffix, size_t suffix_len)
+static void put_unknown(struct state *st, const char *suffix, size_t suffix_len,
+			int why)
 {
 	fputs_unlocked("[unknown]", stdout);
 	fwrite_unlocked(suffix, 1, suffix_len, stdout);
+	if (st->why && why) {
+		fputs_unlocked(" # ", stdout);
+		fputs_unlocked(ustack_unresolved_str(why), stdout);
+	}
 	putc_unlocked('\n', stdout);
 	st->unresolved++;
 }
@@ -274,7 +281,7 @@ static void do_line(struct state *st, char *line, size_t len)
 	st->frames++;
 	if (n < 2 || !parse_hex(tok[1], &off)) {
 		fprintf(stderr, "ustack-symbolize: bad line: %s\n", tok[0]);
-		put_unknown(st, " (?)", 4);
+		put_unknown(st, " (?)", 4, 0);
 		return;
 	}
 	if (n > 2)
@@ -285,7 +292,7 @@ static void do_line(struct state *st, char *line, size_t len)
 		if (ustack_resolve_jit(st->r, st->pid, off, out))
 			put_frame(st, out, " ([jit])", 8);
 		else
-			put_unknown(st, " ([jit])", 8);
+			put_unknown(st, " ([jit])", 8, USTACK_UNRES_NO_FILE);
 		return;
 	}
 	if (tok[0][0] == '[')
@@ -304,8 +311,8 @@ static void do_line(struct state *st, char *line, size_t len)
 	}
 	slot = get_dso(st, tok[0], key_len, tok[0], id, id_len, flags);
 	n = ustack_dso_lookup(slot->dso, off, !st->leaf, out, MAX_FRAMES);
-	if (!n) {
-		put_unknown(st, slot->suffix, slot->suffix_len);
+	if (n <= 0) {
+		put_unknown(st, slot->suffix, slot->suffix_len, -n);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -367,6 +374,7 @@ int main(int argc, char **argv)
 		{ "live", no_argument, NULL, 'v' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "why", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -387,6 +395,7 @@ int main(int argc, char **argv)
 		case 'v': o.live = true; break;
 		case 'p': st.pid = atoi(optarg); break;
 		case 'S': stats = true; break;
+		case 'W': st.why = true; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
