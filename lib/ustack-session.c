@@ -27,8 +27,14 @@
  *     announcement may sit in another CPU's buffer with a slightly later
  *     timestamp; then it binds to the earliest later announcement or stays
  *     unresolved.
- *  5. An answered (pid, cookie) entry lingers for hold_ns so that a cookie
- *     that sorts after its stack (clock skew) is still matched.
+ *  5. A stack may come before a cookie it answers: a cookie that sorts
+ *     after its stack (clock skew), and events raised after the deferred
+ *     unwind already ran in that kernel entry (signal delivery, preemption
+ *     on the way out, interrupts, frees in the unwind itself) all get the
+ *     entry's cookie (kernel-abi.md, rule 2). The kernel writes one stack
+ *     per (pid, kernel entry) and the cookie changes with every entry, so
+ *     each task keeps its latest stack and a cookie equal to its cookie is
+ *     answered by it, however much later it comes.
  *
  * Bounds on waiting cookies (a task may sit in a blocking syscall for
  * minutes, so age alone proves nothing):
@@ -155,6 +161,7 @@ struct utask {
 	int			pid;
 	int			tgid;
 	struct ulist		waiting;	/* struct ustk.task */
+	struct ustk		*last;		/* latest deferred stack */
 	struct utask		*next;
 };
 
@@ -820,6 +827,16 @@ static void evict_oldest(struct ustack_session *s)
 	}
 }
 
+static void drop_latest(struct ustack_session *s, struct utask *t)
+{
+	if (!t->last)
+		return;
+	if (!t->last->answered)
+		s->stats.unmatched++;
+	ustk_put(t->last);
+	t->last = NULL;
+}
+
 static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 				  uint64_t cookie, uint64_t ts)
 {
@@ -857,6 +874,31 @@ static void wait_on(struct ustack_session *s, struct ustk *st, struct usample *s
 	s->stats.pending++;
 }
 
+/* The stack @pid's kernel entry @cookie already got, if it was the last */
+static struct ustk *latest_stack(const struct ustack_session *s, int pid,
+				 uint64_t cookie)
+{
+	const struct utask *t = task_find(s, pid);
+
+	if (!t || !t->last || t->last->cookie != cookie)
+		return NULL;
+	return t->last;
+}
+
+/*
+ * @st is now the latest stack of its task. The one it replaces can answer
+ * no more cookies: count it unmatched if it answered none.
+ */
+static void set_latest(struct ustack_session *s, struct ustk *st)
+{
+	struct utask *t = task_get(s, st->pid);
+
+	if (!t)
+		return;
+	drop_latest(s, t);
+	t->last = ustk_get(st);
+}
+
 static void attach_cookie(struct ustack_session *s, struct usample *smp, uint64_t cookie)
 {
 	int pid = smp->pub.pid;
@@ -864,6 +906,8 @@ static void attach_cookie(struct ustack_session *s, struct usample *smp, uint64_
 
 	smp->pub.cookie = cookie;
 	st = hash_find(s, pid, cookie);
+	if (!st)
+		st = latest_stack(s, pid, cookie);
 	if (!st)
 		st = waiting_entry(s, pid, cookie, smp->pub.ts);
 	if (!st) {
@@ -914,8 +958,6 @@ static void expire_stack(struct ustack_session *s, struct ustk *st)
 		st->state = USTK_FINAL;
 		release_waiters(s, st, st->sync ? USTACK_SAMPLE_SYNC : USTACK_SAMPLE_OK);
 	}
-	if (!st->sync && !st->answered)
-		s->stats.unmatched++;
 	hash_remove(s, st);
 }
 
@@ -1209,6 +1251,7 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 		s->stats.truncated++;
 	unlink_waiting(s, st);
 	supersede(s, st);
+	set_latest(s, st);
 	st->state = bind_stack(s, st, false) ? USTK_FINAL : USTK_HELD;
 	timeline_add(s, st, rec->ts + s->opts.hold_ns, TL_EXPIRE);
 	if (st->state == USTK_FINAL)
@@ -1524,8 +1567,9 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
  */
 void ustack_session_flush(struct ustack_session *s)
 {
+	struct utask *t;
 	struct ustk *st;
-	int cpu;
+	int cpu, i;
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		give_up_cpu(s, &s->cpus[cpu], USTACK_SAMPLE_NO_COOKIE);
@@ -1538,6 +1582,10 @@ void ustack_session_flush(struct ustack_session *s)
 		lose_entry(s, st);
 	}
 	drain_ordered(s);
+	for (i = 0; i < TASK_BUCKETS; i++) {
+		for (t = s->tasks[i]; t; t = t->next)
+			drop_latest(s, t);
+	}
 }
 
 /**
