@@ -41,10 +41,15 @@ $(error missing pkg-config module(s): $(missing); install Debian package(s): $(f
 endif
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
+# libiberty-dev (c++filt's demangler) has no .pc file: a header and a .a.
+LIBIBERTY	:= $(filter /%,$(shell $(CC) -print-file-name=libiberty.a))
+ifeq ($(and $(LIBIBERTY),$(wildcard /usr/include/libiberty/demangle.h)),)
+$(error missing libiberty (libiberty.a, libiberty/demangle.h); install Debian package libiberty-dev (or run scripts/install-deps))
+endif
 endif
 
 ALL_CFLAGS	= $(CFLAGS) $(PKG_CFLAGS)
-LIBS		= $(PKG_LIBS) -lpthread -llzma -lz
+LIBS		= $(PKG_LIBS) $(LIBIBERTY) -lpthread -llzma -lz
 
 ifeq ($(V),1)
 Q :=

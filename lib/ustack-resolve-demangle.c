@@ -1,165 +1,120 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * C++ and Rust demangling.
+ * C++ and Rust demangling through GNU libiberty, the demangler of c++filt
+ * (Debian's libiberty-dev, linked statically): C++ (Itanium ABI), Rust
+ * legacy and Rust v0 names, punycode identifiers included. Names come out
+ * as c++filt -i prints them: with parameters, without implementation
+ * details, Rust hashes or disambiguators.
  *
- * C++ goes through __cxa_demangle, looked up at run time in libstdc++ so
- * that plain C programs linking libustack need no C++ runtime. Rust legacy
- * names are Itanium-mangled with a trailing hash and $-escapes, which we
- * strip and undo afterwards. Rust v0 names ("_R...") have their own
- * grammar, decoded in ustack-resolve-rust-v0.c.
+ * Symbol tables are input we do not control, and libiberty's work grows
+ * with what it prints: a Rust v0 name whose backrefs double a tuple 64
+ * times expands to 2^64 types, and c++filt never finishes it. So we use
+ * the callback entry points, which hand us the output piece by piece, and
+ * give up on a name that passes DEMANGLE_MAX bytes by jumping out of the
+ * callback. Neither demangler holds heap memory across a callback (the
+ * C++ one keeps its state on the stack), except the few bytes of a Rust
+ * punycode identifier being printed, which such a name then leaks.
  */
-#include <ctype.h>
-#include <dlfcn.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libiberty/demangle.h>
+
 #include "ustack-resolve-int.h"
 
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+/* Longest real names are about 25 KB (LLVM's C++ templates). */
+#define DEMANGLE_MAX	(1 << 20)
 
-static cxa_demangle_fn find_cxa_demangle(void)
-{
-	void *h, *fn;
+/* What c++filt -i asks for: parameters and qualifiers, no details. */
+#define DEMANGLE_OPTS	(DMGL_PARAMS | DMGL_ANSI)
 
-	fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-	if (fn)
-		return (cxa_demangle_fn)fn;
-	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	if (!h)
-		return NULL;
-	return (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
-}
-
-/* "17h" + 16 hex digits + "E" at the end: a Rust legacy hash element. */
-static bool rust_legacy(const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (strncmp(s, "_ZN", 3) || len < 3 + 20 || memcmp(s + len - 20, "17h", 3) ||
-	    s[len - 1] != 'E')
-		return false;
-	for (i = len - 17; i < len - 1; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-static const struct {
-	const char	*from;
-	char		to;
-} rust_escapes[] = {
-	{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' }, { "$LT$", '<' },
-	{ "$GT$", '>' }, { "$LP$", '(' }, { "$RP$", ')' }, { "$C$", ',' },
-	{ "$u7e$", '~' }, { "$u20$", ' ' }, { "$u27$", '\'' },
-	{ "$u5b$", '[' }, { "$u5d$", ']' }, { "$u7b$", '{' },
-	{ "$u7d$", '}' }, { "$u3b$", ';' }, { "$u2b$", '+' },
-	{ "$u22$", '"' },
+struct demangle_buf {
+	char		*s;
+	size_t		len;
+	size_t		cap;
+	jmp_buf		give_up;
 };
 
-/* Undo Rust's $..$ escapes and ".." path separators, in place. */
-static void rust_unescape(char *s)
+static void demangle_append(const char *s, size_t n, void *opaque)
 {
-	char *w = s;
-	size_t i;
+	struct demangle_buf *b = opaque;
+	char *p;
 
-	while (*s) {
-		if (*s == '$') {
-			for (i = 0; i < sizeof(rust_escapes) / sizeof(rust_escapes[0]); i++) {
-				size_t l = strlen(rust_escapes[i].from);
+	/* Empty pieces come with a NULL pointer (Rust's empty identifiers). */
+	if (!n)
+		return;
+	if (n >= DEMANGLE_MAX - b->len)
+		longjmp(b->give_up, 1);
+	if (b->len + n >= b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
 
-				if (!strncmp(s, rust_escapes[i].from, l)) {
-					*w++ = rust_escapes[i].to;
-					s += l;
-					break;
-				}
-			}
-			if (i < sizeof(rust_escapes) / sizeof(rust_escapes[0]))
-				continue;
-		} else if (s[0] == '.' && s[1] == '.') {
-			*w++ = ':';
-			*w++ = ':';
-			s += 2;
-			continue;
-		}
-		*w++ = *s++;
+		while (b->len + n >= cap)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (!p)
+			longjmp(b->give_up, 1);
+		b->s = p;
+		b->cap = cap;
 	}
-	*w = '\0';
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
 }
 
 /*
- * _ZN <len><ident>... 17h<hash> E: join the identifiers with "::", drop
- * the hash, undo the escapes. Returns NULL when malformed.
+ * Rust first: legacy Rust names are valid Itanium C++ names too, which
+ * only the Rust demangler turns into paths without the hash (the order
+ * of cplus_demangle() with DMGL_AUTO, as in c++filt).
  */
-static char *rust_demangle(const char *s)
+static bool demangle_into(const char *name, struct demangle_buf *b)
 {
-	size_t len = strlen(s);
-	char *out = malloc(2 * len + 1), *w = out;
-	const char *end = s + len - 20;		/* the hash element */
+	if (rust_demangle_callback(name, DEMANGLE_OPTS, demangle_append, b))
+		return true;
+	b->len = 0;
+	return name[1] == 'Z' &&
+	       cplus_demangle_v3_callback(name, DEMANGLE_OPTS, demangle_append, b);
+}
 
-	if (!out)
-		return NULL;
-	for (s += 3; s < end;) {
-		char *e;
-		unsigned long n = strtoul(s, &e, 10);
-
-		if (e == s || !n || n > (unsigned long)(end - e))
-			goto bad;
-		s = e;
-		/* A leading "_$" stands for "$" (identifiers cannot start with it). */
-		if (n > 1 && s[0] == '_' && s[1] == '$') {
-			s++;
-			n--;
-		}
-		if (w != out) {
-			*w++ = ':';
-			*w++ = ':';
-		}
-		memcpy(w, s, n);
-		w += n;
-		s += n;
-	}
-	if (w == out)
-		goto bad;
-	*w = '\0';
-	rust_unescape(out);
-	return out;
-bad:
-	free(out);
-	return NULL;
+/*
+ * The setjmp() lives here, apart from the buffer: a longjmp() leaves the
+ * locals of the function that called setjmp() undefined if they changed,
+ * and this one has none that change.
+ */
+static bool demangle_bounded(const char *name, struct demangle_buf *b)
+{
+	if (setjmp(b->give_up))
+		return false;
+	return demangle_into(name, b);
 }
 
 /**
  * ustack_demangle - readable form of a symbol name
- * @r: resolver (caches the demangler)
+ * @r: resolver (unused: libiberty keeps no state between names)
  * @name: mangled or plain name
  * @owned: set to a malloc'd string the caller owns, when one was made
  *
- * Returns the demangled name, or @name when it is not mangled.
+ * Demangles C++ ("_Z") and Rust legacy ("_ZN...17h<hash>E") and v0
+ * ("_R", also "__R") names as c++filt -i does.
+ *
+ * Returns the demangled name, or @name when it is not mangled, is
+ * malformed, or demangles to more than DEMANGLE_MAX bytes.
  */
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned)
 {
-	char *d;
-	int status;
+	struct demangle_buf b = { 0 };
+	const char *mangled = name;
 
-	*owned = ustack_rust_v0_demangle(name);
-	if (*owned)
-		return *owned;
-	if (name[0] != '_' || name[1] != 'Z')
+	*owned = NULL;
+	/* Some platforms prefix v0 names with one more underscore. */
+	if (mangled[0] == '_' && mangled[1] == '_' && mangled[2] == 'R')
+		mangled++;
+	if (mangled[0] != '_' || (mangled[1] != 'Z' && mangled[1] != 'R'))
 		return name;
-	if (rust_legacy(name)) {
-		*owned = rust_demangle(name);
-		if (*owned)
-			return *owned;
+	if (!demangle_bounded(mangled, &b) || !b.len) {
+		free(b.s);
+		return name;
 	}
-	if (!r->demangle_tried) {
-		r->demangle_tried = true;
-		r->cxa_demangle = find_cxa_demangle();
-	}
-	if (!r->cxa_demangle)
-		return name;
-	d = r->cxa_demangle(name, NULL, NULL, &status);
-	if (!d || status)
-		return name;
-	*owned = d;
-	return d;
+	*owned = b.s;
+	return b.s;
 }

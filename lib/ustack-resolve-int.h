@@ -128,9 +128,6 @@ struct ustack_resolver {
 	bool				dbgd_tried;
 	bool				dbgd_progress;	/* a progress line is open */
 	const char			*dbgd_what;	/* what is being fetched */
-	char				*(*cxa_demangle)(const char *, char *,
-							 size_t *, int *);
-	bool				demangle_tried;
 };
 
 /* ustack-resolve-util.c */
@@ -158,8 +155,5 @@ void ustack_debuginfod_end(struct ustack_resolver *r);
 
 /* ustack-resolve-demangle.c */
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);
-
-/* ustack-resolve-rust-v0.c */
-char *ustack_rust_v0_demangle(const char *name);
 
 #endif /* _USTACK_RESOLVE_INT_H */

@@ -4,9 +4,9 @@
  *
  * Reads names from stdin (or the arguments) and prints each demangled, or
  * unchanged when it is not a mangled name the library understands. Only
- * the Rust v0 decoder and the C++/legacy Rust path of ustack_demangle()
- * are exercised; no file is opened. Used by tests/bats/resolve.bats to
- * feed malformed symbols to the decoder directly.
+ * ustack_demangle() (libiberty's C++ and Rust demanglers) is exercised;
+ * no file is opened. Used by tests/bats/resolve.bats to feed malformed
+ * symbols to the demangler directly.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static void demangle_one(struct ustack_resolver *r, const char *name)
 
 int main(int argc, char **argv)
 {
-	/* Only the demangler cache fields are used. */
+	/* ustack_demangle() keeps no state in the resolver. */
 	struct ustack_resolver r = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
