@@ -107,6 +107,36 @@ build_id() {
 	[ "$output" = "[unknown] (resolve-pie)" ]
 }
 
+# Each reason ustack_dso_lookup() gives for an unnamed frame (--why).
+@test "why unresolved: an offset outside every segment says so" {
+	run "$SYM" --leaf --why <<<"$PROGS/resolve-pie 0x10"
+	[ "$output" = "[unknown] (resolve-pie) # outside any segment" ]
+}
+
+@test "why unresolved: a missing file is no file" {
+	run "$SYM" --why <<<"/nonexistent/libgone.so 0x1234"
+	[ "${lines[1]}" = "[unknown] (libgone.so) # no file" ]
+}
+
+@test "why unresolved: a stripped file with the function only in .symtab" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" rp_middle 2)
+	strip -o "$TMP/stripped" "$f"
+	# rp_middle is not exported: only .symtab named it.
+	! nm -D "$TMP/stripped" | grep -qw rp_middle
+	run "$SYM" --leaf --why --no-debuginfod <<<"$TMP/stripped $off"
+	[ "$output" = "[unknown] (stripped) # stripped" ]
+}
+
+@test "why unresolved: a full symbol table without the function is no symbol" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" rp_middle 2)
+	objcopy --strip-symbol=rp_middle "$f" "$TMP/nosym"
+	nm "$TMP/nosym" | grep -qw rp_leaf
+	run "$SYM" --leaf --why <<<"$TMP/nosym $off"
+	[ "$output" = "[unknown] (nosym) # no symbol" ]
+}
+
 @test "matching build id resolves" {
 	f="$PROGS/resolve-pie"
 	off=$(sym_off "$f" rp_middle 2)
