@@ -21,9 +21,13 @@ struct ustack_dso;
  * @debuginfod:	ask debuginfod (when DEBUGINFOD_URLS is set)
  * @live:	the trace comes from this boot: /proc/<tgid>/root and the
  *		running kernel's vdso may be used
+ * @debug_dirs:	NULL-terminated list of directories searched for debug files
+ *		(.build-id/xx/rest.debug and .gnu_debuglink names) before
+ *		/usr/lib/debug, as gdb's debug-file-directory; not under symfs
  */
 struct ustack_resolver_opts {
 	const char	*symfs;
+	const char * const *debug_dirs;
 	bool		lines;
 	bool		inlines;
 	bool		demangle;
@@ -32,12 +36,40 @@ struct ustack_resolver_opts {
 };
 
 /**
+ * enum ustack_origin - the table a frame's name was found in
+ * @USTACK_ORIGIN_NONE:		no name (or a special mapping's)
+ * @USTACK_ORIGIN_SYMTAB:	.symtab of the file itself
+ * @USTACK_ORIGIN_DEBUG_SYMTAB:	.symtab of a separate debug file
+ * @USTACK_ORIGIN_MINIDEBUG:	.symtab inside .gnu_debugdata (MiniDebugInfo)
+ * @USTACK_ORIGIN_DYNSYM:	.dynsym
+ * @USTACK_ORIGIN_PLT:		a PLT stub, named after its relocation
+ * @USTACK_ORIGIN_DWARF:	DWARF (inlined frames, or no symbol there)
+ * @USTACK_ORIGIN_JIT:		a perf map of JIT code
+ */
+enum ustack_origin {
+	USTACK_ORIGIN_NONE,
+	USTACK_ORIGIN_SYMTAB,
+	USTACK_ORIGIN_DEBUG_SYMTAB,
+	USTACK_ORIGIN_MINIDEBUG,
+	USTACK_ORIGIN_DYNSYM,
+	USTACK_ORIGIN_PLT,
+	USTACK_ORIGIN_DWARF,
+	USTACK_ORIGIN_JIT,
+	USTACK_ORIGIN_NR,
+};
+
+const char *ustack_origin_str(enum ustack_origin origin);
+
+/**
  * struct ustack_sym - one symbolized frame
  * @name:	function name, NULL when unresolved (owned by the resolver)
  * @sym_off:	offset of the address from the start of @name
- * @file:	source file or NULL
+ * @file:	source file or NULL: the path an editor opens (joined with
+ *		the compile and include directories, as llvm-symbolizer
+ *		prints it); its last component is the short form
  * @line:	source line or 0
  * @inlined:	this frame was inlined into the next one
+ * @origin:	enum ustack_origin of @name
  */
 struct ustack_sym {
 	const char	*name;
@@ -45,6 +77,7 @@ struct ustack_sym {
 	const char	*file;
 	int		line;
 	bool		inlined;
+	uint8_t		origin;
 };
 
 /**
@@ -85,7 +118,9 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
  * Symbolize @file_offset. @return_address is true for every frame but the
  * leaf (the lookup then uses offset - 1). Fills up to @max entries, the
  * innermost (possibly inlined) first; returns how many, or when there is
- * no name -USTACK_UNRES_* saying why.
+ * no name -USTACK_UNRES_* saying why. Without a name, out[0] still has
+ * name NULL and the source line when the line table covers the address
+ * (padding between functions), file NULL when not.
  *
  * sym_off is measured from the address itself (not offset - 1); inlined
  * frames have sym_off 0. A special mapping that cannot be read (e.g.

@@ -2,10 +2,13 @@
 /*
  * Where symbols and DWARF come from when the mapped file lacks them.
  *
- * Order (each under symfs): the file itself, then
- *   /usr/lib/debug/.build-id/xx/rest.debug,
- *   .gnu_debuglink in the file's directory, its .debug/ and
- *   /usr/lib/debug/<dir>/ (CRC32 checked),
+ * Order (each under symfs but the --debug-dir directories): the file
+ * itself, then
+ *   DIR/.build-id/xx/rest.debug for each debug directory DIR, then
+ *     DIR/.build-id/xx/rest/{debug,elf} and DIR/.build-id/xx/rest
+ *     (perf's build-id cache: ~/.debug), then /usr/lib/debug,
+ *   .gnu_debuglink in the file's directory, its .debug/, DIR/<dir>/,
+ *     DIR/ and /usr/lib/debug/<dir>/ (CRC32 checked),
  *   .gnu_debugdata (MiniDebugInfo, symbols only),
  *   debuginfod (opt-in, needs DEBUGINFOD_URLS).
  * A candidate whose build id differs from the file's is never used.
@@ -70,17 +73,56 @@ static struct uelf *try_open(struct ustack_dso *dso, const char *path,
 	return e;
 }
 
+/* try_open() on a path made from @fmt, then freed. */
+static struct uelf *try_path(struct ustack_dso *dso, bool want_dwarf,
+			     const char *fmt, const char *a, const char *b,
+			     const char *c)
+{
+	char *p = ustack_xasprintf(fmt, a, b, c);
+	struct uelf *e = try_open(dso, p, want_dwarf);
+
+	free(p);
+	return e;
+}
+
+/*
+ * A --debug-dir: gdb's layout (rest.debug), then perf's build-id cache,
+ * where .build-id/xx/rest is a directory holding "debug" and "elf" (or,
+ * in older perf, the binary itself).
+ */
+static struct uelf *try_user_build_id(struct ustack_dso *dso, const char *dir,
+				      const char *hex, bool want_dwarf)
+{
+	static const char * const layouts[] = {
+		"%s/.build-id/%.2s/%s.debug",
+		"%s/.build-id/%.2s/%s/debug",
+		"%s/.build-id/%.2s/%s/elf",
+		"%s/.build-id/%.2s/%s",
+	};
+	struct uelf *e = NULL;
+	size_t i;
+
+	for (i = 0; !e && i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		e = try_path(dso, want_dwarf, layouts[i], dir, hex, hex + 2);
+	return e;
+}
+
 static struct uelf *try_build_id_dir(struct ustack_dso *dso, bool want_dwarf)
 {
 	char hex[2 * USTACK_BUILD_ID_MAX + 1], *rel, *p;
+	char * const *dir = dso->r->debug_dirs;
 	const unsigned char *id;
-	struct uelf *e;
+	struct uelf *e = NULL;
 	size_t len;
 
 	id = dso_id(dso, &len);
 	if (len < 2)
 		return NULL;
 	ustack_build_id_hex(id, len, hex);
+	for (; !e && dir && *dir; dir++)
+		e = try_user_build_id(dso, *dir, hex, want_dwarf);
+	if (e)
+		return e;
 	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
 	if (!rel)
 		return NULL;
@@ -151,6 +193,29 @@ static char *dir_of(const char *path)
 	return strndup(path, s - path);
 }
 
+/* Each --debug-dir DIR: DIR/<the file's directory>/<link>, DIR/<link>. */
+static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
+				   const char *link, uint32_t crc, bool want_dwarf)
+{
+	char * const *dir = dso->r->debug_dirs;
+	struct uelf *e = NULL;
+	char *p;
+
+	for (; !e && dir && *dir; dir++) {
+		if (odir[0] == '/') {
+			p = ustack_xasprintf("%s%s/%s", *dir, odir, link);
+			e = try_link(dso, p, crc, want_dwarf);
+			free(p);
+			if (e)
+				break;
+		}
+		p = ustack_xasprintf("%s/%s", *dir, link);
+		e = try_link(dso, p, crc, want_dwarf);
+		free(p);
+	}
+	return e;
+}
+
 static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 {
 	char *fdir = NULL, *odir = NULL, *p = NULL, *rel;
@@ -174,6 +239,9 @@ static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 	p = ustack_xasprintf("%s/.debug/%s", fdir, link);
 	e = try_link(dso, p, crc, want_dwarf);
 	free(p);
+	if (e)
+		goto out;
+	e = try_user_links(dso, odir, link, crc, want_dwarf);
 	if (e)
 		goto out;
 	rel = ustack_xasprintf(DEBUG_DIR "%s/%s", odir, link);
@@ -249,6 +317,8 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
 	m = uelf_memory(name ? name : ".gnu_debugdata", buf, len, true, &err);
 	free(name);
+	if (m)
+		m->minidebug = true;
 	return m;
 }
 

@@ -21,7 +21,16 @@ struct usym_tmp {
 	uint64_t	end;		/* section end while sizeless */
 	const char	*name;
 	unsigned char	rank;		/* 0 global, 1 weak, 2 local, 3 other */
+	unsigned char	origin;		/* enum ustack_origin */
 	bool		sizeless;
+	bool		label;		/* STT_NOTYPE in code */
+};
+
+/* What a symbol's st_shndx says about it: where its section lies. */
+struct usec {
+	uint64_t	addr;
+	uint64_t	size;
+	bool		code;		/* SHF_EXECINSTR */
 };
 
 static void uelf_scan_sections(struct uelf *e)
@@ -114,7 +123,12 @@ static bool uelf_truncated(struct uelf *e, const GElf_Ehdr *eh)
 
 		if (!gelf_getphdr(e->elf, i, &ph))
 			return true;
-		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > e->size)
+		/*
+		 * Segments without file bytes (debug files, MiniDebugInfo)
+		 * may keep offsets past their end.
+		 */
+		if (ph.p_type == PT_LOAD && ph.p_filesz &&
+		    ph.p_offset + ph.p_filesz > e->size)
 			return true;
 	}
 	return false;
@@ -310,17 +324,72 @@ static int tmp_push(struct usymtab *t, const struct usym_tmp *s)
 	return 0;
 }
 
-/* Keep only what can be a function entry in this image. */
-static bool sym_wanted(const GElf_Sym *sym)
+/*
+ * Keep only what can be a function entry in this image: functions, and
+ * untyped labels in code (hand-written assembly) with a real name, not
+ * an ARM/AArch64 mapping symbol ($x, $d) or an assembler local (.L).
+ */
+static bool sym_wanted(const GElf_Sym *sym, const struct usec *secs,
+		       size_t nr_secs, const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 
-	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
+	    !sym->st_value)
 		return false;
-	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS ||
-	    sym->st_shndx == SHN_COMMON)
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE || sym->st_shndx >= nr_secs ||
+	    !secs[sym->st_shndx].code)
 		return false;
-	return sym->st_value != 0;
+	return name[0] != '$' && strncmp(name, ".L", 2);
+}
+
+/* Address range and kind of every section, indexed like st_shndx. */
+static struct usec *section_table(struct uelf *e, size_t *nr)
+{
+	struct usec *secs;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(e->elf, nr) < 0 || !*nr)
+		return NULL;
+	secs = calloc(*nr, sizeof(*secs));
+	if (!secs)
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		size_t i = elf_ndxscn(scn);
+
+		if (i >= *nr || !gelf_getshdr(scn, &sh))
+			continue;
+		secs[i].addr = sh.sh_addr;
+		secs[i].size = sh.sh_size;
+		secs[i].code = sh.sh_flags & SHF_EXECINSTR;
+	}
+	return secs;
+}
+
+/* Fill @s from @sym; false when it cannot be placed. */
+static bool tmp_from_sym(struct usym_tmp *s, const GElf_Sym *sym,
+			 const struct usec *secs, size_t nr_secs)
+{
+	const struct usec *sec;
+
+	s->start = sym->st_value;
+	s->label = GELF_ST_TYPE(sym->st_info) == STT_NOTYPE;
+	s->sizeless = !sym->st_size || s->label;
+	s->end = s->start + sym->st_size;
+	s->rank = bind_rank(GELF_ST_BIND(sym->st_info));
+	if (!s->sizeless)
+		return true;
+	/* Sizeless: extend at most to its section's end. */
+	if (sym->st_shndx >= nr_secs)
+		return false;
+	sec = &secs[sym->st_shndx];
+	if (s->start < sec->addr || s->start - sec->addr >= sec->size)
+		return false;
+	s->end = sec->addr + sec->size;
+	return true;
 }
 
 /**
@@ -328,15 +397,22 @@ static bool sym_wanted(const GElf_Sym *sym)
  * @t: table being built
  * @e: file holding it
  * @type: SHT_SYMTAB or SHT_DYNSYM
+ * @origin: what to call the table in verbose output
  *
  * Names point into @e, which must outlive @t. Returns symbols added.
  */
-int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
+int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
+		    enum ustack_origin origin)
 {
 	Elf_Scn *scn = NULL;
+	struct usec *secs;
+	size_t nr_secs;
 	GElf_Shdr sh;
 	int added = 0;
 
+	secs = section_table(e, &nr_secs);
+	if (!secs)
+		return 0;
 	while ((scn = elf_nextscn(e->elf, scn))) {
 		Elf_Data *data, *str;
 		const char *strs;
@@ -359,38 +435,58 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type)
 			 !((uintptr_t)data->d_buf % _Alignof(Elf64_Sym));
 		for (i = 0; i < nr; i++) {
 			struct usym_tmp s;
-			GElf_Shdr ssh;
 			GElf_Sym sym;
 
 			if (native)
 				sym = ((const Elf64_Sym *)data->d_buf)[i];
 			else if (!gelf_getsym(data, i, &sym))
 				continue;
-			if (!sym_wanted(&sym) || sym.st_name >= str->d_size)
+			if (sym.st_name >= str->d_size)
 				continue;
 			s.name = strs + sym.st_name;
-			if (!*s.name)
+			if (!*s.name || !sym_wanted(&sym, secs, nr_secs, s.name) ||
+			    !tmp_from_sym(&s, &sym, secs, nr_secs))
 				continue;
-			s.start = sym.st_value;
-			s.sizeless = !sym.st_size;
-			s.end = s.start + sym.st_size;
-			s.rank = bind_rank(GELF_ST_BIND(sym.st_info));
-			if (s.sizeless) {
-				Elf_Scn *ss = elf_getscn(e->elf, sym.st_shndx);
-
-				/* Sizeless: extend at most to its section's end. */
-				if (!ss || !gelf_getshdr(ss, &ssh) ||
-				    s.start < ssh.sh_addr ||
-				    s.start >= ssh.sh_addr + ssh.sh_size)
-					continue;
-				s.end = ssh.sh_addr + ssh.sh_size;
-			}
+			s.origin = origin;
 			if (tmp_push(t, &s) < 0)
-				return added;
+				goto out;
 			added++;
 		}
 	}
+out:
+	free(secs);
 	return added;
+}
+
+/**
+ * usymtab_add_owned - add a symbol whose name was made here
+ * @t: table being built
+ * @start: first address
+ * @size: bytes covered
+ * @name: malloc'd name, owned by @t from now on (NULL fails)
+ * @origin: where the name comes from
+ */
+int usymtab_add_owned(struct usymtab *t, uint64_t start, uint64_t size,
+		      char *name, enum ustack_origin origin)
+{
+	struct usym_tmp s = { 0 };
+	char **o;
+
+	if (!name)
+		return -1;
+	o = realloc(t->owned, (t->nr_owned + 1) * sizeof(*o));
+	if (!o) {
+		free(name);
+		return -1;
+	}
+	t->owned = o;
+	o[t->nr_owned++] = name;
+	s.name = name;
+	s.start = start;
+	s.end = start + size;
+	s.rank = 3;
+	s.origin = origin;
+	return tmp_push(t, &s);
 }
 
 static int leading_underscores(const char *s)
@@ -404,8 +500,9 @@ static int leading_underscores(const char *s)
 
 /*
  * Order by address; at equal addresses the best name comes first:
- * a sized symbol, then global over weak over local, then fewer leading
- * underscores, then by name so the choice never depends on input order.
+ * a function over a label, a sized symbol, then global over weak over
+ * local, then fewer leading underscores, then by name so the choice
+ * never depends on input order.
  */
 static inline int tmp_cmp(const struct usym_tmp *a, const struct usym_tmp *b)
 {
@@ -413,6 +510,8 @@ static inline int tmp_cmp(const struct usym_tmp *a, const struct usym_tmp *b)
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
+	if (a->label != b->label)
+		return a->label ? 1 : -1;
 	if (a->sizeless != b->sizeless)
 		return a->sizeless ? 1 : -1;
 	if (a->rank != b->rank)
@@ -533,6 +632,33 @@ static void usymtab_index(struct usymtab *t)
 	}
 }
 
+/*
+ * The symbols that name code, in address order: the best one per
+ * address, and no label inside a function that has a size (there the
+ * function, which says how far it reaches, names the code). Returns how
+ * many indices into t->tmp were written to @keep.
+ */
+static size_t pick_symbols(const struct usymtab *t, const struct skey *key,
+			   uint32_t *keep)
+{
+	uint64_t covered = 0, last = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->tmp_nr; i++) {
+		const struct usym_tmp *s = &t->tmp[key[i].idx];
+
+		if (n && last == s->start)
+			continue;
+		if (s->label && s->start < covered)
+			continue;
+		if (!s->sizeless && s->end > covered)
+			covered = s->end;
+		last = s->start;
+		keep[n++] = key[i].idx;
+	}
+	return n;
+}
+
 /**
  * usymtab_finish - sort, drop duplicates, bound sizeless symbols
  * @t: table filled with usymtab_add_elf()
@@ -540,36 +666,33 @@ static void usymtab_index(struct usymtab *t)
 void usymtab_finish(struct usymtab *t)
 {
 	struct skey *key = sort_keys(t);
-	size_t i, n = 0;
+	uint32_t *keep = NULL;
+	size_t i, n;
 
 	if (!key)
 		goto out;
+	keep = malloc((t->tmp_nr ? t->tmp_nr : 1) * sizeof(*keep));
 	t->syms = calloc(t->tmp_nr ? t->tmp_nr : 1, sizeof(*t->syms));
-	if (!t->syms)
+	if (!keep || !t->syms)
 		goto out;
-	for (i = 0; i < t->tmp_nr; i++) {
-		const struct usym_tmp *s = &t->tmp[key[i].idx];
+	n = pick_symbols(t, key, keep);
+	for (i = 0; i < n; i++) {
+		const struct usym_tmp *s = &t->tmp[keep[i]];
 		uint64_t end = s->end;
 
-		if (n && t->syms[n - 1].start == s->start)
-			continue;
 		/* A sizeless symbol ends where the next one starts. */
-		if (s->sizeless && i + 1 < t->tmp_nr) {
-			size_t j = i + 1;
-
-			while (j < t->tmp_nr && key[j].start == s->start)
-				j++;
-			if (j < t->tmp_nr && key[j].start < end)
-				end = key[j].start;
-		}
-		t->syms[n].start = s->start;
-		t->syms[n].end = end;
-		t->syms[n].name = s->name;
-		n++;
+		if (s->sizeless && i + 1 < n && t->tmp[keep[i + 1]].start < end)
+			end = t->tmp[keep[i + 1]].start;
+		t->syms[i].start = s->start;
+		t->syms[i].size = end - s->start > UINT32_MAX ? UINT32_MAX :
+				  end - s->start;
+		t->syms[i].name = s->name;
+		t->syms[i].origin = s->origin;
 	}
 	t->nr = n;
 	usymtab_index(t);
 out:
+	free(keep);
 	free(key);
 	free(t->tmp);
 	t->tmp = NULL;
@@ -614,7 +737,7 @@ const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
 	for (k = 0; k < 4 && lo > k; k++) {
 		const struct usym *s = &t->syms[lo - 1 - k];
 
-		if (addr < s->end)
+		if (addr - s->start < s->size)
 			return s;
 	}
 	return NULL;
@@ -630,6 +753,9 @@ void usymtab_free(struct usymtab *t)
 				free((char *)t->demangled[i]);
 		free(t->demangled);
 	}
+	for (i = 0; i < t->nr_owned; i++)
+		free(t->owned[i]);
+	free(t->owned);
 	free(t->page);
 	free(t->syms);
 	free(t->tmp);

@@ -24,6 +24,7 @@ struct uelf {
 	unsigned char	build_id[USTACK_BUILD_ID_MAX];
 	bool		has_symtab;	/* a real (not NOBITS) .symtab */
 	bool		has_dwarf;	/* a real .debug_info */
+	bool		minidebug;	/* the .gnu_debugdata of another file */
 };
 
 struct uelf *uelf_open(const char *path, const char **err);
@@ -42,8 +43,9 @@ struct useg {
 /* A function symbol; the table is sorted by @start. */
 struct usym {
 	uint64_t	start;
-	uint64_t	end;
 	const char	*name;
+	uint32_t	size;		/* covers [start, start + size) */
+	uint8_t		origin;		/* enum ustack_origin */
 };
 
 struct usym_tmp;
@@ -61,9 +63,15 @@ struct usymtab {
 	struct usym_tmp	*tmp;		/* while being built */
 	size_t		tmp_nr;
 	size_t		tmp_alloc;
+	char		**owned;	/* names made here ("f@plt") */
+	size_t		nr_owned;
 };
 
-int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type);
+int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
+		    enum ustack_origin origin);
+int usymtab_add_owned(struct usymtab *t, uint64_t start, uint64_t size,
+		      char *name, enum ustack_origin origin);
+int usymtab_add_plt(struct usymtab *t, struct uelf *e);
 void usymtab_finish(struct usymtab *t);
 const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr);
 void usymtab_free(struct usymtab *t);
@@ -120,6 +128,7 @@ struct ustack_dso {
 struct ustack_resolver {
 	struct ustack_resolver_opts	opts;
 	char				*symfs;
+	char				**debug_dirs;	/* NULL-terminated copy */
 	struct ustack_dso		**htab;
 	size_t				hsize;
 	size_t				nr_dsos;

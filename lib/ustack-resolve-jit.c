@@ -161,6 +161,7 @@ int ustack_resolve_jit(struct ustack_resolver *r, int tgid, uint64_t addr,
 	memset(out, 0, sizeof(*out));
 	out->name = s->name;
 	out->sym_off = addr - s->start;
+	out->origin = USTACK_ORIGIN_JIT;
 	return 1;
 }
 

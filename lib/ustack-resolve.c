@@ -38,6 +38,34 @@ static uint64_t dso_hash(const char *path, const unsigned char *id, size_t len,
 	return h ^ (flags & USTACK_MAP_SPECIAL);
 }
 
+static void free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A copy of a NULL-terminated string list; NULL when out of memory. */
+static char **copy_strv(const char * const *v)
+{
+	size_t i, n = 0;
+	char **c;
+
+	while (v && v[n])
+		n++;
+	c = calloc(n + 1, sizeof(*c));
+	for (i = 0; c && i < n; i++) {
+		c[i] = strdup(v[i]);
+		if (!c[i]) {
+			free_strv(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 /**
  * ustack_resolver_new - create a symbolizer
  * @opts: options, copied; NULL for names only
@@ -56,9 +84,13 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 	if (r->opts.symfs && *r->opts.symfs && strcmp(r->opts.symfs, "/"))
 		r->symfs = strdup(r->opts.symfs);
 	r->opts.symfs = r->symfs;
+	r->debug_dirs = copy_strv(r->opts.debug_dirs);
+	r->opts.debug_dirs = (const char * const *)r->debug_dirs;
 	r->hsize = 256;
 	r->htab = calloc(r->hsize, sizeof(*r->htab));
-	if (!r->htab) {
+	if (!r->htab || !r->debug_dirs) {
+		free_strv(r->debug_dirs);
+		free(r->htab);
 		free(r->symfs);
 		free(r);
 		return NULL;
@@ -105,6 +137,7 @@ void ustack_resolver_free(struct ustack_resolver *r)
 	}
 	ustack_jit_free(r);
 	ustack_debuginfod_end(r);
+	free_strv(r->debug_dirs);
 	free(r->htab);
 	free(r->symfs);
 	free(r);
@@ -395,6 +428,28 @@ const char *ustack_unresolved_str(enum ustack_unresolved why)
 	return unresolved_str[why];
 }
 
+static const char * const origin_str[USTACK_ORIGIN_NR] = {
+	[USTACK_ORIGIN_NONE]		= "none",
+	[USTACK_ORIGIN_SYMTAB]		= ".symtab",
+	[USTACK_ORIGIN_DEBUG_SYMTAB]	= "debug file .symtab",
+	[USTACK_ORIGIN_MINIDEBUG]	= ".gnu_debugdata .symtab",
+	[USTACK_ORIGIN_DYNSYM]		= ".dynsym",
+	[USTACK_ORIGIN_PLT]		= "PLT relocation",
+	[USTACK_ORIGIN_DWARF]		= "DWARF",
+	[USTACK_ORIGIN_JIT]		= "perf map",
+};
+
+/**
+ * ustack_origin_str - the table a name came from, for verbose output
+ * @origin: a USTACK_ORIGIN_* value
+ */
+const char *ustack_origin_str(enum ustack_origin origin)
+{
+	if (origin >= USTACK_ORIGIN_NR)
+		return "?";
+	return origin_str[origin];
+}
+
 const char *ustack_dso_error(const struct ustack_dso *dso)
 {
 	if (!dso)
@@ -402,20 +457,26 @@ const char *ustack_dso_error(const struct ustack_dso *dso)
 	return dso->error;
 }
 
-/* Symbols: the file's own .symtab, else one found elsewhere; plus .dynsym. */
+/*
+ * Symbols: the file's own .symtab, else one found elsewhere; plus
+ * .dynsym (MiniDebugInfo leaves out what .dynsym has) and the PLT stubs.
+ */
 static void dso_load_syms(struct ustack_dso *dso)
 {
-	struct uelf *f = dso->file;
+	struct uelf *f = dso->file, *sf;
 
 	dso->syms_done = true;
 	if (f->has_symtab) {
-		usymtab_add_elf(&dso->symtab, f, SHT_SYMTAB);
+		usymtab_add_elf(&dso->symtab, f, SHT_SYMTAB, USTACK_ORIGIN_SYMTAB);
 	} else {
-		dso->symfile = ustack_find_debug(dso, false);
-		if (dso->symfile && dso->symfile->has_symtab)
-			usymtab_add_elf(&dso->symtab, dso->symfile, SHT_SYMTAB);
+		sf = dso->symfile = ustack_find_debug(dso, false);
+		if (sf && sf->has_symtab)
+			usymtab_add_elf(&dso->symtab, sf, SHT_SYMTAB,
+					sf->minidebug ? USTACK_ORIGIN_MINIDEBUG :
+							USTACK_ORIGIN_DEBUG_SYMTAB);
 	}
-	usymtab_add_elf(&dso->symtab, f, SHT_DYNSYM);
+	usymtab_add_elf(&dso->symtab, f, SHT_DYNSYM, USTACK_ORIGIN_DYNSYM);
+	usymtab_add_plt(&dso->symtab, f);
 	usymtab_finish(&dso->symtab);
 }
 
@@ -435,6 +496,23 @@ static bool offset_to_vaddr(const struct ustack_dso *dso, uint64_t off,
 	return false;
 }
 
+/* "f@plt" demangles as f, then gets its suffix back (as perf does). */
+static char *demangle_plt(struct ustack_resolver *r, const char *name)
+{
+	size_t len = strlen(name) - strlen("@plt");
+	char *base = strndup(name, len), *owned = NULL, *res = NULL;
+	const char *d;
+
+	if (!base)
+		return NULL;
+	d = ustack_demangle(r, base, &owned);
+	if (owned)
+		res = ustack_xasprintf("%s@plt", d);
+	free(owned);
+	free(base);
+	return res;
+}
+
 static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 {
 	struct usymtab *t = &dso->symtab;
@@ -450,7 +528,10 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 	}
 	/* Cached either way: the demangled copy, or the name itself. */
 	if (!t->demangled[i]) {
-		ustack_demangle(dso->r, s->name, &owned);
+		if (s->origin == USTACK_ORIGIN_PLT)
+			owned = demangle_plt(dso->r, s->name);
+		else
+			ustack_demangle(dso->r, s->name, &owned);
 		t->demangled[i] = owned ? owned : s->name;
 	}
 	return t->demangled[i];
@@ -499,11 +580,17 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 	if (s) {
 		outer->name = sym_name(dso, s);
 		outer->sym_off = orig - s->start;
+		outer->origin = s->origin;
 	} else if (dso->dw) {
 		outer->name = udwarf_function(dso->dw, vaddr, &start);
 		outer->sym_off = orig - start;
+		outer->origin = USTACK_ORIGIN_DWARF;
 	}
-	return outer->name ? n : dso_no_name(dso);
+	if (outer->name)
+		return n;
+	/* Padding between functions: no name, but maybe a line. */
+	outer->origin = USTACK_ORIGIN_NONE;
+	return dso_no_name(dso);
 }
 
 static int cache_grow(struct ucache *c)
@@ -608,9 +695,9 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		return -USTACK_UNRES_NO_FILE;
 	if (max <= 0)
 		return 0;
+	memset(out, 0, sizeof(*out));
 	if (dso->is_vdso_special) {
 		/* No image to read: name the frame after the mapping. */
-		memset(out, 0, sizeof(*out));
 		out->name = dso->path;
 		out->sym_off = file_offset;
 		return 1;
@@ -639,12 +726,15 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 			return -(int)slot->first;
 		n = slot->nr < (uint32_t)max ? (int)slot->nr : max;
 		memcpy(out, dso->cache.pool + slot->first, n * sizeof(*out));
-		return n;
+		/* A nameless frame kept for its source line. */
+		return out->name ? n : dso_no_name(dso);
 	}
 	n = dso_resolve(dso, vaddr, vaddr + return_address, tmp, 64);
-	cache_put(&dso->cache, key, tmp, n);
-	if (n <= 0)
+	cache_put(&dso->cache, key, tmp, n < 0 && tmp->file ? 1 : n);
+	if (n <= 0) {
+		*out = *tmp;
 		return n;
+	}
 	if (n > max)
 		n = max;
 	memcpy(out, tmp, n * sizeof(*out));

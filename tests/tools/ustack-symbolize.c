@@ -12,8 +12,8 @@
  * skipped.
  *
  * Output, per frame, innermost first:
- *	func+0xoff (dso)[ file:line]
- *	[unknown] (dso)[ # why]		(the reason with --why)
+ *	func+0xoff (dso)[ file:line][ # table]	(the table with --verbose)
+ *	[unknown] (dso)[ file:line][ # why]	(the reason with --why)
  * With --inlines, inlined frames come first, each ending in " [inlined]";
  * the line without that mark ends the group of one input frame.
  * This is also the benchmark entry point (bench/symbolize).
@@ -45,6 +45,7 @@ struct state {
 	bool			leaf;
 	bool			lines;
 	bool			why;
+	bool			verbose;
 	int			pid;
 	struct dso_slot		slots[DSO_SLOTS];
 	struct dso_slot		*last;		/* of the previous frame */
@@ -68,6 +69,8 @@ static void usage(int code)
 		"  --pid N          tgid for --live and [jit] lines\n"
 		"  --stats          print frame counts on stderr\n"
 		"  --why            say why a frame is [unknown]\n"
+		"  --verbose        say which table each name comes from\n"
+		"  --debug-dir DIR  look for debug files in DIR too (repeatable)\n"
 		"input lines: PATH OFFSET [BUILDID|-] [FLAGS] (tab-separated if PATH has blanks)\n");
 	exit(code);
 }
@@ -228,6 +231,18 @@ static char *put_hex(char *p, uint64_t v)
 	return p;
 }
 
+static void put_line(const struct state *st, const struct ustack_sym *s)
+{
+	char buf[32];
+
+	if (!st->lines || !s || !s->file)
+		return;
+	putc_unlocked(' ', stdout);
+	fputs_unlocked(s->file, stdout);
+	snprintf(buf, sizeof(buf), ":%d", s->line);
+	fputs_unlocked(buf, stdout);
+}
+
 static void put_frame(const struct state *st, const struct ustack_sym *s,
 		      const char *suffix, size_t suffix_len)
 {
@@ -240,22 +255,23 @@ static void put_frame(const struct state *st, const struct ustack_sym *s,
 		fwrite_unlocked(buf, 1, p - buf, stdout);
 	}
 	fwrite_unlocked(suffix, 1, suffix_len, stdout);
-	if (st->lines && s->file) {
-		putc_unlocked(' ', stdout);
-		fputs_unlocked(s->file, stdout);
-		snprintf(buf, sizeof(buf), ":%d", s->line);
-		fputs_unlocked(buf, stdout);
-	}
+	put_line(st, s);
 	if (s->inlined)
 		fputs_unlocked(" [inlined]", stdout);
+	if (st->verbose) {
+		fputs_unlocked(" # ", stdout);
+		fputs_unlocked(ustack_origin_str(s->origin), stdout);
+	}
 	putc_unlocked('\n', stdout);
 }
 
+/* @s: the nameless frame, which may still have a source line, or NULL */
 static void put_unknown(struct state *st, const char *suffix, size_t suffix_len,
-			int why)
+			const struct ustack_sym *s, int why)
 {
 	fputs_unlocked("[unknown]", stdout);
 	fwrite_unlocked(suffix, 1, suffix_len, stdout);
+	put_line(st, s);
 	if (st->why && why) {
 		fputs_unlocked(" # ", stdout);
 		fputs_unlocked(ustack_unresolved_str(why), stdout);
@@ -281,7 +297,7 @@ static void do_line(struct state *st, char *line, size_t len)
 	st->frames++;
 	if (n < 2 || !parse_hex(tok[1], &off)) {
 		fprintf(stderr, "ustack-symbolize: bad line: %s\n", tok[0]);
-		put_unknown(st, " (?)", 4, 0);
+		put_unknown(st, " (?)", 4, NULL, 0);
 		return;
 	}
 	if (n > 2)
@@ -292,7 +308,7 @@ static void do_line(struct state *st, char *line, size_t len)
 		if (ustack_resolve_jit(st->r, st->pid, off, out))
 			put_frame(st, out, " ([jit])", 8);
 		else
-			put_unknown(st, " ([jit])", 8, USTACK_UNRES_NO_FILE);
+			put_unknown(st, " ([jit])", 8, NULL, USTACK_UNRES_NO_FILE);
 		return;
 	}
 	if (tok[0][0] == '[')
@@ -312,7 +328,7 @@ static void do_line(struct state *st, char *line, size_t len)
 	slot = get_dso(st, tok[0], key_len, tok[0], id, id_len, flags);
 	n = ustack_dso_lookup(slot->dso, off, !st->leaf, out, MAX_FRAMES);
 	if (n <= 0) {
-		put_unknown(st, slot->suffix, slot->suffix_len, -n);
+		put_unknown(st, slot->suffix, slot->suffix_len, out, -n);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -375,11 +391,15 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "why", no_argument, NULL, 'W' },
+		{ "verbose", no_argument, NULL, 'V' },
+		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ustack_resolver_opts o = { .debuginfod = true };
 	struct state st = { 0 };
+	const char **dirs = NULL;
+	size_t nr_dirs = 0;
 	bool stats = false;
 	FILE *in = stdin;
 	int c;
@@ -396,6 +416,17 @@ int main(int argc, char **argv)
 		case 'p': st.pid = atoi(optarg); break;
 		case 'S': stats = true; break;
 		case 'W': st.why = true; break;
+		case 'V': st.verbose = true; break;
+		case 'D':
+			dirs = realloc(dirs, (nr_dirs + 2) * sizeof(*dirs));
+			if (!dirs) {
+				perror("realloc");
+				return 1;
+			}
+			dirs[nr_dirs++] = optarg;
+			dirs[nr_dirs] = NULL;
+			o.debug_dirs = dirs;
+			break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -420,6 +451,7 @@ int main(int argc, char **argv)
 		free(st.slots[c].suffix);
 	}
 	free(st.seen);
+	free(dirs);
 	if (in != stdin)
 		fclose(in);
 	return 0;
