@@ -10,6 +10,12 @@
  * pre-order table of concrete functions and their inlined instances;
  * a lookup is a binary search over the functions plus a descent that
  * only visits the siblings on the path.
+ *
+ * Concrete functions are not all at the top of the tree: the members of
+ * a local class (a lambda's operator()) sit inside the class, inside the
+ * function that defines it, and that one may be an abstract instance
+ * without code. Such functions are walked as top-level functions of
+ * their own, never as part of the function around them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,8 @@
 #include "ustack-resolve-int.h"
 
 #define MAX_DEPTH	256
+/* Local classes and functions per CU walked (a bound on broken DWARF). */
+#define MAX_LATER	(1U << 20)
 
 struct urange {
 	uint64_t	lo;
@@ -45,6 +53,8 @@ struct utop {
 struct ucu {
 	Dwarf_Die	die;
 	bool		walked;
+	Dwarf_Off	*later;		/* local classes and functions in code */
+	size_t		nr_later, alloc_later;
 	struct uinl	*ents;
 	size_t		nr_ents, alloc_ents;
 	struct urange	*ranges;
@@ -54,6 +64,8 @@ struct ucu {
 	Dwarf_Files	*files;
 	size_t		nr_files;
 	bool		files_done;
+	char		**paths;	/* joined file names, by index */
+	const char	*comp_dir;
 };
 
 struct ucu_range {
@@ -173,6 +185,12 @@ struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e)
 
 static void cu_free(struct ucu *cu)
 {
+	size_t i;
+
+	for (i = 0; cu->paths && i < cu->nr_files; i++)
+		free(cu->paths[i]);
+	free(cu->paths);
+	free(cu->later);
 	free(cu->ents);
 	free(cu->ranges);
 	free(cu->top);
@@ -236,7 +254,19 @@ static long add_ent(struct ucu *cu, Dwarf_Die *die, bool inlined)
 	return cu->nr_ents++;
 }
 
-static void walk(struct ucu *cu, Dwarf_Die *parent, bool in_code, int depth);
+/* Where the walk is: what a child DIE can be. */
+enum scope {
+	SCOPE_NAMESPACE,	/* CU, namespace: functions, not local classes */
+	SCOPE_FUNC,		/* a function without code, a local class */
+	SCOPE_CODE,		/* inside a function or inlined instance */
+};
+
+static void walk(struct ucu *cu, Dwarf_Die *parent, enum scope scope, int depth);
+
+static bool has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
 
 /* A function or inlined instance: an entry, then its subtree. */
 static void walk_code(struct ucu *cu, Dwarf_Die *die, bool inlined, int depth)
@@ -245,11 +275,35 @@ static void walk_code(struct ucu *cu, Dwarf_Die *die, bool inlined, int depth)
 
 	if (i < 0)
 		return;
-	walk(cu, die, true, depth + 1);
+	walk(cu, die, SCOPE_CODE, depth + 1);
 	cu->ents[i].skip = cu->nr_ents;
 }
 
-static void walk(struct ucu *cu, Dwarf_Die *parent, bool in_code, int depth)
+/* A DIE inside code that holds functions of its own: walked at the top. */
+static void walk_later(struct ucu *cu, Dwarf_Die *die)
+{
+	Dwarf_Off *l = grow(cu->later, &cu->alloc_later, cu->nr_later,
+			    sizeof(*l));
+
+	if (!l)
+		return;
+	cu->later = l;
+	l[cu->nr_later++] = dwarf_dieoffset(die);
+}
+
+static void walk_subprogram(struct ucu *cu, Dwarf_Die *die, enum scope scope,
+			    int depth)
+{
+	if (scope == SCOPE_CODE)
+		walk_later(cu, die);
+	else if (has_code(die))
+		walk_code(cu, die, false, depth);
+	else if (!dwarf_hasattr(die, DW_AT_declaration))
+		/* An abstract instance: its local classes may have code. */
+		walk(cu, die, SCOPE_FUNC, depth + 1);
+}
+
+static void walk(struct ucu *cu, Dwarf_Die *parent, enum scope scope, int depth)
 {
 	Dwarf_Die child;
 
@@ -258,30 +312,53 @@ static void walk(struct ucu *cu, Dwarf_Die *parent, bool in_code, int depth)
 	do {
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
-			/* Abstract instances and declarations have no code. */
-			if (dwarf_hasattr(&child, DW_AT_low_pc) ||
-			    dwarf_hasattr(&child, DW_AT_ranges))
-				walk_code(cu, &child, false, depth);
+			walk_subprogram(cu, &child, scope, depth);
 			break;
 		case DW_TAG_inlined_subroutine:
-			if (in_code)
+			if (scope == SCOPE_CODE)
 				walk_code(cu, &child, true, depth);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
-			if (in_code)
-				walk(cu, &child, true, depth + 1);
+			if (scope != SCOPE_NAMESPACE)
+				walk(cu, &child, scope, depth + 1);
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			/* Classes at namespace level keep their code outside. */
+			if (scope == SCOPE_CODE)
+				walk_later(cu, &child);
+			else if (scope == SCOPE_FUNC)
+				walk(cu, &child, SCOPE_FUNC, depth + 1);
 			break;
 		case DW_TAG_namespace:
 		case DW_TAG_module:
-			if (!in_code)
-				walk(cu, &child, false, depth + 1);
+			if (scope == SCOPE_NAMESPACE)
+				walk(cu, &child, scope, depth + 1);
 			break;
 		default:
 			break;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* What walk() set aside, as functions of their own (may set more aside). */
+static void walk_set_aside(struct udwarf *dw, struct ucu *cu)
+{
+	size_t i;
+
+	for (i = 0; i < cu->nr_later && i < MAX_LATER; i++) {
+		Dwarf_Die die;
+
+		if (!dwarf_offdie(dw->dbg, cu->later[i], &die))
+			continue;
+		if (dwarf_tag(&die) == DW_TAG_subprogram)
+			walk_subprogram(cu, &die, SCOPE_FUNC, 0);
+		else
+			walk(cu, &die, SCOPE_FUNC, 0);
+	}
 }
 
 static int top_cmp(const void *pa, const void *pb)
@@ -318,10 +395,11 @@ static void build_top(struct ucu *cu)
 	qsort(cu->top, cu->nr_top, sizeof(*cu->top), top_cmp);
 }
 
-static void cu_walk(struct ucu *cu)
+static void cu_walk(struct udwarf *dw, struct ucu *cu)
 {
 	cu->walked = true;
-	walk(cu, &cu->die, false, 0);
+	walk(cu, &cu->die, SCOPE_NAMESPACE, 0);
+	walk_set_aside(dw, cu);
 	build_top(cu);
 }
 
@@ -454,16 +532,56 @@ static const char *ent_name(struct udwarf *dw, struct uinl *e)
 	return e->name;
 }
 
-static const char *cu_file(struct ucu *cu, Dwarf_Word idx)
+/*
+ * The path an editor opens. libdw joins a file name with its include
+ * directory; a result that is still relative is relative to the compile
+ * directory, which goes in front, as llvm-symbolizer does. Files of the
+ * compile directory itself (directory entry 0) come joined with it
+ * already: those are left alone, where llvm-symbolizer 14 repeats it.
+ */
+static char *join_comp_dir(const char *comp_dir, const char *path)
 {
+	size_t len;
+
+	if (path[0] == '/' || !comp_dir || !*comp_dir)
+		return strdup(path);
+	len = strlen(comp_dir);
+	if (!strncmp(path, comp_dir, len) && path[len] == '/')
+		return strdup(path);
+	return ustack_xasprintf("%s%s%s", comp_dir,
+				comp_dir[len - 1] == '/' ? "" : "/", path);
+}
+
+static bool cu_files(struct ucu *cu)
+{
+	Dwarf_Attribute a;
+
 	if (!cu->files_done) {
 		cu->files_done = true;
 		if (dwarf_getsrcfiles(&cu->die, &cu->files, &cu->nr_files) != 0)
 			cu->files = NULL;
+		else
+			cu->paths = calloc(cu->nr_files, sizeof(*cu->paths));
+		if (dwarf_attr(&cu->die, DW_AT_comp_dir, &a))
+			cu->comp_dir = dwarf_formstring(&a);
 	}
-	if (!cu->files || idx >= cu->nr_files)
+	return cu->files && cu->paths;
+}
+
+/* File @idx of the CU's line table, as an editor opens it. */
+static const char *cu_file(struct ucu *cu, Dwarf_Word idx)
+{
+	const char *raw;
+
+	if (!cu_files(cu) || idx >= cu->nr_files)
 		return NULL;
-	return dwarf_filesrc(cu->files, idx, NULL, NULL);
+	if (!cu->paths[idx]) {
+		raw = dwarf_filesrc(cu->files, idx, NULL, NULL);
+		if (!raw)
+			return NULL;
+		cu->paths[idx] = join_comp_dir(cu->comp_dir, raw);
+	}
+	return cu->paths[idx];
 }
 
 /* Where the inlined instance @e was called from. */
@@ -487,11 +605,18 @@ static void call_site(struct udwarf *dw, struct ucu *cu, const struct uinl *e,
 static void src_line(struct ucu *cu, uint64_t addr, struct ustack_sym *s)
 {
 	Dwarf_Line *l = dwarf_getsrc_die(&cu->die, addr);
+	Dwarf_Files *files;
+	size_t idx;
 	int line;
 
 	if (!l)
 		return;
-	s->file = dwarf_linesrc(l, NULL, NULL);
+	/* The line table is the CU's own: its files are cu->files. */
+	if (!dwarf_line_file(l, &files, &idx) && cu_files(cu) &&
+	    files == cu->files)
+		s->file = cu_file(cu, idx);
+	if (!s->file)
+		s->file = dwarf_linesrc(l, NULL, NULL);
 	if (!dwarf_lineno(l, &line))
 		s->line = line;
 }
@@ -503,7 +628,7 @@ static int lookup_inlines(struct udwarf *dw, struct ucu *cu, uint64_t addr,
 	int n, i;
 
 	if (!cu->walked)
-		cu_walk(cu);
+		cu_walk(dw, cu);
 	n = inline_chain(cu, addr, chain, max < MAX_DEPTH ? max : MAX_DEPTH);
 	if (!n)
 		return 0;
@@ -514,6 +639,7 @@ static int lookup_inlines(struct udwarf *dw, struct ucu *cu, uint64_t addr,
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].name = ent_name(dw, e);
 		out[i].inlined = e->inlined;
+		out[i].origin = USTACK_ORIGIN_DWARF;
 		if (!i)
 			src_line(cu, addr, &out[i]);
 		else
@@ -569,7 +695,7 @@ const char *udwarf_function(struct udwarf *dw, uint64_t addr, uint64_t *start)
 	if (!cu)
 		return NULL;
 	if (!cu->walked)
-		cu_walk(cu);
+		cu_walk(dw, cu);
 	top = find_top(cu, addr);
 	if (top < 0)
 		return NULL;
