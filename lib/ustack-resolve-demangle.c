@@ -46,6 +46,7 @@ static void demangle_append(const char *s, size_t n, void *opaque)
 		return;
 	if (n >= DEMANGLE_MAX - b->len)
 		longjmp(b->give_up, 1);
+	/* Room for the final NUL, which ustack_demangle() writes. */
 	if (b->len + n >= b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
 
@@ -59,17 +60,20 @@ static void demangle_append(const char *s, size_t n, void *opaque)
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
-	b->s[b->len] = '\0';
 }
 
 /*
  * Rust first: legacy Rust names are valid Itanium C++ names too, which
  * only the Rust demangler turns into paths without the hash (the order
- * of cplus_demangle() with DMGL_AUTO, as in c++filt).
+ * of cplus_demangle() with DMGL_AUTO, as in c++filt). A legacy name ends
+ * with the hash element "17h<16 hex digits>E"; without "17h" anywhere it
+ * cannot be one, and strstr() says so faster than the Rust demangler's
+ * own check of every character (a tenth of the time on C++ names).
  */
 static bool demangle_into(const char *name, struct demangle_buf *b)
 {
-	if (rust_demangle_callback(name, DEMANGLE_OPTS, demangle_append, b))
+	if ((name[1] == 'R' || strstr(name, "17h")) &&
+	    rust_demangle_callback(name, DEMANGLE_OPTS, demangle_append, b))
 		return true;
 	b->len = 0;
 	return name[1] == 'Z' &&
@@ -115,6 +119,7 @@ const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **
 		free(b.s);
 		return name;
 	}
+	b.s[b.len] = '\0';
 	*owned = b.s;
 	return b.s;
 }
