@@ -17,12 +17,7 @@ void ustack_fold_free(struct ustack_fold *f);
 /* Build one stack: push frames root first, then commit it. */
 int ustack_fold_push(struct ustack_fold *f, const char *name, const char *suffix);
 int ustack_fold_commit(struct ustack_fold *f, uint64_t count);
-void ustack_fold_abort(struct ustack_fold *f);
 
-/* Add a ready-made stack line (without the count). */
-int ustack_fold_add(struct ustack_fold *f, const char *stack, uint64_t count);
-
-size_t ustack_fold_nr(const struct ustack_fold *f);
 int ustack_fold_print(struct ustack_fold *f, FILE *fp);
 
 #endif /* _USTACK_FOLD_H */

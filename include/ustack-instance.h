@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * The tracefs instance trace-cmd ustack records into: created for the run
- * (and removed at exit, whatever the exit path) or an existing one named
- * with -B (kept, with every file we changed restored).
+ * (and removed at the end) or an existing one named with -B (kept, with
+ * every file we changed restored). ustack_instance_teardown() does either
+ * and is safe in a signal handler, so that no exit path leaves it behind.
  */
 #ifndef _USTACK_INSTANCE_H
 #define _USTACK_INSTANCE_H
@@ -22,11 +23,11 @@ struct ustack_instance;
 const char *ustack_tracefs_check(const char **err);
 
 struct ustack_instance *ustack_instance_open(const char *name);
+void ustack_instance_teardown(struct ustack_instance *ui);
 void ustack_instance_close(struct ustack_instance *ui);
 
 struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui);
 const char *ustack_instance_name(struct ustack_instance *ui);
-bool ustack_instance_is_new(struct ustack_instance *ui);
 
 /* Write @file of the instance, remembering its old content for restore. */
 int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val);
@@ -53,20 +54,6 @@ int ustack_instance_add_pid(struct ustack_instance *ui, pid_t pid, bool notrace)
  */
 void ustack_instance_register_fd(struct ustack_instance *ui, int fd);
 void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd);
-
-/* Run @fn before the instance is torn down at exit (stop readers, ...). */
-void ustack_instance_on_exit(struct ustack_instance *ui, void (*fn)(void *), void *data);
-void ustack_instance_on_exit_remove(struct ustack_instance *ui, void (*fn)(void *), void *data);
-
-/*
- * Install SIGINT/SIGTERM/SIGHUP handlers: the first signal sets the flag
- * returned by ustack_stop_requested() and writes to the fd returned by
- * ustack_stop_fd(); a second one tears the instance down and exits.
- */
-void ustack_signals_install(void);
-bool ustack_stop_requested(void);
-int ustack_stop_fd(void);
-void ustack_request_stop(void);
 
 /* The instance's ring-buffer clock "now", in ns (from per_cpu/cpu0/stats). */
 unsigned long long ustack_instance_now(struct ustack_instance *ui);

@@ -27,10 +27,9 @@ enum ustack_output_mode {
  *		stack, no cookie)
  * @fold_pid:	folded: first frame is comm-pid instead of comm
  * @fold_event:	folded: a first frame with the event name
- * @pids:	only samples whose pid or tgid is listed (NULL = all)
- * @nr_pids:	entries in @pids
- * @comms:	only samples whose comm is listed (NULL = all)
- * @nr_comms:	entries in @comms
+ *
+ * Which tasks are shown is the session's choice (struct
+ * ustack_session_opts).
  */
 struct ustack_output_opts {
 	enum ustack_output_mode	mode;
@@ -40,15 +39,12 @@ struct ustack_output_opts {
 	bool			skip_empty;
 	bool			fold_pid;
 	bool			fold_event;
-	const int		*pids;
-	size_t			nr_pids;
-	const char * const	*comms;
-	size_t			nr_comms;
 };
 
 /**
  * struct ustack_symbolizer - how the output layer names user frames
- * @lookup:	symbolize @offset in the file of @map (see ustack_dso_lookup)
+ * @lookup:	symbolize @offset in the file of @map (see ustack_dso_lookup:
+ *		a count of frames, or -USTACK_UNRES_* when none)
  * @dso_name:	short display name of the file of @map
  * @jit:	symbolize an address in anonymous memory, may be NULL
  * @ctx:	passed back to the callbacks
@@ -77,12 +73,11 @@ void ustack_output_free(struct ustack_output *o);
 void ustack_output_set_symbolizer(struct ustack_output *o,
 				  const struct ustack_symbolizer *sym);
 
-bool ustack_output_wants(const struct ustack_output *o,
-			 const struct ustack_sample *sample);
 int ustack_output_sample(struct ustack_output *o,
 			 const struct ustack_sample *sample);
 int ustack_output_finish(struct ustack_output *o);
 
-void ustack_output_summary(FILE *fp, const struct ustack_stats *st);
+void ustack_output_summary(const struct ustack_output *o, FILE *fp,
+			   const struct ustack_stats *st);
 
 #endif /* _USTACK_OUTPUT_H */

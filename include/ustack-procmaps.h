@@ -36,19 +36,17 @@ void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now);
 /* Re-read the maps of every live process; @now is the trace clock. */
 void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now);
 
-int ustack_procmaps_count(struct ustack_procmaps *pm);
 /* NULL-terminated PROCMAPS payloads (trace-cmd's format); free with free() each. */
 char **ustack_procmaps_options(struct ustack_procmaps *pm);
 
 /*
- * Markers read back from a file: feed every ftrace:print text; complete
- * snapshots are handed to @fn. Returns true when @buf was one of ours.
+ * Markers (USTACK_MAPS_MARKER, ustack-events.h) read back from a file:
+ * feed every ftrace:print text; complete snapshots are handed to @fn.
+ * Returns true when @buf was one of ours.
  */
 struct ustack_maps_reader;
 struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx);
 bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf);
 void ustack_maps_reader_free(struct ustack_maps_reader *mr);
-
-#define USTACK_MAPS_MARKER	"ustack-maps "
 
 #endif /* _USTACK_PROCMAPS_H */

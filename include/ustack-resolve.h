@@ -103,6 +103,7 @@ enum ustack_unresolved {
 const char *ustack_unresolved_str(enum ustack_unresolved why);
 
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
+bool ustack_resolver_has_debuginfod(void);
 void ustack_resolver_free(struct ustack_resolver *r);
 
 /*

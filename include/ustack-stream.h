@@ -74,6 +74,5 @@ void ustack_stream_free(struct ustack_stream *st);
 int ustack_stream_nr_cpus(struct ustack_stream *st);
 /* Per-CPU files written when save_prefix was given. */
 char * const *ustack_stream_files(struct ustack_stream *st);
-unsigned long long ustack_stream_pages(struct ustack_stream *st);
 
 #endif /* _USTACK_STREAM_H */

@@ -43,11 +43,10 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *out);
 struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
 					     const char **err);
 struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td);
-const char *ustack_tracedat_buffer(struct ustack_tracedat *td);
 
 typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
 
-/* Hand out every record of the buffer in timestamp order (once). */
+/* Hand out every record of the buffer in timestamp order, from the first. */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx);
 void ustack_tracedat_close(struct ustack_tracedat *td);
 

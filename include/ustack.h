@@ -130,7 +130,6 @@ struct ustack_stats {
 	uint64_t	frames;		/* user frames delivered */
 	uint64_t	unresolved;	/* frames shown unresolved */
 	uint64_t	rb_lost;	/* events lost in the ring buffer */
-	/* Added by the session (lib/ustack-session.c): */
 	uint64_t	rb_lost_unknown; /* losses of unknown size (counted as 1) */
 	uint64_t	no_cookie;	/* events that never got a cookie */
 	uint64_t	sync;		/* fallback ftrace:user_stack samples */

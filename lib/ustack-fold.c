@@ -7,51 +7,28 @@
 #include <string.h>
 
 #include "ustack-fold.h"
+#include "ustack-hash.h"
 
 struct fold_ent {
-	char		*stack;
-	uint64_t	count;
-	uint64_t	hash;
-	struct fold_ent	*next;
+	struct ustack_hnode	node;
+	char			*stack;
+	uint64_t		count;
 };
 
 struct ustack_fold {
-	struct fold_ent	**buckets;
-	size_t		nr_buckets;
-	size_t		nr;
+	struct ustack_htable	stacks;
 	/* the stack being built */
-	char		*buf;
-	size_t		len;
-	size_t		alloc;
+	char			*buf;
+	size_t			len;
+	size_t			alloc;
 };
-
-static uint64_t fold_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 /**
  * ustack_fold_new - create an empty aggregation
  */
 struct ustack_fold *ustack_fold_new(void)
 {
-	struct ustack_fold *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;
-	f->nr_buckets = 1024;
-	f->buckets = calloc(f->nr_buckets, sizeof(*f->buckets));
-	if (!f->buckets) {
-		free(f);
-		return NULL;
-	}
-	return f;
+	return calloc(1, sizeof(struct ustack_fold));
 }
 
 /**
@@ -60,19 +37,18 @@ struct ustack_fold *ustack_fold_new(void)
  */
 void ustack_fold_free(struct ustack_fold *f)
 {
-	struct fold_ent *e, *next;
+	struct ustack_hnode *pos, *tmp;
+	struct fold_ent *e;
 	size_t i;
 
 	if (!f)
 		return;
-	for (i = 0; i < f->nr_buckets; i++) {
-		for (e = f->buckets[i]; e; e = next) {
-			next = e->next;
-			free(e->stack);
-			free(e);
-		}
+	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp) {
+		e = ustack_htable_entry(pos, struct fold_ent, node);
+		free(e->stack);
+		free(e);
 	}
-	free(f->buckets);
+	ustack_htable_release(&f->stacks);
 	free(f->buf);
 	free(f);
 }
@@ -135,73 +111,38 @@ int ustack_fold_push(struct ustack_fold *f, const char *name, const char *suffix
 	return 0;
 }
 
-/**
- * ustack_fold_abort - drop the stack being built
- * @f: the aggregation
- */
-void ustack_fold_abort(struct ustack_fold *f)
+/* Drop the stack being built. */
+static void fold_abort(struct ustack_fold *f)
 {
 	f->len = 0;
 	if (f->buf)
 		f->buf[0] = '\0';
 }
 
-static void fold_rehash(struct ustack_fold *f)
+/* Add @count to the line @stack (frames root first joined by ';'). */
+static int fold_add(struct ustack_fold *f, const char *stack, size_t len, uint64_t count)
 {
-	size_t nr = f->nr_buckets * 2, i;
-	struct fold_ent **b, *e, *next;
-
-	b = calloc(nr, sizeof(*b));
-	if (!b)
-		return;
-	for (i = 0; i < f->nr_buckets; i++) {
-		for (e = f->buckets[i]; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (nr - 1)];
-			b[e->hash & (nr - 1)] = e;
-		}
-	}
-	free(f->buckets);
-	f->buckets = b;
-	f->nr_buckets = nr;
-}
-
-/**
- * ustack_fold_add - count a ready-made stack line
- * @f:		the aggregation
- * @stack:	frames root first joined by ';' (no count)
- * @count:	weight to add
- *
- * Returns 0 or -1 on allocation failure.
- */
-int ustack_fold_add(struct ustack_fold *f, const char *stack, uint64_t count)
-{
-	uint64_t h = fold_hash(stack);
+	uint64_t hash = ustack_hash_mem(stack, len, 0);
+	struct ustack_hnode *pos;
 	struct fold_ent *e;
-	size_t b;
 
-	for (e = f->buckets[h & (f->nr_buckets - 1)]; e; e = e->next) {
-		if (e->hash == h && !strcmp(e->stack, stack)) {
+	ustack_htable_for_each_hash(&f->stacks, pos, hash) {
+		e = ustack_htable_entry(pos, struct fold_ent, node);
+		if (!strcmp(e->stack, stack)) {
 			e->count += count;
 			return 0;
 		}
 	}
-	if (f->nr >= f->nr_buckets)
-		fold_rehash(f);
 	e = malloc(sizeof(*e));
 	if (!e)
 		return -1;
 	e->stack = strdup(stack);
-	if (!e->stack) {
+	e->count = count;
+	if (!e->stack || ustack_htable_add(&f->stacks, &e->node, hash)) {
+		free(e->stack);
 		free(e);
 		return -1;
 	}
-	e->count = count;
-	e->hash = h;
-	b = h & (f->nr_buckets - 1);
-	e->next = f->buckets[b];
-	f->buckets[b] = e;
-	f->nr++;
 	return 0;
 }
 
@@ -217,18 +158,9 @@ int ustack_fold_commit(struct ustack_fold *f, uint64_t count)
 	int ret = 0;
 
 	if (f->len)
-		ret = ustack_fold_add(f, f->buf, count);
-	ustack_fold_abort(f);
+		ret = fold_add(f, f->buf, f->len, count);
+	fold_abort(f);
 	return ret;
-}
-
-/**
- * ustack_fold_nr - number of distinct stacks
- * @f: the aggregation
- */
-size_t ustack_fold_nr(const struct ustack_fold *f)
-{
-	return f->nr;
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -248,16 +180,16 @@ static int ent_cmp(const void *a, const void *b)
  */
 int ustack_fold_print(struct ustack_fold *f, FILE *fp)
 {
-	struct fold_ent **v, *e;
+	struct ustack_hnode *pos, *tmp;
+	struct fold_ent **v;
 	size_t i, n = 0;
 	int ret = 0;
 
-	v = malloc((f->nr ? f->nr : 1) * sizeof(*v));
+	v = malloc((f->stacks.nr ? f->stacks.nr : 1) * sizeof(*v));
 	if (!v)
 		return -1;
-	for (i = 0; i < f->nr_buckets; i++)
-		for (e = f->buckets[i]; e; e = e->next)
-			v[n++] = e;
+	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp)
+		v[n++] = ustack_htable_entry(pos, struct fold_ent, node);
 	qsort(v, n, sizeof(*v), ent_cmp);
 	for (i = 0; i < n; i++)
 		if (fprintf(fp, "%s %llu\n", v[i]->stack,

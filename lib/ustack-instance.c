@@ -3,9 +3,10 @@
  * Lifecycle of the tracefs instance trace-cmd ustack records into.
  *
  * trace-cmd removes its instances only on the normal path; a failure or a
- * second ^C leaves them behind. Here the instance is torn down on every
- * exit path: normal return, exit() (atexit), and signals. A file we changed
- * in an instance we did not create (-B) is written back to its old value.
+ * second ^C leaves them behind. Here ustack_instance_teardown() may be
+ * called on every exit path, from a signal handler too: it only closes,
+ * writes and removes. A file we changed in an instance we did not create
+ * (-B) is written back to its old value.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,19 +22,15 @@
 #include <tracefs.h>
 
 #include "ustack-instance.h"
+#include "ustack-list.h"
+#include "ustack-proc.h"
 
 #define MAX_FDS		256
-#define MAX_EXIT_FNS	8
 
 struct saved_file {
-	struct saved_file	*next;
+	struct ustack_list	list;
 	char			*path;		/* absolute */
 	char			*old;		/* content to write back */
-};
-
-struct exit_fn {
-	void	(*fn)(void *);
-	void	*data;
 };
 
 struct ustack_instance {
@@ -41,20 +38,13 @@ struct ustack_instance {
 	char			*dir;
 	char			*name;
 	bool			is_new;
-	struct saved_file	*saved;
+	struct ustack_list	saved;
 	int			fds[MAX_FDS];
 	int			nr_fds;
-	struct exit_fn		exit_fns[MAX_EXIT_FNS];
-	int			nr_exit_fns;
 	unsigned long long	*lost_base;
 	int			nr_cpus;
+	volatile sig_atomic_t	torn_down;
 };
-
-/* One instance per process: signal handlers and atexit need to find it. */
-static struct ustack_instance *current_ui;
-static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t tearing_down;
-static int stop_pipe[2] = { -1, -1 };
 
 const char *ustack_tracefs_check(const char **err)
 {
@@ -88,28 +78,6 @@ const char *ustack_tracefs_check(const char **err)
 		return NULL;
 	}
 	return dir;
-}
-
-static char *read_whole(const char *path)
-{
-	char buf[8192];
-	ssize_t r;
-	size_t len = 0;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	while ((r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += r;
-		if (len == sizeof(buf) - 1)
-			break;
-	}
-	close(fd);
-	if (r < 0)
-		return NULL;
-	buf[len] = '\0';
-	return strdup(buf);
 }
 
 /* Async-signal-safe: used from the emergency path too. */
@@ -162,15 +130,18 @@ static char *restore_value(const char *file, const char *old)
 static int save_file(struct ustack_instance *ui, const char *file, const char *path)
 {
 	struct saved_file *sf;
+	struct ustack_list *pos;
 	char *old;
 
 	/* A new instance is removed at the end: nothing to restore. */
 	if (ui->is_new)
 		return 0;
-	for (sf = ui->saved; sf; sf = sf->next)
+	ustack_list_for_each(pos, &ui->saved) {
+		sf = ustack_list_entry(pos, struct saved_file, list);
 		if (!strcmp(sf->path, path))
 			return 0;
-	old = read_whole(path);
+	}
+	old = ustack_read_file(path, NULL);
 	if (!old)
 		return -1;
 	sf = calloc(1, sizeof(*sf));
@@ -181,8 +152,8 @@ static int save_file(struct ustack_instance *ui, const char *file, const char *p
 	sf->path = strdup(path);
 	sf->old = restore_value(file, old);
 	free(old);
-	sf->next = ui->saved;
-	ui->saved = sf;
+	/* Restored newest first, as a stack of changes is undone */
+	ustack_list_add(&sf->list, &ui->saved);
 	return 0;
 }
 
@@ -323,29 +294,6 @@ void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd)
 	}
 }
 
-void ustack_instance_on_exit(struct ustack_instance *ui, void (*fn)(void *), void *data)
-{
-	if (ui->nr_exit_fns < MAX_EXIT_FNS) {
-		ui->exit_fns[ui->nr_exit_fns].fn = fn;
-		ui->exit_fns[ui->nr_exit_fns].data = data;
-		ui->nr_exit_fns++;
-	}
-}
-
-void ustack_instance_on_exit_remove(struct ustack_instance *ui, void (*fn)(void *), void *data)
-{
-	int i;
-
-	for (i = 0; i < ui->nr_exit_fns; i++) {
-		if (ui->exit_fns[i].fn != fn || ui->exit_fns[i].data != data)
-			continue;
-		memmove(&ui->exit_fns[i], &ui->exit_fns[i + 1],
-			(ui->nr_exit_fns - i - 1) * sizeof(ui->exit_fns[0]));
-		ui->nr_exit_fns--;
-		return;
-	}
-}
-
 static unsigned long long stats_field(struct ustack_instance *ui, int cpu, const char *key)
 {
 	unsigned long long val = 0;
@@ -416,15 +364,24 @@ unsigned long long ustack_instance_now(struct ustack_instance *ui)
 	return sec * 1000000000ULL + usec * 1000ULL;
 }
 
-/*
- * Async-signal-safe teardown: close what is open, write back saved
- * files, remove the directory if we made it.
+/**
+ * ustack_instance_teardown - close, restore or remove, once
+ * @ui: the instance (may be NULL)
+ *
+ * Closes every registered fd, then removes the instance if we created it,
+ * else writes back every file we changed. Async-signal-safe (open, write,
+ * close, rmdir, usleep only), so a signal handler may call it; later calls
+ * do nothing. The instance must still be freed with ustack_instance_close().
  */
-static void teardown_raw(struct ustack_instance *ui)
+void ustack_instance_teardown(struct ustack_instance *ui)
 {
 	struct saved_file *sf;
+	struct ustack_list *pos;
 	int i;
 
+	if (!ui || ui->torn_down)
+		return;
+	ui->torn_down = 1;
 	for (i = 0; i < ui->nr_fds; i++)
 		close(ui->fds[i]);
 	ui->nr_fds = 0;
@@ -434,29 +391,19 @@ static void teardown_raw(struct ustack_instance *ui)
 			usleep(20000);
 		return;
 	}
-	for (sf = ui->saved; sf; sf = sf->next)
+	ustack_list_for_each(pos, &ui->saved) {
+		sf = ustack_list_entry(pos, struct saved_file, list);
 		write_file(sf->path, sf->old, true);
-}
-
-static void teardown(struct ustack_instance *ui)
-{
-	int i;
-
-	if (tearing_down)
-		return;
-	for (i = ui->nr_exit_fns - 1; i >= 0; i--)
-		ui->exit_fns[i].fn(ui->exit_fns[i].data);
-	ui->nr_exit_fns = 0;
-	tearing_down = 1;
-	teardown_raw(ui);
+	}
 }
 
 static void free_instance(struct ustack_instance *ui)
 {
+	struct ustack_list *pos, *tmp;
 	struct saved_file *sf;
 
-	while ((sf = ui->saved)) {
-		ui->saved = sf->next;
+	ustack_list_for_each_safe(pos, tmp, &ui->saved) {
+		sf = ustack_list_entry(pos, struct saved_file, list);
 		free(sf->path);
 		free(sf->old);
 		free(sf);
@@ -466,73 +413,6 @@ static void free_instance(struct ustack_instance *ui)
 	free(ui->dir);
 	free(ui->name);
 	free(ui);
-}
-
-static void atexit_teardown(void)
-{
-	if (current_ui)
-		teardown(current_ui);
-}
-
-/* A full pipe already says "stop": a failed write needs no handling. */
-static void poke(int fd)
-{
-	char c = 0;
-	ssize_t r;
-
-	if (fd >= 0)
-		r = write(fd, &c, 1);
-	(void)r;
-}
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (!stop_flag) {
-		stop_flag = 1;
-		poke(stop_pipe[1]);
-		errno = saved;
-		return;
-	}
-	/* Second signal: the user means it. Leave nothing behind. */
-	if (current_ui && !tearing_down) {
-		tearing_down = 1;
-		teardown_raw(current_ui);
-	}
-	_exit(128 + sig);
-}
-
-void ustack_signals_install(void)
-{
-	struct sigaction sa;
-
-	if (stop_pipe[0] < 0 && pipe2(stop_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
-		stop_pipe[0] = stop_pipe[1] = -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A closed output pipe (| head) ends the run through EPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-}
-
-bool ustack_stop_requested(void)
-{
-	return stop_flag;
-}
-
-int ustack_stop_fd(void)
-{
-	return stop_pipe[0];
-}
-
-void ustack_request_stop(void)
-{
-	stop_flag = 1;
-	poke(stop_pipe[1]);
 }
 
 /**
@@ -551,6 +431,7 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	ui = calloc(1, sizeof(*ui));
 	if (!ui)
 		return NULL;
+	ustack_list_init(&ui->saved);
 	if (!name) {
 		snprintf(buf, sizeof(buf), "ustack-%d", getpid());
 		name = buf;
@@ -574,24 +455,19 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	}
 	for (c = 0; c < ui->nr_cpus; c++)
 		ui->lost_base[c] = cpu_lost(ui, c);
-	current_ui = ui;
-	atexit(atexit_teardown);
 	return ui;
 }
 
 /**
- * ustack_instance_close - stop, restore or remove, and free the instance
+ * ustack_instance_close - tear the instance down (if not yet) and free it
  * @ui: the instance (may be NULL)
  */
 void ustack_instance_close(struct ustack_instance *ui)
 {
 	if (!ui)
 		return;
-	teardown(ui);
-	if (current_ui == ui)
-		current_ui = NULL;
+	ustack_instance_teardown(ui);
 	free_instance(ui);
-	tearing_down = 0;
 }
 
 struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui)
@@ -602,9 +478,4 @@ struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui)
 const char *ustack_instance_name(struct ustack_instance *ui)
 {
 	return ui->name;
-}
-
-bool ustack_instance_is_new(struct ustack_instance *ui)
-{
-	return ui->is_new;
 }

@@ -53,6 +53,8 @@ struct ustack_output {
 	size_t				nr_rf;
 	size_t				alloc_rf;
 	char				pathbuf[4096];
+	uint64_t			frames;		/* user frames shown */
+	uint64_t			unresolved[USTACK_UNRES_NR];
 };
 
 /* ------------------------------------------------------------------ */
@@ -161,55 +163,9 @@ void ustack_output_free(struct ustack_output *o)
 	free(o);
 }
 
-/* ------------------------------------------------------------------ */
-/* Filters                                                            */
-/* ------------------------------------------------------------------ */
-
-static bool pid_listed(const struct ustack_output_opts *opts, int pid, int tgid)
-{
-	size_t i;
-
-	for (i = 0; i < opts->nr_pids; i++)
-		if (opts->pids[i] == pid || (tgid && opts->pids[i] == tgid))
-			return true;
-	return false;
-}
-
-static bool comm_listed(const struct ustack_output_opts *opts, const char *comm)
-{
-	size_t i;
-
-	if (!comm)
-		return false;
-	for (i = 0; i < opts->nr_comms; i++)
-		if (!strcmp(opts->comms[i], comm))
-			return true;
-	return false;
-}
-
 static bool has_user_stack(const struct ustack_sample *s)
 {
 	return s->status == USTACK_SAMPLE_OK || s->status == USTACK_SAMPLE_SYNC;
-}
-
-/**
- * ustack_output_wants - whether the filters let @sample through
- * @o:		the printer
- * @sample:	the sample
- */
-bool ustack_output_wants(const struct ustack_output *o,
-			 const struct ustack_sample *sample)
-{
-	const struct ustack_output_opts *opts = &o->opts;
-
-	if (opts->pids && opts->nr_pids &&
-	    !pid_listed(opts, sample->pid, sample->tgid))
-		return false;
-	if (opts->comms && opts->nr_comms && !comm_listed(opts, sample->comm))
-		return false;
-	if (opts->skip_empty && !has_user_stack(sample))
-		return false;
-	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -233,6 +189,16 @@ static struct rframe *rf_add(struct ustack_output *o, enum rf_kind kind)
 	memset(rf, 0, sizeof(*rf));
 	rf->kind = kind;
 	return rf;
+}
+
+/* A user frame shown [unknown]: counted by reason when we symbolize. */
+static void count_unresolved(struct ustack_output *o, int why)
+{
+	if (o->opts.raw || !o->have_sym)
+		return;
+	if (why <= 0 || why >= USTACK_UNRES_NR)
+		why = USTACK_UNRES_NO_FILE;
+	o->unresolved[why]++;
 }
 
 static const char *base_name(const char *path)
@@ -282,6 +248,7 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 	if (!dso)
 		dso = base_name(fr->map->path);
 	if (n <= 0) {
+		count_unresolved(o, -n);
 		rf = rf_add(o, RF_FILE);
 		if (!rf)
 			return;
@@ -325,6 +292,7 @@ static void render_anon(struct ustack_output *o, const struct ustack_sample *s,
 		rf->dso = "[jit]";
 		return;
 	}
+	count_unresolved(o, USTACK_UNRES_NO_FILE);
 	rf = rf_add(o, RF_ADDR);
 	if (rf) {
 		rf->addr = fr->offset;
@@ -338,6 +306,7 @@ static void render_user(struct ustack_output *o, const struct ustack_sample *s)
 	struct rframe *rf;
 	unsigned int i;
 
+	o->frames += s->nr_frames;
 	for (i = 0; i < s->nr_frames; i++) {
 		fr = &s->frames[i];
 		if (fr->map) {
@@ -345,6 +314,7 @@ static void render_user(struct ustack_output *o, const struct ustack_sample *s)
 		} else if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP) {
 			render_anon(o, s, fr);
 		} else {
+			count_unresolved(o, USTACK_UNRES_NO_FILE);
 			rf = rf_add(o, RF_UNANNOUNCED);
 			if (rf) {
 				rf->addr = fr->offset;
@@ -655,11 +625,12 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
  * @o:		the printer
  * @sample:	the sample, as handed out by the session
  *
- * Samples the filters reject are ignored. Returns 0, or -1 on write error.
+ * With opts.skip_empty, samples without a user stack are ignored.
+ * Returns 0, or -1 on write error.
  */
 int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sample)
 {
-	if (!ustack_output_wants(o, sample))
+	if (o->opts.skip_empty && !has_user_stack(sample))
 		return 0;
 	render(o, sample);
 	switch (o->opts.mode) {
@@ -689,12 +660,40 @@ int ustack_output_finish(struct ustack_output *o)
 	return fflush(o->fp) ? -1 : 0;
 }
 
+/* "N of M", and when we symbolized why: " (no file 2, stripped 1)" */
+static void print_unresolved(const struct ustack_output *o, FILE *fp,
+			     const struct ustack_stats *st)
+{
+	uint64_t n = 0;
+	const char *sep = " (";
+	int why;
+
+	if (!o || o->opts.raw || !o->have_sym) {
+		fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
+			st->unresolved, st->frames);
+		return;
+	}
+	for (why = 1; why < USTACK_UNRES_NR; why++)
+		n += o->unresolved[why];
+	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, o->frames);
+	for (why = 1; why < USTACK_UNRES_NR; why++) {
+		if (!o->unresolved[why])
+			continue;
+		fprintf(fp, "%s%s %" PRIu64, sep, ustack_unresolved_str(why), o->unresolved[why]);
+		sep = ", ";
+	}
+	fputs(n ? ")\n" : "\n", fp);
+}
+
 /**
- * ustack_output_summary - print the session counters for humans
+ * ustack_output_summary - print the counters for humans
+ * @o:	the printer, whose frames the unresolved ones are counted of
+ *	(NULL when nothing was printed: the session's count is used)
  * @fp:	where to (usually stderr)
- * @st:	the counters
+ * @st:	the session's counters
  */
-void ustack_output_summary(FILE *fp, const struct ustack_stats *st)
+void ustack_output_summary(const struct ustack_output *o, FILE *fp,
+			   const struct ustack_stats *st)
 {
 	fprintf(fp, "ustack summary:\n");
 	fprintf(fp, "  events:               %" PRIu64 "\n", st->events);
@@ -705,8 +704,7 @@ void ustack_output_summary(FILE *fp, const struct ustack_stats *st)
 	fprintf(fp, "  no user stack:        %" PRIu64 " (cookie 0: %" PRIu64 ")\n",
 		st->no_stack + st->no_cookie, st->no_stack);
 	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
-	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
-		st->unresolved, st->frames);
+	print_unresolved(o, fp, st);
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
 	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", st->rb_lost,
 		st->rb_lost_unknown ? " (at least; some of unknown size)" : "");

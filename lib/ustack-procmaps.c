@@ -22,13 +22,16 @@
 
 #include <tracefs.h>
 
+#include "ustack-events.h"
+#include "ustack-hash.h"
 #include "ustack-instance.h"
+#include "ustack-proc.h"
 #include "ustack-procmaps.h"
 
 #define MARKER_PART_MAX	3000
 
 struct proc_entry {
-	struct proc_entry	*next;
+	struct ustack_hnode	node;
 	int			tgid;
 	bool			dead;
 	char			*text;		/* last snapshot */
@@ -40,45 +43,8 @@ struct ustack_procmaps {
 	int			marker_fd;
 	ustack_maps_fn		fn;
 	void			*ctx;
-	struct proc_entry	*procs;
-	int			count;
+	struct ustack_htable	procs;
 };
-
-static char *read_proc(int tgid, const char *what)
-{
-	char path[64], *buf = NULL, *nb;
-	size_t len = 0, alloc = 0;
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", tgid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (alloc - len < 4096) {
-			alloc = alloc ? alloc * 2 : 16384;
-			nb = realloc(buf, alloc);
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		r = read(fd, buf + len, alloc - len - 1);
-		if (r <= 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	if (!buf)
-		return NULL;
-	buf[len] = '\0';
-	if (!len) {
-		/* A process whose mm is gone (exiting, zombie) has empty maps. */
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 /* Keep the lines that name a file or a special mapping: frames land there. */
 static char *filter_maps(char *maps)
@@ -103,11 +69,14 @@ static char *filter_maps(char *maps)
 
 static char *snapshot(int tgid)
 {
-	char *raw = read_proc(tgid, "maps");
+	char *raw = ustack_proc_read(tgid, "maps", NULL);
 	char *text;
 
-	if (!raw)
+	/* A process whose mm is gone (exiting, zombie) has empty maps. */
+	if (!raw || !*raw) {
+		free(raw);
 		return NULL;
+	}
 	text = filter_maps(raw);
 	free(raw);
 	return text;
@@ -152,27 +121,28 @@ static void write_markers(struct ustack_procmaps *pm, int tgid, uint64_t ts, con
 
 static struct proc_entry *find_proc(struct ustack_procmaps *pm, int tgid)
 {
+	struct ustack_hnode *pos;
 	struct proc_entry *pe;
 
-	for (pe = pm->procs; pe; pe = pe->next)
+	ustack_htable_for_each_hash(&pm->procs, pos, ustack_hash_u64(tgid)) {
+		pe = ustack_htable_entry(pos, struct proc_entry, node);
 		if (pe->tgid == tgid)
 			return pe;
+	}
 	return NULL;
 }
 
 static void read_comm(struct proc_entry *pe)
 {
-	char *comm = read_proc(pe->tgid, "comm");
+	char comm[sizeof(pe->comm)], *c;
 
-	if (!comm)
+	if (ustack_proc_comm(pe->tgid, comm, sizeof(comm)))
 		return;
-	comm[strcspn(comm, "\n")] = '\0';
 	/* PROCMAPS stores the name as one word. */
-	for (char *c = comm; *c; c++)
+	for (c = comm; *c; c++)
 		if (*c == ' ')
 			*c = '_';
-	snprintf(pe->comm, sizeof(pe->comm), "%s", comm);
-	free(comm);
+	memcpy(pe->comm, comm, sizeof(comm));
 }
 
 /* Take a snapshot; hand it out when it differs from the last one. */
@@ -205,9 +175,10 @@ static struct proc_entry *add_proc(struct ustack_procmaps *pm, int tgid)
 		return NULL;
 	pe->tgid = tgid;
 	snprintf(pe->comm, sizeof(pe->comm), "<...>");
-	pe->next = pm->procs;
-	pm->procs = pe;
-	pm->count++;
+	if (ustack_htable_add(&pm->procs, &pe->node, ustack_hash_u64(tgid))) {
+		free(pe);
+		return NULL;
+	}
 	return pe;
 }
 
@@ -253,16 +224,15 @@ void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now)
 
 void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now)
 {
+	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
+	size_t i;
 
-	for (pe = pm->procs; pe; pe = pe->next)
+	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_htable_entry(pos, struct proc_entry, node);
 		if (!pe->dead)
 			take(pm, pe, now, false);
-}
-
-int ustack_procmaps_count(struct ustack_procmaps *pm)
-{
-	return pm->count;
+	}
 }
 
 /* trace-cmd's PROCMAPS: "pid nr comm" then "start end path", one per file. */
@@ -311,16 +281,19 @@ static char *procmaps_option(struct proc_entry *pe)
 
 char **ustack_procmaps_options(struct ustack_procmaps *pm)
 {
+	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
 	char **opts;
-	int n = 0;
+	size_t i, n = 0;
 
-	opts = calloc(pm->count + 1, sizeof(*opts));
+	opts = calloc(pm->procs.nr + 1, sizeof(*opts));
 	if (!opts)
 		return NULL;
-	for (pe = pm->procs; pe; pe = pe->next)
+	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_htable_entry(pos, struct proc_entry, node);
 		if (pe->text && (opts[n] = procmaps_option(pe)))
 			n++;
+	}
 	return opts;
 }
 
@@ -352,7 +325,9 @@ struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_m
 
 void ustack_procmaps_free(struct ustack_procmaps *pm)
 {
+	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
+	size_t i;
 
 	if (!pm)
 		return;
@@ -360,16 +335,18 @@ void ustack_procmaps_free(struct ustack_procmaps *pm)
 		ustack_instance_unregister_fd(pm->ui, pm->marker_fd);
 		close(pm->marker_fd);
 	}
-	while ((pe = pm->procs)) {
-		pm->procs = pe->next;
+	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_htable_entry(pos, struct proc_entry, node);
 		free(pe->text);
 		free(pe);
 	}
+	ustack_htable_release(&pm->procs);
 	free(pm);
 }
 
+/* The parts of one process's snapshot read so far. */
 struct pending_maps {
-	struct pending_maps	*next;
+	struct ustack_hnode	node;
 	int			tgid;
 	uint64_t		ts;
 	int			next_part;
@@ -380,7 +357,7 @@ struct pending_maps {
 struct ustack_maps_reader {
 	ustack_maps_fn		fn;
 	void			*ctx;
-	struct pending_maps	*pending;
+	struct ustack_htable	pending;
 };
 
 struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx)
@@ -396,17 +373,23 @@ struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx)
 
 static struct pending_maps *pending_for(struct ustack_maps_reader *mr, int tgid)
 {
+	uint64_t hash = ustack_hash_u64(tgid);
+	struct ustack_hnode *pos;
 	struct pending_maps *p;
 
-	for (p = mr->pending; p; p = p->next)
+	ustack_htable_for_each_hash(&mr->pending, pos, hash) {
+		p = ustack_htable_entry(pos, struct pending_maps, node);
 		if (p->tgid == tgid)
 			return p;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->tgid = tgid;
-	p->next = mr->pending;
-	mr->pending = p;
+	if (ustack_htable_add(&mr->pending, &p->node, hash)) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -468,14 +451,17 @@ bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf)
 
 void ustack_maps_reader_free(struct ustack_maps_reader *mr)
 {
+	struct ustack_hnode *pos, *tmp;
 	struct pending_maps *p;
+	size_t i;
 
 	if (!mr)
 		return;
-	while ((p = mr->pending)) {
-		mr->pending = p->next;
+	ustack_htable_for_each_safe(&mr->pending, i, pos, tmp) {
+		p = ustack_htable_entry(pos, struct pending_maps, node);
 		free(p->text);
 		free(p);
 	}
+	ustack_htable_release(&mr->pending);
 	free(mr);
 }

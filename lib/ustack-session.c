@@ -60,50 +60,16 @@
 
 #include <event-parse.h>
 
+#include "ustack-events.h"
+#include "ustack-fileids.h"
+#include "ustack-hash.h"
+#include "ustack-list.h"
 #include "ustack-session.h"
-#include "ustack-maps.h"
+#include "ustack-snapshots.h"
+#include "ustack-tasks.h"
 
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
 #define NEST_MAX	8
-#define TASK_BUCKETS	4096
-
-/* ------------------------------------------------------------------ */
-/* Intrusive doubly-linked list                                       */
-/* ------------------------------------------------------------------ */
-
-struct ulist {
-	struct ulist	*prev;
-	struct ulist	*next;
-};
-
-#define ulist_entry(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
-static void ulist_init(struct ulist *h)
-{
-	h->prev = h;
-	h->next = h;
-}
-
-static bool ulist_empty(const struct ulist *h)
-{
-	return h->next == h;
-}
-
-static void ulist_add_tail(struct ulist *n, struct ulist *h)
-{
-	n->prev = h->prev;
-	n->next = h;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static void ulist_del(struct ulist *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	ulist_init(n);
-}
 
 /* ------------------------------------------------------------------ */
 /* Data                                                               */
@@ -123,6 +89,7 @@ struct usample;
  * same object outside the table.
  */
 struct ustk {
+	struct ustack_hnode	node;		/* the (pid, cookie) table */
 	int			pid;
 	uint64_t		cookie;
 	enum ustk_state		state;
@@ -139,12 +106,10 @@ struct ustk {
 	uint64_t		*raw_id;
 	struct ustack_frame	*frames;
 	uint64_t		answered;	/* samples it completed */
-	struct usample		*wait_head;
-	struct usample		**wait_tail;
+	struct ustack_list	waiters;	/* struct usample.wait */
 	size_t			nr_waiting;
-	struct ustk		*hnext;
-	struct ulist		lru;		/* session waiting list */
-	struct ulist		task;		/* waiting list of its pid */
+	struct ustack_list	lru;		/* session waiting list */
+	struct ustack_list	task;		/* waiting list of its pid */
 };
 
 struct usample {
@@ -152,17 +117,9 @@ struct usample {
 	struct tep_record	*rec;		/* private copy */
 	uint64_t		*kframes;
 	struct ustk		*st;
-	struct usample		*wnext;
-	struct ulist		order;
+	struct ustack_list	wait;		/* struct ustk.waiters */
+	struct ustack_list	order;
 	bool			complete;
-};
-
-struct utask {
-	int			pid;
-	int			tgid;
-	struct ulist		waiting;	/* struct ustk.task */
-	struct ustk		*last;		/* latest deferred stack */
-	struct utask		*next;
 };
 
 enum last_kind {
@@ -171,11 +128,17 @@ enum last_kind {
 	LAST_KSTACK,		/* ... its kernel stack */
 };
 
+/*
+ * @skip_pid: the last event on the CPU was skipped (ours, or a task not
+ * followed): the cookie and stack traces of that pid right behind it go
+ * too; -1 when not skipping.
+ */
 struct ucpu {
 	struct usample		*pend[NEST_MAX];
 	int			depth;
 	struct usample		*last;
 	enum last_kind		last_kind;
+	int			skip_pid;
 };
 
 enum tl_kind {
@@ -184,142 +147,39 @@ enum tl_kind {
 };
 
 struct tl_node {
+	struct ustack_list	list;
 	struct ustk		*st;
 	uint64_t		deadline;
 	enum tl_kind		kind;
-	struct tl_node		*next;
-};
-
-struct fmt_cookie {
-	int			id;
-	struct tep_format_field	*cookie;
-};
-
-struct fmt_stack {
-	int			id;
-	struct tep_format_field	*cookie;
-	struct tep_format_field	*flags;
-	struct tep_format_field	*offsets;
-	struct tep_format_field	*ids;
-};
-
-struct fmt_inode {
-	int			id;
-	struct tep_format_field	*fid;
-	struct tep_format_field	*ino;
-	struct tep_format_field	*dev;
-	struct tep_format_field	*tgid;
-	struct tep_format_field	*flags;
-	struct tep_format_field	*build_id;
-	struct tep_format_field	*path;
-};
-
-struct fmt_kstack {
-	int			id;
-	struct tep_format_field	*size;
-	struct tep_format_field	*caller;
-};
-
-struct fmt_ustack {
-	int			id;
-	struct tep_format_field	*tgid;
-	struct tep_format_field	*caller;
 };
 
 struct ustack_session {
 	struct tep_handle		*tep;
+	const struct ustack_events	*ev;
 	struct ustack_session_opts	opts;
 	ustack_sample_fn		fn;
 	void				*ctx;
 
-	struct fmt_cookie		f_cookie;
-	struct fmt_stack		f_stack;
-	struct fmt_inode		f_inode;
-	struct fmt_kstack		f_kstack;
-	struct fmt_ustack		f_ustack;
-	unsigned int			have;
-
-	struct ustack_maps		*maps;
+	struct ustack_fileids		*fileids;
 	struct ustack_snapshots		*snaps;
+	struct ustack_tasks		tasks;
 
 	struct ucpu			*cpus;
 	int				nr_cpus;
 
-	struct ustk			**hash;
-	size_t				nr_hash;
-	size_t				nr_entries;
+	struct ustack_htable		stacks;		/* struct ustk by (pid, cookie) */
 
-	struct utask			*tasks[TASK_BUCKETS];
-
-	struct ulist			lru;
+	struct ustack_list		lru;
 	size_t				nr_waiting;
 
-	struct tl_node			*tl_head;
-	struct tl_node			**tl_tail;
+	struct ustack_list		timeline;	/* struct tl_node by deadline */
 
-	struct ulist			order;
+	struct ustack_list		order;
 
 	uint64_t			now;
 	uint64_t			nocookie_deadline;
 	struct ustack_stats		stats;
 };
-
-/* ------------------------------------------------------------------ */
-/* Record access (fields by name, unaligned-safe)                     */
-/* ------------------------------------------------------------------ */
-
-static bool read_num(struct tep_handle *tep, const struct tep_record *rec,
-		     int offset, int size, uint64_t *val)
-{
-	unsigned char buf[8];
-
-	if (size <= 0 || size > 8 || offset < 0 || offset + size > rec->size)
-		return false;
-	/* u64 fields may be only 4-byte aligned: copy before reading */
-	memcpy(buf, (const char *)rec->data + offset, size);
-	*val = tep_read_number(tep, buf, size);
-	return true;
-}
-
-static uint64_t field_num(struct tep_handle *tep, const struct tep_record *rec,
-			  const struct tep_format_field *f, uint64_t dflt)
-{
-	uint64_t val;
-
-	if (!f || !read_num(tep, rec, f->offset, f->size, &val))
-		return dflt;
-	return val;
-}
-
-/* A __data_loc (or __rel_loc) field: pointer into the record and length. */
-static const void *field_dyn(struct tep_handle *tep, const struct tep_record *rec,
-			     const struct tep_format_field *f, unsigned int *len)
-{
-	unsigned int off;
-	uint64_t loc;
-
-	*len = 0;
-	if (!f || !read_num(tep, rec, f->offset, 4, &loc))
-		return NULL;
-	off = loc & 0xffff;
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += f->offset + f->size;
-	*len = loc >> 16;
-	if (off + *len > (unsigned int)rec->size) {
-		*len = 0;
-		return NULL;
-	}
-	return (const char *)rec->data + off;
-}
-
-static uint64_t array_elem(struct tep_handle *tep, const void *base, unsigned int i,
-			   unsigned int esize)
-{
-	unsigned char buf[8];
-
-	memcpy(buf, (const char *)base + (size_t)i * esize, esize);
-	return tep_read_number(tep, buf, esize);
-}
 
 static struct tep_record *record_clone(const struct tep_record *rec)
 {
@@ -339,150 +199,12 @@ static struct tep_record *record_clone(const struct tep_record *rec)
 }
 
 /* ------------------------------------------------------------------ */
-/* Formats                                                            */
-/* ------------------------------------------------------------------ */
-
-static struct tep_event *find_event(struct tep_handle *tep, const char *sys,
-				    const char *name)
-{
-	return tep_find_event_by_name(tep, sys, name);
-}
-
-static void setup_cookie(struct ustack_session *s)
-{
-	struct tep_event *ev = find_event(s->tep, "ftrace", "user_unwind_cookie");
-
-	s->f_cookie.id = -1;
-	if (!ev)
-		return;
-	s->f_cookie.cookie = tep_find_field(ev, "cookie");
-	if (!s->f_cookie.cookie)
-		return;
-	s->f_cookie.id = ev->id;
-	s->have |= USTACK_HAVE_COOKIE;
-}
-
-static void setup_stack(struct ustack_session *s)
-{
-	struct tep_event *ev = find_event(s->tep, "ftrace", "user_unwind_stack");
-	struct fmt_stack *f = &s->f_stack;
-
-	f->id = -1;
-	if (!ev)
-		return;
-	f->cookie = tep_find_field(ev, "cookie");
-	f->flags = tep_find_field(ev, "flags");
-	f->offsets = tep_find_field(ev, "offsets");
-	f->ids = tep_find_field(ev, "ids");
-	if (!f->cookie || !f->offsets || !f->ids)
-		return;
-	f->id = ev->id;
-	s->have |= USTACK_HAVE_STACK;
-}
-
-static void setup_inode(struct ustack_session *s)
-{
-	struct tep_event *ev = find_event(s->tep, "inode_cache", "inode_cache");
-	struct fmt_inode *f = &s->f_inode;
-
-	f->id = -1;
-	if (!ev)
-		return;
-	f->fid = tep_find_field(ev, "id");
-	f->ino = tep_find_field(ev, "ino");
-	f->dev = tep_find_field(ev, "dev");
-	f->tgid = tep_find_field(ev, "tgid");
-	f->flags = tep_find_field(ev, "flags");
-	f->build_id = tep_find_field(ev, "build_id");
-	f->path = tep_find_field(ev, "path");
-	if (!f->fid || !f->path)
-		return;
-	f->id = ev->id;
-	s->have |= USTACK_HAVE_INODE;
-}
-
-static void setup_kstack(struct ustack_session *s)
-{
-	struct tep_event *ev = find_event(s->tep, "ftrace", "kernel_stack");
-	struct fmt_kstack *f = &s->f_kstack;
-
-	f->id = -1;
-	if (!ev)
-		return;
-	f->size = tep_find_field(ev, "size");
-	f->caller = tep_find_field(ev, "caller");
-	if (!f->caller)
-		return;
-	f->id = ev->id;
-	s->have |= USTACK_HAVE_KSTACK;
-}
-
-static void setup_ustack(struct ustack_session *s)
-{
-	struct tep_event *ev = find_event(s->tep, "ftrace", "user_stack");
-	struct fmt_ustack *f = &s->f_ustack;
-
-	f->id = -1;
-	if (!ev)
-		return;
-	f->tgid = tep_find_field(ev, "tgid");
-	f->caller = tep_find_field(ev, "caller");
-	if (!f->caller)
-		return;
-	f->id = ev->id;
-	s->have |= USTACK_HAVE_USTACK;
-}
-
-/* ------------------------------------------------------------------ */
-/* Tasks                                                              */
-/* ------------------------------------------------------------------ */
-
-static struct utask *task_find(const struct ustack_session *s, int pid)
-{
-	struct utask *t;
-
-	for (t = s->tasks[(unsigned int)pid % TASK_BUCKETS]; t; t = t->next)
-		if (t->pid == pid)
-			return t;
-	return NULL;
-}
-
-static struct utask *task_get(struct ustack_session *s, int pid)
-{
-	struct utask *t = task_find(s, pid);
-	unsigned int b = (unsigned int)pid % TASK_BUCKETS;
-
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->pid = pid;
-	ulist_init(&t->waiting);
-	t->next = s->tasks[b];
-	s->tasks[b] = t;
-	return t;
-}
-
-static int task_tgid(const struct ustack_session *s, int pid)
-{
-	const struct utask *t = task_find(s, pid);
-
-	return t ? t->tgid : 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* Stack objects and the (pid, cookie) table                          */
 /* ------------------------------------------------------------------ */
 
-static size_t key_hash(const struct ustack_session *s, int pid, uint64_t cookie)
+static uint64_t key_hash(int pid, uint64_t cookie)
 {
-	uint64_t v = cookie ^ ((uint64_t)(unsigned int)pid << 32) ^ (unsigned int)pid;
-
-	v ^= v >> 31;
-	v *= 0x9e3779b97f4a7c15ULL;
-	v ^= v >> 29;
-	return v & (s->nr_hash - 1);
+	return ustack_hash_u64(cookie ^ ((uint64_t)(unsigned int)pid << 32) ^ (unsigned int)pid);
 }
 
 static struct ustk *ustk_new(void)
@@ -492,9 +214,9 @@ static struct ustk *ustk_new(void)
 	if (!st)
 		return NULL;
 	st->refs = 1;
-	st->wait_tail = &st->wait_head;
-	ulist_init(&st->lru);
-	ulist_init(&st->task);
+	ustack_list_init(&st->waiters);
+	ustack_list_init(&st->lru);
+	ustack_list_init(&st->task);
 	return st;
 }
 
@@ -504,7 +226,12 @@ static struct ustk *ustk_get(struct ustk *st)
 	return st;
 }
 
-static void ustk_put(struct ustk *st)
+/*
+ * Not inlined: GCC then follows a put that frees into the caller's next
+ * put and warns (use after free), not seeing the reference the caller
+ * still holds.
+ */
+static __attribute__((noinline)) void ustk_put(struct ustk *st)
 {
 	if (!st || --st->refs)
 		return;
@@ -516,64 +243,32 @@ static void ustk_put(struct ustk *st)
 
 static struct ustk *hash_find(const struct ustack_session *s, int pid, uint64_t cookie)
 {
+	struct ustack_hnode *pos;
 	struct ustk *st;
 
-	for (st = s->hash[key_hash(s, pid, cookie)]; st; st = st->hnext)
+	ustack_htable_for_each_hash(&s->stacks, pos, key_hash(pid, cookie)) {
+		st = ustack_htable_entry(pos, struct ustk, node);
 		if (st->pid == pid && st->cookie == cookie)
 			return st;
+	}
 	return NULL;
 }
 
-static void hash_grow(struct ustack_session *s)
-{
-	struct ustk **old = s->hash, *st, *next;
-	size_t old_nr = s->nr_hash, i, b;
-	struct ustk **nh;
-
-	nh = calloc(old_nr * 2, sizeof(*nh));
-	if (!nh)
-		return;		/* longer chains, still correct */
-	s->hash = nh;
-	s->nr_hash = old_nr * 2;
-	for (i = 0; i < old_nr; i++) {
-		for (st = old[i]; st; st = next) {
-			next = st->hnext;
-			b = key_hash(s, st->pid, st->cookie);
-			st->hnext = nh[b];
-			nh[b] = st;
-		}
-	}
-	free(old);
-}
-
 /* The table holds one reference. */
-static void hash_insert(struct ustack_session *s, struct ustk *st)
+static int hash_insert(struct ustack_session *s, struct ustk *st)
 {
-	size_t b;
-
-	if (s->nr_entries >= s->nr_hash)
-		hash_grow(s);
-	b = key_hash(s, st->pid, st->cookie);
-	st->hnext = s->hash[b];
-	s->hash[b] = st;
+	if (ustack_htable_add(&s->stacks, &st->node, key_hash(st->pid, st->cookie)))
+		return -1;
 	st->in_hash = true;
-	s->nr_entries++;
+	return 0;
 }
 
 static void hash_remove(struct ustack_session *s, struct ustk *st)
 {
-	struct ustk **pp;
-
 	if (!st->in_hash)
 		return;
-	for (pp = &s->hash[key_hash(s, st->pid, st->cookie)]; *pp; pp = &(*pp)->hnext) {
-		if (*pp == st) {
-			*pp = st->hnext;
-			break;
-		}
-	}
+	ustack_htable_del(&s->stacks, &st->node);
 	st->in_hash = false;
-	s->nr_entries--;
 	ustk_put(st);
 }
 
@@ -587,9 +282,7 @@ static int timeline_add(struct ustack_session *s, struct ustk *st,
 	n->st = ustk_get(st);
 	n->deadline = deadline;
 	n->kind = kind;
-	n->next = NULL;
-	*s->tl_tail = n;
-	s->tl_tail = &n->next;
+	ustack_list_add_tail(&n->list, &s->timeline);
 	return 0;
 }
 
@@ -634,6 +327,39 @@ static void count_sample(struct ustack_session *s, const struct ustack_sample *p
 			s->stats.unresolved++;
 }
 
+static bool pid_listed(const struct ustack_session_opts *opts, int pid, int tgid)
+{
+	size_t i;
+
+	for (i = 0; i < opts->nr_pids; i++)
+		if (opts->pids[i] == pid || (tgid && opts->pids[i] == tgid))
+			return true;
+	return false;
+}
+
+static bool comm_listed(const struct ustack_session_opts *opts, const char *comm)
+{
+	size_t i;
+
+	if (!comm)
+		return false;
+	for (i = 0; i < opts->nr_comms; i++)
+		if (!strcmp(opts->comms[i], comm))
+			return true;
+	return false;
+}
+
+/* The pid and comm filters: by the time a sample goes out, its group is known. */
+static bool sample_wanted(const struct ustack_session *s, const struct ustack_sample *pub)
+{
+	const struct ustack_session_opts *opts = &s->opts;
+
+	if (opts->nr_pids && !pid_listed(opts, pub->pid, pub->tgid))
+		return false;
+	return !opts->nr_comms || comm_listed(opts, pub->comm);
+}
+
+/* Counted whether or not the filters let it through. */
 static void deliver(struct ustack_session *s, struct usample *smp)
 {
 	struct ustack_sample *pub = &smp->pub;
@@ -641,14 +367,14 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 
 	/* the thread group may have been learnt after the event */
 	if (!pub->tgid)
-		pub->tgid = task_tgid(s, pub->pid);
+		pub->tgid = ustack_tasks_tgid(&s->tasks, pub->pid);
 	if (st && (pub->status == USTACK_SAMPLE_OK || pub->status == USTACK_SAMPLE_SYNC)) {
 		pub->nr_frames = st->nr;
 		pub->frames = st->frames;
 		pub->stack_flags = st->flags;
 	}
 	count_sample(s, pub);
-	if (s->fn)
+	if (s->fn && sample_wanted(s, pub))
 		s->fn(pub, s->ctx);
 }
 
@@ -656,11 +382,11 @@ static void drain_ordered(struct ustack_session *s)
 {
 	struct usample *smp;
 
-	while (!ulist_empty(&s->order)) {
-		smp = ulist_entry(s->order.next, struct usample, order);
+	while (!ustack_list_empty(&s->order)) {
+		smp = ustack_list_entry(s->order.next, struct usample, order);
 		if (!smp->complete)
 			break;
-		ulist_del(&smp->order);
+		ustack_list_del(&smp->order);
 		deliver(s, smp);
 		sample_free(smp);
 	}
@@ -694,15 +420,12 @@ static void complete_with(struct ustack_session *s, struct usample *smp,
 static void release_waiters(struct ustack_session *s, struct ustk *st,
 			    enum ustack_sample_status status)
 {
-	struct usample *smp, *next;
+	struct usample *smp;
 
-	smp = st->wait_head;
-	st->wait_head = NULL;
-	st->wait_tail = &st->wait_head;
 	st->nr_waiting = 0;
-	for (; smp; smp = next) {
-		next = smp->wnext;
-		smp->wnext = NULL;
+	while (!ustack_list_empty(&st->waiters)) {
+		smp = ustack_list_first_entry(&st->waiters, struct usample, wait);
+		ustack_list_del(&smp->wait);
 		if (status == USTACK_SAMPLE_LOST)
 			complete(s, smp, status);
 		else
@@ -733,7 +456,7 @@ static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
 		fr->map = NULL;
 		if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP)
 			continue;
-		map = ustack_maps_lookup(s->maps, fr->id, st->ts, &after);
+		map = ustack_fileids_lookup(s->fileids, fr->id, st->ts, &after);
 		if (!map || after)
 			final = false;
 		if (map && (!after || force))
@@ -798,10 +521,10 @@ static int stack_alloc_frames(struct ustk *st, unsigned int nr)
 
 static void unlink_waiting(struct ustack_session *s, struct ustk *st)
 {
-	if (ulist_empty(&st->lru))
+	if (ustack_list_empty(&st->lru))
 		return;
-	ulist_del(&st->lru);
-	ulist_del(&st->task);
+	ustack_list_del(&st->lru);
+	ustack_list_del(&st->task);
 	s->nr_waiting -= st->nr_waiting;
 	s->stats.pending -= st->nr_waiting;
 }
@@ -820,14 +543,14 @@ static void evict_oldest(struct ustack_session *s)
 {
 	struct ustk *st;
 
-	while (s->nr_waiting > s->opts.max_pending && !ulist_empty(&s->lru)) {
-		st = ulist_entry(s->lru.next, struct ustk, lru);
+	while (s->nr_waiting > s->opts.max_pending && !ustack_list_empty(&s->lru)) {
+		st = ustack_list_entry(s->lru.next, struct ustk, lru);
 		s->stats.evicted++;
 		lose_entry(s, st);
 	}
 }
 
-static void drop_latest(struct ustack_session *s, struct utask *t)
+static void drop_latest(struct ustack_session *s, struct ustack_task *t)
 {
 	if (!t->last)
 		return;
@@ -840,7 +563,7 @@ static void drop_latest(struct ustack_session *s, struct utask *t)
 static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 				  uint64_t cookie, uint64_t ts)
 {
-	struct utask *t = task_get(s, pid);
+	struct ustack_task *t = ustack_tasks_get(&s->tasks, pid);
 	struct ustk *st;
 
 	if (!t)
@@ -852,9 +575,13 @@ static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 	st->cookie = cookie;
 	st->state = USTK_WAITING;
 	st->first_ts = ts;
-	hash_insert(s, st);	/* the table takes our reference */
-	ulist_add_tail(&st->lru, &s->lru);
-	ulist_add_tail(&st->task, &t->waiting);
+	/* the table takes our reference */
+	if (hash_insert(s, st)) {
+		ustk_put(st);
+		return NULL;
+	}
+	ustack_list_add_tail(&st->lru, &s->lru);
+	ustack_list_add_tail(&st->task, &t->waiting);
 	return st;
 }
 
@@ -864,9 +591,7 @@ static void wait_on(struct ustack_session *s, struct ustk *st, struct usample *s
 		ustk_put(smp->st);
 		smp->st = ustk_get(st);
 	}
-	*st->wait_tail = smp;
-	st->wait_tail = &smp->wnext;
-	smp->wnext = NULL;
+	ustack_list_add_tail(&smp->wait, &st->waiters);
 	if (st->state != USTK_WAITING)
 		return;
 	st->nr_waiting++;
@@ -878,7 +603,7 @@ static void wait_on(struct ustack_session *s, struct ustk *st, struct usample *s
 static struct ustk *latest_stack(const struct ustack_session *s, int pid,
 				 uint64_t cookie)
 {
-	const struct utask *t = task_find(s, pid);
+	const struct ustack_task *t = ustack_tasks_find(&s->tasks, pid);
 
 	if (!t || !t->last || t->last->cookie != cookie)
 		return NULL;
@@ -891,7 +616,7 @@ static struct ustk *latest_stack(const struct ustack_session *s, int pid,
  */
 static void set_latest(struct ustack_session *s, struct ustk *st)
 {
-	struct utask *t = task_get(s, st->pid);
+	struct ustack_task *t = ustack_tasks_get(&s->tasks, st->pid);
 
 	if (!t)
 		return;
@@ -930,14 +655,14 @@ static void attach_cookie(struct ustack_session *s, struct usample *smp, uint64_
  */
 static void supersede(struct ustack_session *s, struct ustk *answered)
 {
-	struct utask *t = task_find(s, answered->pid);
-	struct ulist *pos;
+	struct ustack_task *t = ustack_tasks_find(&s->tasks, answered->pid);
+	struct ustack_list *pos;
 	struct ustk *st;
 
 	if (!t)
 		return;
-	for (pos = t->waiting.next; pos != &t->waiting; pos = pos->next) {
-		st = ulist_entry(pos, struct ustk, task);
+	ustack_list_for_each(pos, &t->waiting) {
+		st = ustack_list_entry(pos, struct ustk, task);
 		if (st == answered || st->superseded)
 			continue;
 		if (st->first_ts > answered->first_ts)
@@ -978,14 +703,16 @@ static void run_node(struct ustack_session *s, struct tl_node *n)
 	free(n);
 }
 
+/* Deadlines are added in feed order: the list is sorted by them. */
 static void run_timeline(struct ustack_session *s, bool all)
 {
 	struct tl_node *n;
 
-	while ((n = s->tl_head) && (all || n->deadline < s->now)) {
-		s->tl_head = n->next;
-		if (!s->tl_head)
-			s->tl_tail = &s->tl_head;
+	while (!ustack_list_empty(&s->timeline)) {
+		n = ustack_list_first_entry(&s->timeline, struct tl_node, list);
+		if (!all && n->deadline >= s->now)
+			break;
+		ustack_list_del(&n->list);
 		run_node(s, n);
 	}
 }
@@ -1009,7 +736,8 @@ static struct ucpu *get_cpu(struct ustack_session *s, int cpu)
 		return NULL;
 	memset(c + s->nr_cpus, 0, (nr - s->nr_cpus) * sizeof(*c));
 	s->cpus = c;
-	s->nr_cpus = nr;
+	for (; s->nr_cpus < nr; s->nr_cpus++)
+		c[s->nr_cpus].skip_pid = -1;
 	return &s->cpus[cpu];
 }
 
@@ -1087,16 +815,17 @@ static int top_of_pid(const struct ucpu *c, int pid)
 
 static bool expects_followers(const struct ustack_session *s)
 {
-	if (s->have & (USTACK_HAVE_COOKIE | USTACK_HAVE_USTACK))
+	unsigned int have = ustack_events_have(s->ev);
+
+	if (have & (USTACK_HAVE_COOKIE | USTACK_HAVE_USTACK))
 		return true;
-	return s->opts.want_kernel && (s->have & USTACK_HAVE_KSTACK);
+	return s->opts.want_kernel && (have & USTACK_HAVE_KSTACK);
 }
 
-static int on_event(struct ustack_session *s, struct ucpu *c,
-		    struct tep_record *rec, int type)
+static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		    int pid)
 {
 	struct usample *smp;
-	int pid = tep_data_pid(s->tep, rec);
 
 	s->stats.events++;
 	/* No context switch between an event and its cookie */
@@ -1113,17 +842,17 @@ static int on_event(struct ustack_session *s, struct ucpu *c,
 		free(smp);
 		return -1;
 	}
-	ulist_init(&smp->order);
+	ustack_list_init(&smp->order);
 	smp->pub.ts = rec->ts;
 	smp->pub.cpu = rec->cpu;
 	smp->pub.pid = pid;
-	smp->pub.tgid = task_tgid(s, pid);
+	smp->pub.tgid = ustack_tasks_tgid(&s->tasks, pid);
 	smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
-	smp->pub.event = tep_find_event(s->tep, type);
+	smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
 	smp->pub.record = smp->rec;
 	smp->pub.status = USTACK_SAMPLE_NO_COOKIE;
 	if (s->opts.ordered)
-		ulist_add_tail(&smp->order, &s->order);
+		ustack_list_add_tail(&smp->order, &s->order);
 
 	if (!expects_followers(s)) {
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
@@ -1137,46 +866,32 @@ static int on_event(struct ustack_session *s, struct ucpu *c,
 	return 0;
 }
 
-static void on_kstack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
+static void on_kstack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		      int pid)
 {
-	const struct fmt_kstack *f = &s->f_kstack;
 	struct usample *smp = c->last;
-	unsigned int esize, nr, max, i, n = 0;
-	uint64_t addr;
+	unsigned int nr;
 
-	if (!smp || c->last_kind != LAST_EVENT || smp->pub.pid != tep_data_pid(s->tep, rec)) {
+	if (!smp || c->last_kind != LAST_EVENT || smp->pub.pid != pid) {
 		forget_last(c);
 		return;
 	}
 	c->last_kind = LAST_KSTACK;
 	if (!s->opts.want_kernel || smp->kframes)
 		return;
-	esize = f->caller->elementsize ? f->caller->elementsize : 8;
-	if (esize > 8 || f->caller->offset >= rec->size)
-		return;
-	max = (rec->size - f->caller->offset) / esize;
-	nr = f->size ? field_num(s->tep, rec, f->size, max) : max;
-	if (nr > max)
-		nr = max;
+	nr = ustack_events_kstack(s->ev, rec, NULL, 0);
 	if (!nr)
 		return;
 	smp->kframes = calloc(nr, sizeof(*smp->kframes));
 	if (!smp->kframes)
 		return;
-	for (i = 0; i < nr; i++) {
-		addr = array_elem(s->tep, (char *)rec->data + f->caller->offset, i, esize);
-		/* unused slots are 0; old kernels end the trace with ULONG_MAX */
-		if (!addr || addr == (esize == 8 ? UINT64_MAX : UINT32_MAX))
-			continue;
-		smp->kframes[n++] = addr;
-	}
 	smp->pub.kframes = smp->kframes;
-	smp->pub.nr_kframes = n;
+	smp->pub.nr_kframes = ustack_events_kstack(s->ev, rec, smp->kframes, nr);
 }
 
-static void on_cookie(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
+static void on_cookie(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		      int pid)
 {
-	int pid = tep_data_pid(s->tep, rec);
 	struct usample *smp;
 	uint64_t cookie;
 	int idx;
@@ -1189,7 +904,7 @@ static void on_cookie(struct ustack_session *s, struct ucpu *c, struct tep_recor
 		return;
 	}
 	smp = pend_take(c, idx);
-	cookie = field_num(s->tep, rec, s->f_cookie.cookie, 0);
+	cookie = ustack_events_cookie(s->ev, rec);
 	if (!cookie) {
 		complete(s, smp, USTACK_SAMPLE_NO_STACK);
 		return;
@@ -1197,37 +912,28 @@ static void on_cookie(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	attach_cookie(s, smp, cookie);
 }
 
-static int fill_deferred(struct ustack_session *s, struct ustk *st, struct tep_record *rec)
+static int fill_deferred(struct ustack_session *s, struct ustk *st, struct tep_record *rec,
+			 const struct ustack_stack_rec *info)
 {
-	const struct fmt_stack *f = &s->f_stack;
-	const void *offs, *ids;
-	unsigned int lo, li, nr, i;
-
-	offs = field_dyn(s->tep, rec, f->offsets, &lo);
-	ids = field_dyn(s->tep, rec, f->ids, &li);
-	nr = (offs ? lo / 8 : 0);
-	if (!ids || li / 8 < nr)
-		nr = ids ? li / 8 : 0;
-	if (stack_alloc_frames(st, nr))
+	if (stack_alloc_frames(st, info->nr))
 		return -1;
-	for (i = 0; i < nr; i++) {
-		st->raw_off[i] = array_elem(s->tep, offs, i, 8);
-		st->raw_id[i] = array_elem(s->tep, ids, i, 8);
-	}
-	st->flags = field_num(s->tep, rec, f->flags, 0);
+	ustack_events_stack_frames(s->ev, rec, st->raw_off, st->raw_id, info->nr);
+	st->flags = info->flags;
 	st->ts = rec->ts;
 	return 0;
 }
 
-static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
+static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		     int pid)
 {
-	int pid = tep_data_pid(s->tep, rec);
+	struct ustack_stack_rec info;
 	uint64_t cookie;
 	struct ustk *st;
 
 	s->stats.stacks++;
 	forget_last(c);
-	cookie = field_num(s->tep, rec, s->f_stack.cookie, 0);
+	ustack_events_stack(s->ev, rec, &info);
+	cookie = info.cookie;
 	st = hash_find(s, pid, cookie);
 	if (st && st->state != USTK_WAITING) {
 		s->stats.unmatched++;	/* a second answer: keep the first */
@@ -1241,9 +947,12 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 		st->pid = pid;
 		st->cookie = cookie;
 		st->first_ts = rec->ts;
-		hash_insert(s, st);
+		if (hash_insert(s, st)) {
+			ustk_put(st);
+			return;
+		}
 	}
-	if (fill_deferred(s, st, rec)) {
+	if (fill_deferred(s, st, rec, &info)) {
 		lose_entry(s, st);
 		return;
 	}
@@ -1261,68 +970,37 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 /* Announcements stored plus distinct files named by maps snapshots */
 static void update_mappings(struct ustack_session *s)
 {
-	s->stats.mappings = ustack_maps_count(s->maps) +
+	s->stats.mappings = ustack_fileids_count(s->fileids) +
 			    ustack_snapshots_mappings(s->snaps);
 }
 
 static void on_inode(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
 {
-	const struct fmt_inode *f = &s->f_inode;
-	struct ustack_mapping m = { 0 };
-	const void *bid, *path;
-	unsigned int blen, plen;
-	char *p;
+	struct ustack_mapping m;
 
 	forget_last(c);
-	m.id = field_num(s->tep, rec, f->fid, 0);
-	m.ts = rec->ts;
-	m.ino = field_num(s->tep, rec, f->ino, 0);
-	m.dev = field_num(s->tep, rec, f->dev, 0);
-	m.tgid = field_num(s->tep, rec, f->tgid, 0);
-	m.flags = field_num(s->tep, rec, f->flags, 0);
-	bid = field_dyn(s->tep, rec, f->build_id, &blen);
-	if (bid) {
-		m.build_id_len = blen > USTACK_BUILD_ID_MAX ? USTACK_BUILD_ID_MAX : blen;
-		memcpy(m.build_id, bid, m.build_id_len);
-	}
-	path = field_dyn(s->tep, rec, f->path, &plen);
-	p = strndup(path ? path : "", plen);
-	if (!p)
+	if (ustack_events_inode(s->ev, rec, &m))
 		return;
-	m.path = p;
-	ustack_maps_add(s->maps, &m);
-	free(p);
+	ustack_fileids_add(s->fileids, &m);
+	free(m.path);
 	update_mappings(s);
 }
 
 static int fill_sync(struct ustack_session *s, struct ustk *st, struct tep_record *rec)
 {
-	const struct tep_format_field *f = s->f_ustack.caller;
-	unsigned int esize, max, i, n = 0;
-	uint64_t va;
+	unsigned int i, n = ustack_events_ustack(s->ev, rec, NULL, 0);
 
-	esize = f->elementsize ? f->elementsize : 8;
-	if (esize > 8 || f->offset >= rec->size)
-		return stack_alloc_frames(st, 0);
-	max = (rec->size - f->offset) / esize;
-	if (f->arraylen && max > f->arraylen)
-		max = f->arraylen;
-	/* Unused slots are zero: the stack ends at the first one */
-	while (n < max && array_elem(s->tep, (char *)rec->data + f->offset, n, esize))
-		n++;
 	if (stack_alloc_frames(st, n))
 		return -1;
-	for (i = 0; i < n; i++) {
-		va = array_elem(s->tep, (char *)rec->data + f->offset, i, esize);
-		st->raw_off[i] = va;
+	ustack_events_ustack(s->ev, rec, st->raw_off, n);
+	for (i = 0; i < n; i++)
 		st->raw_id[i] = USTACK_ID_NOMAP;
-	}
 	return 0;
 }
 
-static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
+static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		      int pid)
 {
-	int pid = tep_data_pid(s->tep, rec);
 	struct usample *smp = c->last;
 	struct ustk *st;
 	int tgid, idx;
@@ -1337,11 +1015,11 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	if (idx < 0 || c->pend[idx] != smp)
 		return;
 	pend_take(c, idx);
-	tgid = field_num(s->tep, rec, s->f_ustack.tgid, 0);
+	tgid = ustack_events_ustack_tgid(s->ev, rec);
 	if (tgid && !smp->pub.tgid)
 		smp->pub.tgid = tgid;
 	if (tgid && pid)
-		ustack_session_set_tgid(s, pid, tgid);
+		ustack_tasks_set_tgid(&s->tasks, pid, tgid);
 
 	st = ustk_new();
 	if (!st || fill_sync(s, st, rec)) {
@@ -1384,15 +1062,16 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 
 /**
  * ustack_session_new - pair events, cookies, stacks and files
- * @tep:	handle with the formats of the traced instance
+ * @ev:		our events in the formats of the traced instance (kept, not
+ *		owned: free it after the session)
  * @opts:	options, NULL for defaults
- * @fn:		called for each finished sample
+ * @fn:		called for each finished sample the filters let through
  * @ctx:	passed to @fn
  *
- * Our events are found by name; any of them may be missing (see
- * ustack_session_events()). Returns NULL on allocation failure.
+ * Any of our events may be missing (see ustack_events_have()). Returns
+ * NULL on allocation failure.
  */
-struct ustack_session *ustack_session_new(struct tep_handle *tep,
+struct ustack_session *ustack_session_new(const struct ustack_events *ev,
 					  const struct ustack_session_opts *opts,
 					  ustack_sample_fn fn, void *ctx)
 {
@@ -1401,7 +1080,8 @@ struct ustack_session *ustack_session_new(struct tep_handle *tep,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->tep = tep;
+	s->ev = ev;
+	s->tep = ustack_events_tep(ev);
 	if (opts)
 		s->opts = *opts;
 	if (!s->opts.hold_ns)
@@ -1410,23 +1090,17 @@ struct ustack_session *ustack_session_new(struct tep_handle *tep,
 		s->opts.max_pending = USTACK_MAX_PENDING_DEFAULT;
 	s->fn = fn;
 	s->ctx = ctx;
-	ulist_init(&s->lru);
-	ulist_init(&s->order);
-	s->tl_tail = &s->tl_head;
+	ustack_list_init(&s->lru);
+	ustack_list_init(&s->order);
+	ustack_list_init(&s->timeline);
+	ustack_tasks_init(&s->tasks, s->tep, s->opts.live);
 	s->nocookie_deadline = UINT64_MAX;
-	s->nr_hash = 1024;
-	s->hash = calloc(s->nr_hash, sizeof(*s->hash));
-	s->maps = ustack_maps_new();
+	s->fileids = ustack_fileids_new();
 	s->snaps = ustack_snapshots_new();
-	if (!s->hash || !s->maps || !s->snaps) {
+	if (ustack_htable_init(&s->stacks, 1024) || !s->fileids || !s->snaps) {
 		ustack_session_free(s);
 		return NULL;
 	}
-	setup_cookie(s);
-	setup_stack(s);
-	setup_inode(s);
-	setup_kstack(s);
-	setup_ustack(s);
 	return s;
 }
 
@@ -1438,23 +1112,15 @@ struct ustack_session *ustack_session_new(struct tep_handle *tep,
  */
 void ustack_session_free(struct ustack_session *s)
 {
-	struct utask *t, *next;
-	int i;
-
 	if (!s)
 		return;
 	s->fn = NULL;
-	if (s->hash && s->maps && s->snaps)
+	if (s->stacks.buckets && s->fileids && s->snaps)
 		ustack_session_flush(s);
-	for (i = 0; i < TASK_BUCKETS; i++) {
-		for (t = s->tasks[i]; t; t = next) {
-			next = t->next;
-			free(t);
-		}
-	}
-	free(s->hash);
+	ustack_tasks_release(&s->tasks);
+	ustack_htable_release(&s->stacks);
 	free(s->cpus);
-	ustack_maps_free(s->maps);
+	ustack_fileids_free(s->fileids);
 	ustack_snapshots_free(s->snaps);
 	free(s);
 }
@@ -1467,6 +1133,66 @@ static void advance(struct ustack_session *s, uint64_t ts)
 	run_nocookie_timeouts(s, false);
 }
 
+/* Live: what /proc says about a task, and the tasks it creates. */
+static void learn(struct ustack_session *s, const struct tep_record *rec, int pid)
+{
+	bool thread;
+	int child;
+
+	if (!s->opts.live)
+		return;
+	ustack_tasks_learn(&s->tasks, pid);
+	if (ustack_events_newtask(s->ev, rec, &child, &thread))
+		ustack_tasks_newtask(&s->tasks, pid, child, thread);
+}
+
+/*
+ * Records not shown: ours (markers, helper events) and events of tasks
+ * not followed. The kernel writes what belongs to an event (cookie, stack
+ * traces) right behind it on the same CPU: that goes too.
+ */
+static bool skip(struct ustack_session *s, struct ucpu *c, enum ustack_rec kind, int pid)
+{
+	switch (kind) {
+	case USTACK_REC_COOKIE:
+	case USTACK_REC_KSTACK:
+	case USTACK_REC_USTACK:
+		return c->skip_pid >= 0 && c->skip_pid == pid;
+	case USTACK_REC_STACK:
+	case USTACK_REC_INODE:
+		c->skip_pid = -1;
+		return false;
+	case USTACK_REC_OURS:
+		break;
+	case USTACK_REC_EVENT:
+		if (!ustack_tasks_skip(&s->tasks, pid)) {
+			c->skip_pid = -1;
+			return false;
+		}
+		break;
+	}
+	c->skip_pid = pid;
+	return true;
+}
+
+/**
+ * ustack_session_preview - records about to be fed (live)
+ * @s:		the session
+ * @recs:	the records, in any order
+ * @nr:		how many
+ *
+ * A reader that gets records in batches hands them out in timestamp order
+ * only later: the tasks a batch names are learned at once, while they may
+ * still run. Does nothing unless opts.live.
+ */
+void ustack_session_preview(struct ustack_session *s, struct tep_record **recs, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		learn(s, recs[i], ustack_events_pid(s->ev, recs[i]));
+}
+
 /**
  * ustack_session_feed - process one record
  * @s:		the session
@@ -1477,8 +1203,9 @@ static void advance(struct ustack_session *s, uint64_t ts)
  */
 int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 {
+	enum ustack_rec kind = ustack_events_classify(s->ev, rec);
+	int pid = ustack_events_pid(s->ev, rec);
 	struct ucpu *c;
-	int type, ret = 0;
 
 	c = get_cpu(s, rec->cpu);
 	if (!c)
@@ -1486,21 +1213,32 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	if (rec->missed_events)
 		account_missed(s, c, rec->missed_events);
 	advance(s, rec->ts);
+	learn(s, rec, pid);
+	if (skip(s, c, kind, pid))
+		return 0;
 
-	type = tep_data_type(s->tep, rec);
-	if (type == s->f_cookie.id)
-		on_cookie(s, c, rec);
-	else if (type == s->f_stack.id)
-		on_stack(s, c, rec);
-	else if (type == s->f_inode.id)
+	switch (kind) {
+	case USTACK_REC_COOKIE:
+		on_cookie(s, c, rec, pid);
+		break;
+	case USTACK_REC_STACK:
+		on_stack(s, c, rec, pid);
+		break;
+	case USTACK_REC_INODE:
 		on_inode(s, c, rec);
-	else if (type == s->f_kstack.id)
-		on_kstack(s, c, rec);
-	else if (type == s->f_ustack.id)
-		on_ustack(s, c, rec);
-	else
-		ret = on_event(s, c, rec, type);
-	return ret;
+		break;
+	case USTACK_REC_KSTACK:
+		on_kstack(s, c, rec, pid);
+		break;
+	case USTACK_REC_USTACK:
+		on_ustack(s, c, rec, pid);
+		break;
+	case USTACK_REC_EVENT:
+		return on_event(s, c, rec, pid);
+	case USTACK_REC_OURS:
+		break;
+	}
+	return 0;
 }
 
 /**
@@ -1567,9 +1305,10 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
  */
 void ustack_session_flush(struct ustack_session *s)
 {
-	struct utask *t;
+	struct ustack_hnode *pos, *tmp;
 	struct ustk *st;
-	int cpu, i;
+	size_t i;
+	int cpu;
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		give_up_cpu(s, &s->cpus[cpu], USTACK_SAMPLE_NO_COOKIE);
@@ -1577,15 +1316,13 @@ void ustack_session_flush(struct ustack_session *s)
 	}
 	s->nocookie_deadline = UINT64_MAX;
 	run_timeline(s, true);
-	while (!ulist_empty(&s->lru)) {
-		st = ulist_entry(s->lru.next, struct ustk, lru);
+	while (!ustack_list_empty(&s->lru)) {
+		st = ustack_list_entry(s->lru.next, struct ustk, lru);
 		lose_entry(s, st);
 	}
 	drain_ordered(s);
-	for (i = 0; i < TASK_BUCKETS; i++) {
-		for (t = s->tasks[i]; t; t = t->next)
-			drop_latest(s, t);
-	}
+	ustack_tasks_for_each(&s->tasks, i, pos, tmp)
+		drop_latest(s, ustack_htable_entry(pos, struct ustack_task, node));
 }
 
 /**
@@ -1598,17 +1335,6 @@ const struct ustack_stats *ustack_session_stats(struct ustack_session *s)
 }
 
 /**
- * ustack_session_events - which of our event formats the tep has
- * @s: the session
- *
- * Returns a mask of USTACK_HAVE_*.
- */
-unsigned int ustack_session_events(const struct ustack_session *s)
-{
-	return s->have;
-}
-
-/**
  * ustack_session_set_tgid - thread group of a task
  * @s:		the session
  * @pid:	task
@@ -1616,8 +1342,32 @@ unsigned int ustack_session_events(const struct ustack_session *s)
  */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid)
 {
-	struct utask *t = task_get(s, pid);
+	ustack_tasks_set_tgid(&s->tasks, pid, tgid);
+}
 
-	if (t)
-		t->tgid = tgid;
+/**
+ * ustack_session_follow - show the events of a thread group
+ * @s:		the session
+ * @tgid:	the thread group
+ *
+ * Once a group is followed, events of tasks known to be in no followed
+ * group are skipped, with what the kernel attached to them (tasks whose
+ * group is not known yet are kept). Returns 0, or -1 when out of memory.
+ */
+int ustack_session_follow(struct ustack_session *s, int tgid)
+{
+	return ustack_tasks_follow(&s->tasks, tgid);
+}
+
+/**
+ * ustack_session_learn_task - read what /proc says about a task now
+ * @s:		a live session
+ * @pid:	the task, e.g. stopped at its exit
+ *
+ * Tasks are learned when their first record is fed; one that is about to
+ * go may be learned earlier with this.
+ */
+void ustack_session_learn_task(struct ustack_session *s, int pid)
+{
+	ustack_tasks_learn(&s->tasks, pid);
 }

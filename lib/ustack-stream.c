@@ -27,14 +27,16 @@
 #include <tracefs.h>
 
 #include "ustack-instance.h"
+#include "ustack-list.h"
 #include "ustack-stream.h"
+#include "ustack-warn.h"
 
 #define DEFAULT_TICK_US		100000
 /* Bound one CPU's drain so a flood on one CPU cannot starve the others. */
 #define MAX_PAGES_PER_DRAIN	1024
 
 struct page {
-	struct page		*next;
+	struct ustack_list	list;		/* of its batch, then its CPU */
 	int			cpu;
 	int			nr;		/* records parsed */
 	int			pos;		/* next record to hand out */
@@ -43,19 +45,17 @@ struct page {
 };
 
 struct batch {
-	struct batch		*next;
+	struct ustack_list	list;		/* the queue */
 	unsigned long long	horizon;	/* release records up to this ts */
 	bool			final;
-	struct page		*pages;
-	struct page		**tail;
+	struct ustack_list	pages;
 };
 
 struct cpu_reader {
 	int			fd;
 	struct tracefs_cpu	*tcpu;
 	int			save_fd;
-	struct page		*head;		/* parsed, not yet released */
-	struct page		**tail;
+	struct ustack_list	pages;		/* parsed, not yet released */
 };
 
 struct ustack_stream {
@@ -72,9 +72,7 @@ struct ustack_stream {
 	pthread_t		thread;
 	bool			running;
 	pthread_mutex_t		lock;
-	struct batch		*queue;
-	struct batch		**queue_tail;
-	unsigned long long	pages;
+	struct ustack_list	queue;
 	bool			stopping;
 	volatile pid_t		tid;
 };
@@ -86,14 +84,34 @@ static struct page *page_alloc(int size, int cpu)
 	if (!p)
 		return NULL;
 	memset(p, 0, sizeof(*p));
+	ustack_list_init(&p->list);
 	p->cpu = cpu;
 	return p;
 }
 
 static void page_free(struct page *p)
 {
+	ustack_list_del(&p->list);
 	free(p->recs);
 	free(p);
+}
+
+static void free_pages(struct ustack_list *pages)
+{
+	while (!ustack_list_empty(pages))
+		page_free(ustack_list_first_entry(pages, struct page, list));
+}
+
+static struct batch *batch_new(bool final)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	ustack_list_init(&b->list);
+	ustack_list_init(&b->pages);
+	b->final = final;
+	return b;
 }
 
 static void save_page(struct ustack_stream *st, struct cpu_reader *cr, const void *data)
@@ -104,8 +122,7 @@ static void save_page(struct ustack_stream *st, struct cpu_reader *cr, const voi
 		return;
 	w = write(cr->save_fd, data, st->subbuf_size);
 	if (w != st->subbuf_size) {
-		fprintf(stderr, "trace-cmd ustack: writing raw data: %s\n",
-			w < 0 ? strerror(errno) : "short write");
+		ustack_warning("writing raw data: %s", w < 0 ? strerror(errno) : "short write");
 		close(cr->save_fd);
 		cr->save_fd = -1;
 	}
@@ -147,9 +164,7 @@ static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b)
 			return r;
 		}
 		save_page(st, cr, p->data);
-		*b->tail = p;
-		b->tail = &p->next;
-		st->pages++;
+		ustack_list_add_tail(&p->list, &b->pages);
 	}
 	return 0;
 }
@@ -159,11 +174,10 @@ static void push_batch(struct ustack_stream *st, struct batch *b)
 	char c = 0;
 
 	pthread_mutex_lock(&st->lock);
-	*st->queue_tail = b;
-	st->queue_tail = &b->next;
+	ustack_list_add_tail(&b->list, &st->queue);
 	pthread_mutex_unlock(&st->lock);
 	if (write(st->ready[1], &c, 1) < 0 && errno != EAGAIN)
-		perror("trace-cmd ustack: reader notify");
+		ustack_warning("reader notify: %s", strerror(errno));
 }
 
 static struct pollfd *reader_pollfds(struct ustack_stream *st)
@@ -200,11 +214,9 @@ static void *reader_thread(void *arg)
 				;
 			final = true;
 		}
-		b = calloc(1, sizeof(*b));
+		b = batch_new(final);
 		if (!b)
 			break;
-		b->tail = &b->pages;
-		b->final = final;
 		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
 		for (cpu = 0; cpu < st->nr_cpus; cpu++)
 			drain_cpu(st, cpu, b);
@@ -213,12 +225,9 @@ static void *reader_thread(void *arg)
 	free(pfd);
 	if (!final) {
 		/* Out of memory: still let the consumer finish. */
-		b = calloc(1, sizeof(*b));
-		if (b) {
-			b->final = true;
-			b->tail = &b->pages;
+		b = batch_new(true);
+		if (b)
 			push_batch(st, b);
-		}
 	}
 	return NULL;
 }
@@ -229,7 +238,6 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 	char file[64];
 
 	cr->save_fd = -1;
-	cr->tail = &cr->head;
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
 	cr->fd = tracefs_instance_file_open(ustack_instance_tracefs(st->ui), file,
 					    O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -247,11 +255,6 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 	}
 	cr->save_fd = open(st->files[cpu], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	return cr->save_fd < 0 ? -1 : 0;
-}
-
-static void stream_exit_hook(void *data)
-{
-	ustack_stream_close(data);
 }
 
 /**
@@ -277,7 +280,7 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 	st->tick_us = opts && opts->tick_us ? opts->tick_us : DEFAULT_TICK_US;
 	if (st->tick_us < 1000)
 		st->tick_us = 1000;
-	st->queue_tail = &st->queue;
+	ustack_list_init(&st->queue);
 	pthread_mutex_init(&st->lock, NULL);
 	st->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	st->subbuf_size = tep_get_sub_buffer_size(tep);
@@ -288,15 +291,16 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 	st->files = calloc(st->nr_cpus + 1, sizeof(*st->files));
 	if (!st->kbuf || !st->cpus || !st->files)
 		goto fail;
-	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
 		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
+		ustack_list_init(&st->cpus[cpu].pages);
+	}
 	if (pipe2(st->ctl, O_NONBLOCK | O_CLOEXEC) < 0 ||
 	    pipe2(st->ready, O_NONBLOCK | O_CLOEXEC) < 0)
 		goto fail;
 	for (cpu = 0; cpu < st->nr_cpus; cpu++)
 		if (open_cpu(st, cpu, opts ? opts->save_prefix : NULL) < 0)
 			goto fail;
-	ustack_instance_on_exit(ui, stream_exit_hook, st);
 	return st;
  fail:
 	ustack_stream_free(st);
@@ -351,7 +355,7 @@ void ustack_stream_stop(struct ustack_stream *st)
 		return;
 	st->stopping = true;
 	if (write(st->ctl[1], &c, 1) < 0 && errno != EAGAIN)
-		perror("trace-cmd ustack: stop reader");
+		ustack_warning("stop reader: %s", strerror(errno));
 }
 
 /* Parse a raw sub-buffer into records that point into it. */
@@ -389,17 +393,18 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 	return 0;
 }
 
+/* The oldest record of a CPU not handed out yet, or NULL. */
 static struct tep_record *cpu_head(struct cpu_reader *cr)
 {
 	struct page *p;
 
-	while ((p = cr->head) && p->pos >= p->nr) {
-		cr->head = p->next;
-		if (!cr->head)
-			cr->tail = &cr->head;
+	while (!ustack_list_empty(&cr->pages)) {
+		p = ustack_list_first_entry(&cr->pages, struct page, list);
+		if (p->pos < p->nr)
+			return &p->recs[p->pos];
 		page_free(p);
 	}
-	return p ? &p->recs[p->pos] : NULL;
+	return NULL;
 }
 
 /* Hand out every record up to @horizon, smallest timestamp first. */
@@ -422,7 +427,7 @@ static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 		if (!best || best->ts > horizon)
 			return;
 		ops->record(best, ctx);
-		st->cpus[best_cpu].head->pos++;
+		ustack_list_first_entry(&st->cpus[best_cpu].pages, struct page, list)->pos++;
 	}
 }
 
@@ -430,19 +435,22 @@ static void batch_callback(struct ustack_stream *st, struct batch *b,
 			   const struct ustack_stream_ops *ops, void *ctx)
 {
 	struct tep_record **recs = NULL;
+	struct ustack_list *pos;
 	struct page *p;
 	int nr = 0, i;
 
-	for (p = b->pages; p; p = p->next)
-		nr += p->nr;
+	ustack_list_for_each(pos, &b->pages)
+		nr += ustack_list_entry(pos, struct page, list)->nr;
 	if (nr)
 		recs = malloc(nr * sizeof(*recs));
 	if (!recs)
 		return;
 	nr = 0;
-	for (p = b->pages; p; p = p->next)
+	ustack_list_for_each(pos, &b->pages) {
+		p = ustack_list_entry(pos, struct page, list);
 		for (i = 0; i < p->nr; i++)
 			recs[nr++] = &p->recs[i];
+	}
 	ops->batch(recs, nr, ctx);
 	free(recs);
 }
@@ -450,22 +458,22 @@ static void batch_callback(struct ustack_stream *st, struct batch *b,
 static bool consume_batch(struct ustack_stream *st, struct batch *b,
 			  const struct ustack_stream_ops *ops, void *ctx)
 {
-	struct cpu_reader *cr;
 	unsigned long long horizon = b->horizon;
-	struct page *p, *next;
+	struct ustack_list *pos, *tmp;
 	bool final = b->final;
+	struct page *p;
 
-	for (p = b->pages; p; p = p->next)
+	ustack_list_for_each(pos, &b->pages) {
+		p = ustack_list_entry(pos, struct page, list);
 		if (parse_page(st, p) < 0)
 			p->nr = 0;
+	}
 	if (ops->batch)
 		batch_callback(st, b, ops, ctx);
-	for (p = b->pages; p; p = next) {
-		next = p->next;
-		p->next = NULL;
-		cr = &st->cpus[p->cpu];
-		*cr->tail = p;
-		cr->tail = &p->next;
+	ustack_list_for_each_safe(pos, tmp, &b->pages) {
+		p = ustack_list_entry(pos, struct page, list);
+		ustack_list_del(&p->list);
+		ustack_list_add_tail(&p->list, &st->cpus[p->cpu].pages);
 	}
 	free(b);
 	merge_release(st, final ? ULLONG_MAX : horizon, ops, ctx);
@@ -476,14 +484,12 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 
 static struct batch *pop_batch(struct ustack_stream *st)
 {
-	struct batch *b;
+	struct batch *b = NULL;
 
 	pthread_mutex_lock(&st->lock);
-	b = st->queue;
-	if (b) {
-		st->queue = b->next;
-		if (!st->queue)
-			st->queue_tail = &st->queue;
+	if (!ustack_list_empty(&st->queue)) {
+		b = ustack_list_first_entry(&st->queue, struct batch, list);
+		ustack_list_del(&b->list);
 	}
 	pthread_mutex_unlock(&st->lock);
 	return b;
@@ -511,16 +517,6 @@ int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_o
 	return 0;
 }
 
-static void free_pages(struct page *p)
-{
-	struct page *next;
-
-	for (; p; p = next) {
-		next = p->next;
-		page_free(p);
-	}
-}
-
 static void close_cpu(struct ustack_stream *st, struct cpu_reader *cr)
 {
 	if (cr->tcpu)
@@ -534,9 +530,7 @@ static void close_cpu(struct ustack_stream *st, struct cpu_reader *cr)
 	if (cr->save_fd >= 0)
 		close(cr->save_fd);
 	cr->save_fd = -1;
-	free_pages(cr->head);
-	cr->head = NULL;
-	cr->tail = &cr->head;
+	free_pages(&cr->pages);
 }
 
 static void close_fd(int *fd)
@@ -550,8 +544,8 @@ static void close_fd(int *fd)
  * ustack_stream_close - stop the reader and release everything but the files
  * @st: the stream (may be NULL)
  *
- * Safe to call twice (the instance's exit hook calls it too); the per-CPU
- * data files stay on disk until the caller removes them.
+ * Safe to call twice; the per-CPU data files stay on disk until the
+ * caller removes them.
  */
 void ustack_stream_close(struct ustack_stream *st)
 {
@@ -566,7 +560,7 @@ void ustack_stream_close(struct ustack_stream *st)
 		st->running = false;
 	}
 	while ((b = pop_batch(st))) {
-		free_pages(b->pages);
+		free_pages(&b->pages);
 		free(b);
 	}
 	for (cpu = 0; cpu < st->nr_cpus; cpu++)
@@ -590,7 +584,6 @@ void ustack_stream_free(struct ustack_stream *st)
 
 	if (!st)
 		return;
-	ustack_instance_on_exit_remove(st->ui, stream_exit_hook, st);
 	ustack_stream_close(st);
 	for (cpu = 0; st->files && cpu < st->nr_cpus; cpu++)
 		free(st->files[cpu]);
@@ -611,7 +604,3 @@ char * const *ustack_stream_files(struct ustack_stream *st)
 	return st->files;
 }
 
-unsigned long long ustack_stream_pages(struct ustack_stream *st)
-{
-	return st->pages;
-}

@@ -26,8 +26,6 @@ struct ustack_tracedat {
 	struct tracecmd_input	*top;
 	struct tracecmd_input	*buf;		/* == top when no instance is used */
 	char			*name;
-	ustack_tracedat_fn	fn;
-	void			*ctx;
 };
 
 static struct tracecmd_event_list *event_list(const char **systems)
@@ -222,17 +220,15 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
 	return tracecmd_get_tep(td->buf);
 }
 
-const char *ustack_tracedat_buffer(struct ustack_tracedat *td)
+/* The CPU whose next record comes first (the lowest CPU on ties), or -1 */
+static int first_cpu(struct tep_record **next, int nr)
 {
-	return td->name ? td->name : "";
-}
+	int cpu, best = -1;
 
-static int iterate_cb(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
-{
-	struct ustack_tracedat *td = data;
-
-	td->fn(rec, td->ctx);
-	return 0;
+	for (cpu = 0; cpu < nr; cpu++)
+		if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
+			best = cpu;
+	return best;
 }
 
 /**
@@ -240,12 +236,28 @@ static int iterate_cb(struct tracecmd_input *handle, struct tep_record *rec, int
  * @td: the open file
  * @fn: called per record, in timestamp order across CPUs
  * @ctx: passed to @fn
+ *
+ * Each call starts from the first record again (tracecmd_iterate_events()
+ * cannot: it leaves the file at its end). Returns 0, or -1 when out of
+ * memory.
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx)
 {
-	td->fn = fn;
-	td->ctx = ctx;
-	return tracecmd_iterate_events(td->buf, NULL, 0, iterate_cb, td);
+	int nr = tep_get_cpus(tracecmd_get_tep(td->buf)), cpu;
+	struct tep_record **next;
+
+	next = calloc(nr > 0 ? nr : 1, sizeof(*next));
+	if (!next)
+		return -1;
+	for (cpu = 0; cpu < nr; cpu++)
+		next[cpu] = tracecmd_read_cpu_first(td->buf, cpu);
+	while ((cpu = first_cpu(next, nr)) >= 0) {
+		fn(next[cpu], ctx);
+		tracecmd_free_record(next[cpu]);
+		next[cpu] = tracecmd_read_data(td->buf, cpu);
+	}
+	free(next);
+	return 0;
 }
 
 void ustack_tracedat_close(struct ustack_tracedat *td)

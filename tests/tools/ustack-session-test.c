@@ -43,6 +43,7 @@
 
 #include <event-parse.h>
 
+#include "ustack-events.h"
 #include "ustack-session.h"
 #include "ustack-output.h"
 #include "ustack-resolve.h"
@@ -65,6 +66,7 @@ struct fake_sym {
 
 struct driver {
 	struct tep_handle	*tep;
+	struct ustack_events	*events;
 	struct ustack_session	*session;
 	struct ustack_session_opts sopts;
 	struct ustack_output	*out;
@@ -133,7 +135,7 @@ static int fake_lookup(void *ctx, const struct ustack_mapping *map, uint64_t off
 		}
 		return j;
 	}
-	return 0;
+	return -USTACK_UNRES_NO_SYMBOL;
 }
 
 static const char *fake_dso_name(void *ctx, const struct ustack_mapping *map)
@@ -483,7 +485,10 @@ static void start_session(struct driver *d)
 {
 	if (d->session)
 		return;
-	d->session = ustack_session_new(d->tep, &d->sopts, on_sample, d);
+	d->events = ustack_events_new(d->tep);
+	if (!d->events)
+		die(d, "cannot find our events");
+	d->session = ustack_session_new(d->events, &d->sopts, on_sample, d);
 	if (!d->session)
 		die(d, "cannot create session");
 }
@@ -631,12 +636,12 @@ static void parse_args(struct driver *d, int argc, char **argv)
 		case OPT_FOLD_PID: d->oopts.fold_pid = true; break;
 		case OPT_FOLD_EVENT: d->oopts.fold_event = true; break;
 		case OPT_PID:
-			if (d->oopts.nr_pids < 64)
-				d->pids[d->oopts.nr_pids++] = atoi(optarg);
+			if (d->sopts.nr_pids < 64)
+				d->pids[d->sopts.nr_pids++] = atoi(optarg);
 			break;
 		case OPT_COMM:
-			if (d->oopts.nr_comms < 64)
-				d->comms[d->oopts.nr_comms++] = optarg;
+			if (d->sopts.nr_comms < 64)
+				d->comms[d->sopts.nr_comms++] = optarg;
 			break;
 		case OPT_ORDERED: d->sopts.ordered = true; break;
 		case OPT_HOLD:	d->sopts.hold_ns = strtoull(optarg, NULL, 0); break;
@@ -654,8 +659,8 @@ static void parse_args(struct driver *d, int argc, char **argv)
 		exit(2);
 	}
 	d->script = argv[optind];
-	d->oopts.pids = d->pids;
-	d->oopts.comms = d->comms;
+	d->sopts.pids = d->pids;
+	d->sopts.comms = d->comms;
 }
 
 int main(int argc, char **argv)
@@ -695,10 +700,11 @@ int main(int argc, char **argv)
 	if (d.stats)
 		print_stats(ustack_session_stats(d.session));
 	if (d.summary)
-		ustack_output_summary(stdout, ustack_session_stats(d.session));
+		ustack_output_summary(d.dump ? NULL : d.out, stdout, ustack_session_stats(d.session));
 
 	free_syms(&d);
 	ustack_session_free(d.session);
+	ustack_events_free(d.events);
 	ustack_output_free(d.out);
 	ustack_resolver_free(d.resolver);
 	tep_free(d.tep);

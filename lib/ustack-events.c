@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Our records: classification and decoders (see ustack-events.h).
+ *
+ * Events and fields are looked up by name once, when the formats are
+ * known; any of them may be missing (an older kernel, a trace.dat of the
+ * fallback path), and then its id stays -1. Fields are read with bounds
+ * checks and through a copy: u64 fields may be only 4-byte aligned.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "ustack-events.h"
+
+struct fmt_cookie {
+	int			id;
+	struct tep_format_field	*cookie;
+};
+
+struct fmt_stack {
+	int			id;
+	struct tep_format_field	*cookie;
+	struct tep_format_field	*flags;
+	struct tep_format_field	*offsets;
+	struct tep_format_field	*ids;
+};
+
+struct fmt_inode {
+	int			id;
+	struct tep_format_field	*fid;
+	struct tep_format_field	*ino;
+	struct tep_format_field	*dev;
+	struct tep_format_field	*tgid;
+	struct tep_format_field	*flags;
+	struct tep_format_field	*build_id;
+	struct tep_format_field	*path;
+};
+
+/* ftrace:kernel_stack and ftrace:user_stack */
+struct fmt_trace {
+	int			id;
+	struct tep_format_field	*size;		/* kernel_stack only */
+	struct tep_format_field	*tgid;		/* user_stack only */
+	struct tep_format_field	*caller;
+};
+
+/* ftrace:print, sched_process_exec, task_newtask: one or two fields */
+struct fmt_other {
+	int			id;
+	struct tep_format_field	*a;
+	struct tep_format_field	*b;
+};
+
+struct ustack_events {
+	struct tep_handle	*tep;
+	unsigned int		have;
+	unsigned int		helpers;
+	struct fmt_cookie	cookie;
+	struct fmt_stack	stack;
+	struct fmt_inode	inode;
+	struct fmt_trace	kstack;
+	struct fmt_trace	ustack;
+	struct fmt_other	print;		/* a: buf */
+	struct fmt_other	exec;		/* a: pid */
+	struct fmt_other	newtask;	/* a: pid, b: clone_flags */
+};
+
+/* ------------------------------------------------------------------ */
+/* Formats                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct tep_event *find(struct ustack_events *ev, const char *sys, const char *name)
+{
+	return tep_find_event_by_name(ev->tep, sys, name);
+}
+
+static struct tep_format_field *field(struct tep_event *event, const char *name)
+{
+	return event ? tep_find_field(event, name) : NULL;
+}
+
+static void setup_cookie(struct ustack_events *ev)
+{
+	struct tep_event *e = find(ev, "ftrace", "user_unwind_cookie");
+	struct fmt_cookie *f = &ev->cookie;
+
+	f->cookie = field(e, "cookie");
+	if (!f->cookie)
+		return;
+	f->id = e->id;
+	ev->have |= USTACK_HAVE_COOKIE;
+}
+
+static void setup_stack(struct ustack_events *ev)
+{
+	struct tep_event *e = find(ev, "ftrace", "user_unwind_stack");
+	struct fmt_stack *f = &ev->stack;
+
+	f->cookie = field(e, "cookie");
+	f->flags = field(e, "flags");
+	f->offsets = field(e, "offsets");
+	f->ids = field(e, "ids");
+	if (!f->cookie || !f->offsets || !f->ids)
+		return;
+	f->id = e->id;
+	ev->have |= USTACK_HAVE_STACK;
+}
+
+static void setup_inode(struct ustack_events *ev)
+{
+	struct tep_event *e = find(ev, "inode_cache", "inode_cache");
+	struct fmt_inode *f = &ev->inode;
+
+	f->fid = field(e, "id");
+	f->ino = field(e, "ino");
+	f->dev = field(e, "dev");
+	f->tgid = field(e, "tgid");
+	f->flags = field(e, "flags");
+	f->build_id = field(e, "build_id");
+	f->path = field(e, "path");
+	if (!f->fid || !f->path)
+		return;
+	f->id = e->id;
+	ev->have |= USTACK_HAVE_INODE;
+}
+
+static void setup_traces(struct ustack_events *ev)
+{
+	struct tep_event *k = find(ev, "ftrace", "kernel_stack");
+	struct tep_event *u = find(ev, "ftrace", "user_stack");
+
+	ev->kstack.size = field(k, "size");
+	ev->kstack.caller = field(k, "caller");
+	if (ev->kstack.caller) {
+		ev->kstack.id = k->id;
+		ev->have |= USTACK_HAVE_KSTACK;
+	}
+	ev->ustack.tgid = field(u, "tgid");
+	ev->ustack.caller = field(u, "caller");
+	if (ev->ustack.caller) {
+		ev->ustack.id = u->id;
+		ev->have |= USTACK_HAVE_USTACK;
+	}
+}
+
+static void setup_other(struct ustack_events *ev, struct fmt_other *f, const char *sys,
+			const char *name, const char *a, const char *b)
+{
+	struct tep_event *e = find(ev, sys, name);
+
+	f->a = field(e, a);
+	f->b = b ? field(e, b) : NULL;
+	if (f->a && (!b || f->b))
+		f->id = e->id;
+}
+
+/**
+ * ustack_events_new - find our events in a set of formats
+ * @tep: the formats (live tracefs or a trace.dat); not owned
+ *
+ * Returns NULL when out of memory.
+ */
+struct ustack_events *ustack_events_new(struct tep_handle *tep)
+{
+	struct ustack_events *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->tep = tep;
+	ev->cookie.id = ev->stack.id = ev->inode.id = -1;
+	ev->kstack.id = ev->ustack.id = -1;
+	ev->print.id = ev->exec.id = ev->newtask.id = -1;
+	setup_cookie(ev);
+	setup_stack(ev);
+	setup_inode(ev);
+	setup_traces(ev);
+	setup_other(ev, &ev->print, "ftrace", "print", "buf", NULL);
+	setup_other(ev, &ev->exec, "sched", "sched_process_exec", "pid", NULL);
+	setup_other(ev, &ev->newtask, "task", "task_newtask", "pid", "clone_flags");
+	return ev;
+}
+
+void ustack_events_free(struct ustack_events *ev)
+{
+	free(ev);
+}
+
+struct tep_handle *ustack_events_tep(const struct ustack_events *ev)
+{
+	return ev->tep;
+}
+
+/**
+ * ustack_events_have - which of our events the formats have
+ * @ev: the events
+ *
+ * Returns a mask of USTACK_HAVE_*.
+ */
+unsigned int ustack_events_have(const struct ustack_events *ev)
+{
+	return ev->have;
+}
+
+/**
+ * ustack_events_set_helpers - events the capture enabled for itself
+ * @ev:		the events
+ * @helpers:	USTACK_HELPER_* (from the capture, or its info marker)
+ *
+ * Their records are classified USTACK_REC_OURS from then on.
+ */
+void ustack_events_set_helpers(struct ustack_events *ev, unsigned int helpers)
+{
+	ev->helpers = helpers;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading fields                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool read_num(const struct ustack_events *ev, const struct tep_record *rec,
+		     int offset, int size, uint64_t *val)
+{
+	unsigned char buf[8];
+
+	if (size <= 0 || size > 8 || offset < 0 || offset + size > rec->size)
+		return false;
+	/* u64 fields may be only 4-byte aligned: copy before reading */
+	memcpy(buf, (const char *)rec->data + offset, size);
+	*val = tep_read_number(ev->tep, buf, size);
+	return true;
+}
+
+static uint64_t field_num(const struct ustack_events *ev, const struct tep_record *rec,
+			  const struct tep_format_field *f, uint64_t dflt)
+{
+	uint64_t val;
+
+	if (!f || !read_num(ev, rec, f->offset, f->size, &val))
+		return dflt;
+	return val;
+}
+
+/* A __data_loc (or __rel_loc) field: pointer into the record and length. */
+static const void *field_dyn(const struct ustack_events *ev, const struct tep_record *rec,
+			     const struct tep_format_field *f, unsigned int *len)
+{
+	unsigned int off;
+	uint64_t loc;
+
+	*len = 0;
+	if (!f || !read_num(ev, rec, f->offset, 4, &loc))
+		return NULL;
+	off = loc & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	*len = loc >> 16;
+	if (off + *len > (unsigned int)rec->size) {
+		*len = 0;
+		return NULL;
+	}
+	return (const char *)rec->data + off;
+}
+
+static uint64_t array_elem(const struct ustack_events *ev, const void *base, unsigned int i,
+			   unsigned int esize)
+{
+	unsigned char buf[8];
+
+	memcpy(buf, (const char *)base + (size_t)i * esize, esize);
+	return tep_read_number(ev->tep, buf, esize);
+}
+
+/* ------------------------------------------------------------------ */
+/* Classification                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool is_marker(const char *text)
+{
+	return !strncmp(text, USTACK_MAPS_MARKER, strlen(USTACK_MAPS_MARKER)) ||
+	       !strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER));
+}
+
+/**
+ * ustack_events_classify - what a record is
+ * @ev:		the events
+ * @rec:	a record of the formats @ev was made from
+ */
+enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
+				       const struct tep_record *rec)
+{
+	int type = tep_data_type(ev->tep, (struct tep_record *)rec);
+	const char *text;
+
+	if (type == ev->cookie.id)
+		return USTACK_REC_COOKIE;
+	if (type == ev->stack.id)
+		return USTACK_REC_STACK;
+	if (type == ev->inode.id)
+		return USTACK_REC_INODE;
+	if (type == ev->kstack.id)
+		return USTACK_REC_KSTACK;
+	if (type == ev->ustack.id)
+		return USTACK_REC_USTACK;
+	if (type == ev->print.id) {
+		text = ustack_events_print_text(ev, rec);
+		return text && is_marker(text) ? USTACK_REC_OURS : USTACK_REC_EVENT;
+	}
+	if ((type == ev->exec.id && (ev->helpers & USTACK_HELPER_EXEC)) ||
+	    (type == ev->newtask.id && (ev->helpers & USTACK_HELPER_NEWTASK)))
+		return USTACK_REC_OURS;
+	return USTACK_REC_EVENT;
+}
+
+/**
+ * ustack_events_pid - common_pid of a record
+ * @ev:		the events
+ * @rec:	the record
+ */
+int ustack_events_pid(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	return tep_data_pid(ev->tep, (struct tep_record *)rec);
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoders                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_events_cookie - the cookie of a ftrace:user_unwind_cookie record
+ * @ev:		the events
+ * @rec:	the record
+ *
+ * Returns 0 when the kernel could not ask for a stack.
+ */
+uint64_t ustack_events_cookie(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	return field_num(ev, rec, ev->cookie.cookie, 0);
+}
+
+/**
+ * ustack_events_stack - cookie, flags and size of a deferred stack
+ * @ev:		the events
+ * @rec:	a ftrace:user_unwind_stack record
+ * @out:	filled in
+ */
+void ustack_events_stack(const struct ustack_events *ev, const struct tep_record *rec,
+			 struct ustack_stack_rec *out)
+{
+	unsigned int lo, li;
+	const void *offs, *ids;
+
+	offs = field_dyn(ev, rec, ev->stack.offsets, &lo);
+	ids = field_dyn(ev, rec, ev->stack.ids, &li);
+	out->cookie = field_num(ev, rec, ev->stack.cookie, 0);
+	out->flags = field_num(ev, rec, ev->stack.flags, 0);
+	out->nr = offs ? lo / 8 : 0;
+	if (!ids || li / 8 < out->nr)
+		out->nr = ids ? li / 8 : 0;
+}
+
+/**
+ * ustack_events_stack_frames - the frames of a deferred stack
+ * @ev:		the events
+ * @rec:	a ftrace:user_unwind_stack record
+ * @offsets:	room for @nr file offsets (or addresses, see ustack.h)
+ * @ids:	room for @nr file ids
+ * @nr:		at most what ustack_events_stack() said
+ */
+void ustack_events_stack_frames(const struct ustack_events *ev, const struct tep_record *rec,
+				uint64_t *offsets, uint64_t *ids, unsigned int nr)
+{
+	unsigned int lo, li, i;
+	const void *offs, *idv;
+
+	offs = field_dyn(ev, rec, ev->stack.offsets, &lo);
+	idv = field_dyn(ev, rec, ev->stack.ids, &li);
+	for (i = 0; i < nr && (i + 1) * 8 <= lo && (i + 1) * 8 <= li; i++) {
+		offsets[i] = array_elem(ev, offs, i, 8);
+		ids[i] = array_elem(ev, idv, i, 8);
+	}
+}
+
+/**
+ * ustack_events_inode - the file an inode_cache record announces
+ * @ev:		the events
+ * @rec:	the record
+ * @out:	filled in; @out->path is allocated (free() it)
+ *
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_events_inode(const struct ustack_events *ev, const struct tep_record *rec,
+			struct ustack_mapping *out)
+{
+	const struct fmt_inode *f = &ev->inode;
+	const void *bid, *path;
+	unsigned int blen, plen;
+
+	memset(out, 0, sizeof(*out));
+	out->id = field_num(ev, rec, f->fid, 0);
+	out->ts = rec->ts;
+	out->ino = field_num(ev, rec, f->ino, 0);
+	out->dev = field_num(ev, rec, f->dev, 0);
+	out->tgid = field_num(ev, rec, f->tgid, 0);
+	out->flags = field_num(ev, rec, f->flags, 0);
+	bid = field_dyn(ev, rec, f->build_id, &blen);
+	if (bid) {
+		out->build_id_len = blen > USTACK_BUILD_ID_MAX ? USTACK_BUILD_ID_MAX : blen;
+		memcpy(out->build_id, bid, out->build_id_len);
+	}
+	path = field_dyn(ev, rec, f->path, &plen);
+	out->path = strndup(path ? path : "", plen);
+	return out->path ? 0 : -1;
+}
+
+/* Where the caller[] array of a stack trace is, and its element size. */
+static unsigned int trace_slots(const struct ustack_events *ev, const struct tep_record *rec,
+				const struct fmt_trace *f, unsigned int *esize)
+{
+	*esize = f->caller->elementsize ? f->caller->elementsize : 8;
+	if (*esize > 8 || f->caller->offset >= rec->size)
+		return 0;
+	return (rec->size - f->caller->offset) / *esize;
+}
+
+/**
+ * ustack_events_kstack - the addresses of a ftrace:kernel_stack record
+ * @ev:		the events
+ * @rec:	the record
+ * @addrs:	room for @max addresses, leaf first; NULL to count them
+ * @max:	room in @addrs
+ *
+ * Unused slots (0) and the end marker of old kernels (ULONG_MAX) are
+ * skipped. Returns how many addresses were (or would be) stored.
+ */
+unsigned int ustack_events_kstack(const struct ustack_events *ev, const struct tep_record *rec,
+				  uint64_t *addrs, unsigned int max)
+{
+	const struct fmt_trace *f = &ev->kstack;
+	unsigned int esize, slots, nr, i, n = 0;
+	const char *base;
+	uint64_t addr;
+
+	slots = trace_slots(ev, rec, f, &esize);
+	nr = f->size ? field_num(ev, rec, f->size, slots) : slots;
+	if (nr > slots)
+		nr = slots;
+	base = (const char *)rec->data + f->caller->offset;
+	for (i = 0; i < nr; i++) {
+		addr = array_elem(ev, base, i, esize);
+		if (!addr || addr == (esize == 8 ? UINT64_MAX : UINT32_MAX))
+			continue;
+		if (addrs && n >= max)
+			break;
+		if (addrs)
+			addrs[n] = addr;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * ustack_events_ustack_tgid - thread group of a ftrace:user_stack record
+ * @ev:		the events
+ * @rec:	the record
+ *
+ * Returns 0 when the format has no tgid.
+ */
+int ustack_events_ustack_tgid(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	return field_num(ev, rec, ev->ustack.tgid, 0);
+}
+
+/**
+ * ustack_events_ustack - the addresses of a ftrace:user_stack record
+ * @ev:		the events
+ * @rec:	the record
+ * @addrs:	room for @max virtual addresses, leaf first; NULL to count
+ * @max:	room in @addrs
+ *
+ * The stack ends at the first unused (zero) slot. Returns how many
+ * addresses were (or would be) stored.
+ */
+unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct tep_record *rec,
+				  uint64_t *addrs, unsigned int max)
+{
+	const struct fmt_trace *f = &ev->ustack;
+	unsigned int esize, slots, n;
+	const char *base;
+	uint64_t va;
+
+	slots = trace_slots(ev, rec, f, &esize);
+	if (f->caller->arraylen && slots > (unsigned int)f->caller->arraylen)
+		slots = f->caller->arraylen;
+	base = (const char *)rec->data + f->caller->offset;
+	for (n = 0; n < slots; n++) {
+		va = array_elem(ev, base, n, esize);
+		if (!va || (addrs && n >= max))
+			break;
+		if (addrs)
+			addrs[n] = va;
+	}
+	return n;
+}
+
+/**
+ * ustack_events_print_text - the text of a ftrace:print record
+ * @ev:		the events
+ * @rec:	any record
+ *
+ * Returns NULL when @rec is not a ftrace:print record.
+ */
+const char *ustack_events_print_text(const struct ustack_events *ev,
+				     const struct tep_record *rec)
+{
+	if (ev->print.id < 0 || tep_data_type(ev->tep, (struct tep_record *)rec) != ev->print.id)
+		return NULL;
+	if (ev->print.a->offset >= rec->size)
+		return NULL;
+	return (const char *)rec->data + ev->print.a->offset;
+}
+
+/**
+ * ustack_events_exec_pid - the task a sched:sched_process_exec record names
+ * @ev:		the events
+ * @rec:	any record
+ *
+ * Returns 0 when @rec is not such a record.
+ */
+int ustack_events_exec_pid(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	if (ev->exec.id < 0 || tep_data_type(ev->tep, (struct tep_record *)rec) != ev->exec.id)
+		return 0;
+	return field_num(ev, rec, ev->exec.a, 0);
+}
+
+/**
+ * ustack_events_newtask - the task a task:task_newtask record creates
+ * @ev:		the events
+ * @rec:	any record
+ * @pid:	set to the new task
+ * @thread:	set to true for a thread (CLONE_THREAD) of the creator's group
+ *
+ * Returns false when @rec is not such a record.
+ */
+bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_record *rec,
+			   int *pid, bool *thread)
+{
+	if (ev->newtask.id < 0 ||
+	    tep_data_type(ev->tep, (struct tep_record *)rec) != ev->newtask.id)
+		return false;
+	*pid = field_num(ev, rec, ev->newtask.a, 0);
+	*thread = field_num(ev, rec, ev->newtask.b, 0) & CLONE_THREAD;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* The info marker                                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_events_info_text - what a capture writes into trace_marker
+ * @buf:	where to
+ * @size:	room in @buf
+ * @deferred:	the capture uses deferred stacks (else the fallback)
+ * @helpers:	USTACK_HELPER_* it enabled
+ *
+ * Returns the length, as snprintf().
+ */
+int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers)
+{
+	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s",
+			deferred ? "deferred" : "fallback",
+			helpers & USTACK_HELPER_EXEC ? "sched:sched_process_exec" : "none",
+			helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "");
+}
+
+/**
+ * ustack_events_info_helpers - the helpers an info marker names
+ * @text: a ftrace:print text
+ *
+ * Returns USTACK_HELPER_*, 0 when @text is no info marker.
+ */
+unsigned int ustack_events_info_helpers(const char *text)
+{
+	unsigned int helpers = 0;
+
+	if (strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+		return 0;
+	if (strstr(text, "sched:sched_process_exec"))
+		helpers |= USTACK_HELPER_EXEC;
+	if (strstr(text, "task:task_newtask"))
+		helpers |= USTACK_HELPER_NEWTASK;
+	return helpers;
+}

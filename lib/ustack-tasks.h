@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private to lib/: the tasks a session has seen, by pid. The one table of
+ * what is known about a task: its thread group and name (learned from
+ * task_newtask and, live, from /proc), and what the session pairs for it.
+ */
+#ifndef _USTACK_TASKS_H
+#define _USTACK_TASKS_H
+
+#include <stdbool.h>
+
+#include "ustack-hash.h"
+#include "ustack-list.h"
+
+struct tep_handle;
+struct ustk;
+
+/**
+ * struct ustack_task - one task
+ * @node:	in the table, by pid
+ * @pid:	the task
+ * @tgid:	its thread group, 0 while not known
+ * @learned:	/proc was read for it (live), or it is gone
+ * @waiting:	the session's cookies of this task waiting for a stack
+ * @last:	the session's latest deferred stack of this task (a reference)
+ */
+struct ustack_task {
+	struct ustack_hnode	node;
+	int			pid;
+	int			tgid;
+	bool			learned;
+	struct ustack_list	waiting;
+	struct ustk		*last;
+};
+
+/**
+ * struct ustack_tasks - every task seen, and the thread groups followed
+ * @table:	struct ustack_task by pid
+ * @followed:	thread groups whose events are kept (see ustack_tasks_skip())
+ * @tep:	where learned names go (tep_register_comm)
+ * @live:	tasks run on this machine now: /proc may be read
+ */
+struct ustack_tasks {
+	struct ustack_htable	table;
+	struct ustack_htable	followed;
+	struct tep_handle	*tep;
+	bool			live;
+};
+
+void ustack_tasks_init(struct ustack_tasks *t, struct tep_handle *tep, bool live);
+void ustack_tasks_release(struct ustack_tasks *t);
+
+struct ustack_task *ustack_tasks_find(const struct ustack_tasks *t, int pid);
+struct ustack_task *ustack_tasks_get(struct ustack_tasks *t, int pid);
+int ustack_tasks_tgid(const struct ustack_tasks *t, int pid);
+void ustack_tasks_set_tgid(struct ustack_tasks *t, int pid, int tgid);
+
+void ustack_tasks_learn(struct ustack_tasks *t, int pid);
+void ustack_tasks_newtask(struct ustack_tasks *t, int parent, int pid, bool thread);
+
+int ustack_tasks_follow(struct ustack_tasks *t, int tgid);
+bool ustack_tasks_skip(struct ustack_tasks *t, int pid);
+
+#define ustack_tasks_for_each(t, i, pos, tmp) \
+	ustack_htable_for_each_safe(&(t)->table, i, pos, tmp)
+
+#endif /* _USTACK_TASKS_H */

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live and record: set up a tracefs instance, read its per-CPU buffers
+ * into the session until the run ends (signal, command exit, -d, closed
+ * output), then print the summary or write the trace.dat.
+ *
+ * On kernels with options/userstacktrace_delay (kernel-patches/) every
+ * traced event gets a cookie and the kernel writes the user stack once
+ * the task returns to user space; elsewhere the synchronous userstacktrace
+ * option is used (8 frames at most) with /proc/<pid>/maps snapshots.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ustack-cmd.h"
+#include "ustack-events.h"
+#include "ustack-instance.h"
+#include "ustack-proc.h"
+#include "ustack-procmaps.h"
+#include "ustack-session.h"
+#include "ustack-stream.h"
+#include "ustack-tracedat.h"
+#include "ustack-warn.h"
+
+#define PROGRESS_NS	1000000000ULL
+
+/**
+ * struct capture - one live or record run
+ * @o:		the command line
+ * @run:	session and printer
+ * @ui:		the instance recorded into
+ * @stream:	its per-CPU readers
+ * @procmaps:	fallback: /proc/<pid>/maps snapshots (NULL when deferred)
+ * @child:	the command we launched, or NULL
+ * @systems:	event systems whose formats the data needs
+ * @deferred:	the kernel writes deferred stacks (else the fallback)
+ * @helpers:	USTACK_HELPER_* events we enabled for ourselves
+ * @last_progress: when the progress line was last written
+ * @progress_shown: a progress line is on the terminal
+ */
+struct capture {
+	struct ustack_opts	*o;
+	struct ustack_run	run;
+	struct ustack_instance	*ui;
+	struct ustack_stream	*stream;
+	struct ustack_procmaps	*procmaps;
+	struct ustack_child	*child;
+	const char		**systems;
+	bool			deferred;
+	unsigned int		helpers;
+	unsigned long long	last_progress;
+	bool			progress_shown;
+};
+
+/* The run exit() may end at any point: see capture_atexit(). */
+static struct capture *exiting_capture;
+
+/* ------------------------------------------------------------------ */
+/* The instance                                                       */
+/* ------------------------------------------------------------------ */
+
+static const char *fallback_notice =
+	"this kernel has no deferred user stacks (options/userstacktrace_delay);\n"
+	"  using the synchronous userstacktrace option instead: at most 8 frames,\n"
+	"  taken in the event (no page faults: frames on non-resident stack pages end\n"
+	"  the walk), and addresses mapped through /proc/<pid>/maps snapshots, so\n"
+	"  frames of processes that exit within one tick (-s) may stay unresolved.\n"
+	"  The kernel patches are in kernel-patches/ of trace-cmd-ustack.";
+
+/* exit() on any path: stop the reader, then remove or restore the instance */
+static void capture_atexit(void)
+{
+	struct capture *c = exiting_capture;
+
+	if (!c)
+		return;
+	if (c->stream)
+		ustack_stream_close(c->stream);
+	ustack_instance_teardown(c->ui);
+}
+
+static void open_instance(struct capture *c)
+{
+	const char *name = c->o->instance;
+
+	c->ui = ustack_instance_open(name);
+	if (!c->ui)
+		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",
+		    strerror(errno));
+	ustack_signals_guard(c->ui);
+	exiting_capture = c;
+	atexit(capture_atexit);
+}
+
+static void set_buffers(struct capture *c)
+{
+	const struct ustack_opts *o = c->o;
+	char buf[32];
+
+	ustack_instance_write(c->ui, "tracing_on", "0");
+	if (o->buffer_kb) {
+		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
+		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
+			die("cannot set buffer size %s KiB: %s", buf, strerror(errno));
+	}
+	if (o->clock && ustack_instance_write(c->ui, "trace_clock", o->clock) < 0)
+		die("unknown trace clock '%s'", o->clock);
+	/* Wake the reader at a quarter full; never 0 (one wakeup per event). */
+	ustack_instance_write(c->ui, "buffer_percent", "25");
+	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
+		die("cannot set options/stacktrace: %s", strerror(errno));
+}
+
+/* Deferred stacks when the kernel has them, else the synchronous option. */
+static void set_stack_path(struct capture *c)
+{
+	const struct ustack_opts *o = c->o;
+
+	c->deferred = !o->force_fallback &&
+		ustack_instance_has_option(c->ui, "userstacktrace_delay");
+	if (c->deferred) {
+		if (ustack_instance_set_option(c->ui, "userstacktrace_delay", true) < 0)
+			die("cannot set options/userstacktrace_delay: %s", strerror(errno));
+		if (ustack_instance_enable_event(c->ui, "inode_cache", "inode_cache", NULL) < 0)
+			ustack_warning("no inode_cache event: frames will stay unresolved");
+		return;
+	}
+	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
+		die("cannot set options/userstacktrace: %s", strerror(errno));
+	/* An exec replaces the maps: snapshot again (sched_process_exec). */
+	if (!ustack_opts_asked(o, "sched", "sched_process_exec") &&
+	    !ustack_instance_enable_event(c->ui, "sched", "sched_process_exec", NULL))
+		c->helpers |= USTACK_HELPER_EXEC;
+}
+
+static void enable_spec(struct capture *c, const struct event_spec *ev)
+{
+	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
+
+	if (!ustack_instance_enable_event(c->ui, ev->system, ev->event, ev->filter))
+		return;
+	if (errno == EINVAL)
+		die("bad filter '%s' for %s%s%s", ev->filter, ev->system, colon, event);
+	if (errno == ENOENT)
+		die("unknown event %s%s%s", ev->system, colon, event);
+	die("cannot enable %s%s%s: %s", ev->system, colon, event, strerror(errno));
+}
+
+static bool system_exists(const char *sys)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), "events/%s", sys);
+	return tracefs_dir_exists(NULL, file);
+}
+
+/* Every system call (its enter event) when no -e is given. */
+static void default_events(struct ustack_opts *o)
+{
+	o->events = calloc(1, sizeof(*o->events));
+	if (!o->events)
+		die("out of memory");
+	o->nr_events = 1;
+	if (system_exists("syscalls")) {
+		o->events[0].system = strdup("syscalls");
+		o->events[0].event = strdup("sys_enter_*");
+	} else {
+		o->events[0].system = strdup("raw_syscalls");
+		o->events[0].event = strdup("sys_enter");
+	}
+}
+
+static void enable_events(struct capture *c)
+{
+	struct ustack_opts *o = c->o;
+	int i;
+
+	if (!o->nr_events)
+		default_events(o);
+	for (i = 0; i < o->nr_events; i++)
+		enable_spec(c, &o->events[i]);
+	/*
+	 * Without -c, new threads are kept and new processes left out:
+	 * task_newtask's clone flags tell which is which, even for tasks
+	 * gone before /proc could be read.
+	 */
+	if ((o->nr_pids || o->cmd) && !o->children &&
+	    !ustack_opts_asked(o, "task", "task_newtask") &&
+	    !ustack_instance_enable_event(c->ui, "task", "task_newtask", NULL))
+		c->helpers |= USTACK_HELPER_NEWTASK;
+}
+
+static void add_system(const char ***systems, int *nr, const char *sys)
+{
+	int i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*systems)[i], sys))
+			return;
+	*systems = realloc(*systems, (*nr + 2) * sizeof(**systems));
+	if (!*systems)
+		die("out of memory");
+	(*systems)[(*nr)++] = strdup(sys);
+	(*systems)[*nr] = NULL;
+}
+
+/* Every system whose formats we need: ours, the helpers', the user's. */
+static void find_systems(struct capture *c)
+{
+	const char **systems = NULL;
+	char **all;
+	int nr = 0, i, j;
+
+	add_system(&systems, &nr, "ftrace");
+	if (c->helpers & USTACK_HELPER_NEWTASK)
+		add_system(&systems, &nr, "task");
+	if (c->deferred)
+		add_system(&systems, &nr, "inode_cache");
+	else
+		add_system(&systems, &nr, "sched");
+	all = tracefs_event_systems(NULL);
+	for (i = 0; all && all[i]; i++)
+		for (j = 0; j < c->o->nr_events; j++)
+			if (!fnmatch(c->o->events[j].system, all[i], 0))
+				add_system(&systems, &nr, all[i]);
+	tracefs_list_free(all);
+	c->systems = systems;
+}
+
+/* Without -c only the traced processes are shown. */
+static void follow(struct capture *c, int tgid)
+{
+	if (!c->o->children && ustack_session_follow(c->run.session, tgid))
+		die("out of memory");
+}
+
+/* -P: every thread of the process, and the process itself unless -c. */
+static void trace_process(struct capture *c, int pid)
+{
+	int tgid = ustack_proc_tgid(pid);
+	struct dirent *de;
+	char path[64];
+	DIR *dir;
+
+	if (!tgid)
+		die("no such process: %d", pid);
+	follow(c, tgid);
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	dir = opendir(path);
+	if (!dir)
+		die("no such process: %d", pid);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (ustack_instance_add_pid(c->ui, atoi(de->d_name), false) < 0)
+			die("cannot filter pid %s: %s", de->d_name, strerror(errno));
+	}
+	closedir(dir);
+}
+
+static void trace_processes(struct capture *c)
+{
+	const struct ustack_opts *o = c->o;
+	int i;
+
+	for (i = 0; i < o->nr_pids; i++)
+		trace_process(c, o->pids[i]);
+	/* New threads are traced only with event-fork (children too: see -c). */
+	if ((o->nr_pids || o->cmd) && ustack_instance_set_option(c->ui, "event-fork", true) < 0)
+		die("cannot set options/event-fork: %s", strerror(errno));
+}
+
+/* Written first into a recorded file: report knows our helpers from it. */
+static void write_info_marker(struct capture *c)
+{
+	char buf[256];
+	int fd;
+
+	fd = tracefs_instance_file_open(ustack_instance_tracefs(c->ui), "trace_marker",
+					O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers);
+	if (write(fd, buf, strlen(buf)) < 0)
+		ustack_warning("trace_marker: %s", strerror(errno));
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                            */
+/* ------------------------------------------------------------------ */
+
+static void on_maps(int tgid, uint64_t ts, const char *text, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_add_maps(c->run.session, tgid, ts, text);
+}
+
+/* Fallback: a new process, or one that exec'd, gets a maps snapshot. */
+static void snapshot_new(struct capture *c, struct tep_record *rec)
+{
+	const struct ustack_events *ev = c->run.events;
+	int pid;
+
+	if (ustack_events_classify(ev, rec) == USTACK_REC_USTACK)
+		ustack_procmaps_see(c->procmaps, ustack_events_ustack_tgid(ev, rec));
+	else if ((pid = ustack_events_exec_pid(ev, rec)) > 0)
+		ustack_procmaps_exec(c->procmaps, pid, rec->ts);
+}
+
+/*
+ * Before a batch is fed: its tasks are learned while they still run, and
+ * on the fallback path their maps are read.
+ */
+static void on_batch(struct tep_record **recs, int nr, void *data)
+{
+	struct capture *c = data;
+	int i;
+
+	ustack_session_preview(c->run.session, recs, nr);
+	if (!c->procmaps || !nr)
+		return;
+	for (i = 0; i < nr; i++)
+		snapshot_new(c, recs[i]);
+	ustack_procmaps_refresh(c->procmaps, ustack_instance_now(c->ui));
+}
+
+static void on_record(struct tep_record *rec, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_feed(c->run.session, rec);
+}
+
+static void on_horizon(unsigned long long ts, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_advance(c->run.session, ts);
+}
+
+static const struct ustack_stream_ops stream_ops = {
+	.batch		= on_batch,
+	.record		= on_record,
+	.horizon	= on_horizon,
+};
+
+/* A task of our command stops at its exit: take its last maps. */
+static void on_child_exit(pid_t pid, void *data)
+{
+	struct capture *c = data;
+	int tgid;
+
+	ustack_session_learn_task(c->run.session, pid);
+	tgid = ustack_proc_tgid(pid);
+	if (tgid > 0)
+		ustack_procmaps_update(c->procmaps, tgid, ustack_instance_now(c->ui));
+}
+
+static void open_stream(struct capture *c, struct tep_handle *tep)
+{
+	struct ustack_stream_opts so = { 0 };
+
+	so.tick_us = c->o->tick_us;
+	if (c->o->mode == MODE_RECORD)
+		so.save_prefix = c->o->output;
+	c->stream = ustack_stream_open(c->ui, tep, &so);
+	if (!c->stream)
+		die("cannot open the per-CPU buffers: %s", strerror(errno));
+	if (ustack_stream_start(c->stream) < 0)
+		die("cannot start the reader: %s", strerror(errno));
+	/* System-wide: our own reads and writes must not trace themselves. */
+	if (c->o->nr_pids || c->o->cmd)
+		return;
+	ustack_instance_add_pid(c->ui, getpid(), true);
+	ustack_instance_add_pid(c->ui, ustack_stream_tid(c->stream), true);
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                            */
+/* ------------------------------------------------------------------ */
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void print_progress(struct capture *c, bool final)
+{
+	const struct ustack_stats *st = ustack_session_stats(c->run.session);
+
+	if (c->o->quiet || !isatty(STDERR_FILENO))
+		return;
+	if (final) {
+		if (c->progress_shown)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[Kevents %llu  stacks %llu  pending %llu  lost %llu  rb-lost %llu",
+		(unsigned long long)st->events, (unsigned long long)st->matched,
+		(unsigned long long)st->pending, (unsigned long long)st->lost,
+		ustack_instance_lost(c->ui, -1));
+	c->progress_shown = true;
+}
+
+/* Launch the command, held until tracing is on; it is traced from exec. */
+static void launch(struct capture *c)
+{
+	pid_t pid;
+
+	c->child = ustack_child_fork(c->o->cmd);
+	pid = ustack_child_pid(c->child);
+	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
+		die("cannot filter pid %d: %s", pid, strerror(errno));
+	follow(c, pid);
+	if (c->procmaps)
+		ustack_child_watch_exit(c->child, c->o->children, on_child_exit, c);
+}
+
+/* Poll until a stop condition: signal, command exit, duration, output error. */
+static void run_loop(struct capture *c)
+{
+	unsigned long long deadline = 0, t;
+	struct pollfd pfd[3];
+
+	if (c->o->duration)
+		deadline = now_ns() + (unsigned long long)(c->o->duration * 1e9);
+	pfd[0].fd = ustack_stream_fd(c->stream);
+	pfd[0].events = POLLIN;
+	pfd[1].fd = ustack_stop_fd();
+	pfd[1].events = POLLIN;
+	pfd[2].fd = ustack_child_fd(c->child);
+	pfd[2].events = POLLIN;
+	for (;;) {
+		poll(pfd, 3, 200);
+		ustack_stream_consume(c->stream, &stream_ops, c);
+		ustack_child_reap(c->child);
+		t = now_ns();
+		if (ustack_stop_requested() || ustack_child_done(c->child) ||
+		    (deadline && t >= deadline))
+			break;
+		if (t - c->last_progress >= PROGRESS_NS) {
+			c->last_progress = t;
+			print_progress(c, false);
+		}
+	}
+}
+
+static void stop_reading(struct capture *c)
+{
+	struct pollfd pfd = { .fd = ustack_stream_fd(c->stream), .events = POLLIN };
+
+	ustack_instance_write(c->ui, "tracing_on", "0");
+	ustack_stream_stop(c->stream);
+	while (!ustack_stream_consume(c->stream, &stream_ops, c))
+		poll(&pfd, 1, 100);
+	ustack_stream_close(c->stream);
+}
+
+static char *read_clock(struct capture *c)
+{
+	char *clock = tracefs_instance_file_read(ustack_instance_tracefs(c->ui), "trace_clock",
+						 NULL);
+
+	if (clock)
+		clock[strcspn(clock, "\n")] = '\0';
+	return clock;
+}
+
+static void write_tracedat(struct capture *c)
+{
+	struct ustack_tracedat_out out = { 0 };
+	char *clock = read_clock(c);
+	char **maps = NULL;
+	int i, ret;
+
+	if (c->procmaps)
+		maps = ustack_procmaps_options(c->procmaps);
+	out.file = c->o->output;
+	out.instance = ustack_instance_name(c->ui);
+	out.nr_cpus = ustack_stream_nr_cpus(c->stream);
+	out.cpu_files = ustack_stream_files(c->stream);
+	out.systems = c->systems;
+	out.clock = clock;
+	out.procmaps = maps;
+	ret = ustack_tracedat_write(&out);
+	for (i = 0; i < out.nr_cpus; i++)
+		if (out.cpu_files[i])
+			unlink(out.cpu_files[i]);
+	for (i = 0; maps && maps[i]; i++)
+		free(maps[i]);
+	free(maps);
+	free(clock);
+	if (ret < 0)
+		die("cannot write %s", c->o->output);
+	if (!c->o->quiet)
+		ustack_warning("wrote %s", c->o->output);
+}
+
+static void check_capture_env(void)
+{
+	const char *err;
+
+	if (geteuid() != 0)
+		die("must be run as root (tracefs instances need it)");
+	if (!ustack_tracefs_check(&err))
+		die("%s", err);
+}
+
+/* Everything up to tracing_on: the instance, the session, the readers. */
+static void set_up(struct capture *c)
+{
+	struct tep_handle *tep;
+
+	open_instance(c);
+	set_buffers(c);
+	set_stack_path(c);
+	enable_events(c);
+	find_systems(c);
+	tep = tracefs_local_events_system(NULL, c->systems);
+	if (!tep)
+		die("cannot read event formats: %s", strerror(errno));
+	ustack_run_open(&c->run, c->o, tep, true, c->o->mode == MODE_LIVE);
+	ustack_events_set_helpers(c->run.events, c->helpers);
+	trace_processes(c);
+	if (!c->deferred) {
+		c->procmaps = ustack_procmaps_new(c->o->mode == MODE_RECORD ? c->ui : NULL,
+						  on_maps, c);
+		if (!c->procmaps)
+			die("out of memory");
+	}
+	open_stream(c, tep);
+	/* Said once the setup worked, so that errors stay one line. */
+	if (!c->deferred)
+		ustack_warning("%s", fallback_notice);
+}
+
+static void tear_down(struct capture *c)
+{
+	struct tep_handle *tep = ustack_events_tep(c->run.events);
+	int i;
+
+	ustack_procmaps_free(c->procmaps);
+	exiting_capture = NULL;
+	ustack_signals_guard(NULL);
+	ustack_stream_free(c->stream);
+	ustack_instance_close(c->ui);
+	ustack_child_free(c->child);
+	ustack_run_close(&c->run);
+	tep_free(tep);
+	for (i = 0; c->systems && c->systems[i]; i++)
+		free((char *)c->systems[i]);
+	free(c->systems);
+}
+
+/**
+ * ustack_capture - live or record run of `trace-cmd ustack`
+ * @o: the command line
+ *
+ * Does not return: exits 0, or 1 when the output could not be written.
+ */
+void ustack_capture(struct ustack_opts *o)
+{
+	struct capture c = { .o = o };
+	bool failed;
+
+	check_capture_env();
+	ustack_signals_install();
+	ustack_child_block_sigchld();
+	set_up(&c);
+	if (o->cmd)
+		launch(&c);
+	ustack_instance_write(c.ui, "tracing_on", "1");
+	if (o->mode == MODE_RECORD)
+		write_info_marker(&c);
+	if (o->cmd)
+		ustack_child_release(c.child);
+	run_loop(&c);
+	stop_reading(&c);
+	ustack_child_end(c.child);
+	print_progress(&c, true);
+	ustack_run_finish(&c.run);
+	if (o->mode == MODE_RECORD)
+		write_tracedat(&c);
+	failed = c.run.output_failed;
+	tear_down(&c);
+	exit(failed ? 1 : 0);
+}

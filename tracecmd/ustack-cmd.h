@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to tracecmd/: the parts of `trace-cmd ustack` (as trace-cmd's
+ * trace-local.h is for its builtins). Each file is one object of a run:
+ *
+ *   trace-ustack.c	the entry point: options, then live/record or report
+ *   ustack-opts.c	the command line (argp)
+ *   ustack-run.c	what every mode shares: session, symbolizer, printer
+ *   ustack-capture.c	live and record: the instance, readers, main loop
+ *   ustack-child.c	the command we launch: held before exec, reaped
+ *   ustack-report.c	report: a trace.dat reader fed to the session
+ *   ustack-signals.c	SIGINT/SIGTERM/SIGHUP during a capture
+ */
+#ifndef _USTACK_CMD_H
+#define _USTACK_CMD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "ustack-output.h"
+#include "ustack-resolve.h"
+
+struct tep_handle;
+struct ustack_events;
+struct ustack_instance;
+struct ustack_session;
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------ */
+/* ustack-opts.c                                                      */
+/* ------------------------------------------------------------------ */
+
+enum ustack_mode {
+	MODE_LIVE,
+	MODE_RECORD,
+	MODE_REPORT,
+};
+
+/* -e SYSTEM[:EVENT] [-f FILTER] */
+struct event_spec {
+	char	*system;
+	char	*event;		/* NULL: every event of the system */
+	char	*filter;
+};
+
+/**
+ * struct ustack_opts - the command line
+ */
+struct ustack_opts {
+	enum ustack_mode	mode;
+	bool			mode_set;
+	struct event_spec	*events;
+	int			nr_events;
+	int			*pids;
+	int			nr_pids;
+	char			**comms;
+	int			nr_comms;
+	bool			children;
+	const char		*output;
+	const char		*input;
+	const char		*instance;
+	long			buffer_kb;
+	const char		*clock;
+	unsigned long		tick_us;
+	double			duration;
+	bool			quiet;
+	bool			force_fallback;
+	struct ustack_output_opts out;
+	struct ustack_resolver_opts resolve;
+	char			**cmd;
+};
+
+void ustack_parse_args(struct ustack_opts *o, int argc, char **argv);
+bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* ustack-run.c                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct ustack_run - what live, record and report share
+ * @o:		the command line
+ * @events:	our events in the formats of the data
+ * @session:	pairs the records, hands out samples
+ * @resolver:	symbolizer (when printing)
+ * @printer:	prints samples (live and report; NULL when recording)
+ * @output_failed: stdout went away (| head): the run stops
+ */
+struct ustack_run {
+	const struct ustack_opts	*o;
+	struct ustack_events		*events;
+	struct ustack_session		*session;
+	struct ustack_resolver		*resolver;
+	struct ustack_output		*printer;
+	bool				output_failed;
+};
+
+void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
+		     struct tep_handle *tep, bool live, bool print);
+void ustack_run_finish(struct ustack_run *run);
+void ustack_run_close(struct ustack_run *run);
+
+/* ------------------------------------------------------------------ */
+/* ustack-capture.c, ustack-report.c                                  */
+/* ------------------------------------------------------------------ */
+
+void ustack_capture(struct ustack_opts *o) __attribute__((noreturn));
+void ustack_report(struct ustack_opts *o) __attribute__((noreturn));
+
+/* ------------------------------------------------------------------ */
+/* ustack-child.c                                                     */
+/* ------------------------------------------------------------------ */
+
+struct ustack_child;
+
+/* Called when a watched task stops at its exit: its maps are still there. */
+typedef void (*ustack_exit_fn)(pid_t pid, void *ctx);
+
+void ustack_child_block_sigchld(void);
+struct ustack_child *ustack_child_fork(char **argv);
+pid_t ustack_child_pid(const struct ustack_child *child);
+void ustack_child_watch_exit(struct ustack_child *child, bool forks, ustack_exit_fn fn,
+			     void *ctx);
+void ustack_child_release(struct ustack_child *child);
+int ustack_child_fd(const struct ustack_child *child);
+void ustack_child_reap(struct ustack_child *child);
+bool ustack_child_done(const struct ustack_child *child);
+void ustack_child_end(struct ustack_child *child);
+void ustack_child_free(struct ustack_child *child);
+
+/* ------------------------------------------------------------------ */
+/* ustack-signals.c                                                   */
+/* ------------------------------------------------------------------ */
+
+void ustack_signals_install(void);
+void ustack_signals_guard(struct ustack_instance *ui);
+bool ustack_stop_requested(void);
+int ustack_stop_fd(void);
+void ustack_request_stop(void);
+
+#endif /* _USTACK_CMD_H */

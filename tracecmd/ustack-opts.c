@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line of `trace-cmd ustack`: argp options with trace-cmd
+ * record's letters, the subcommand (record, report) and the command to
+ * run after the options.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-cmd.h"
+
+enum {
+	OPT_FOLDED = 256,
+	OPT_PERF_SCRIPT,
+	OPT_KERNEL,
+	OPT_COMM,
+	OPT_SYMFS,
+	OPT_LINES,
+	OPT_INLINES,
+	OPT_NO_DEMANGLE,
+	OPT_DEBUGINFOD,
+	OPT_NO_DEBUGINFOD,
+	OPT_RAW,
+	OPT_FALLBACK,
+};
+
+static const char doc[] =
+"Print the user-space call paths that lead to kernel events.\n"
+"\n"
+"  trace-cmd ustack [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"  trace-cmd ustack record -o FILE [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"  trace-cmd ustack report -i FILE [OPTIONS]\n"
+"\n"
+"Every traced event is printed with the user stack of the task that caused "
+"it. With the kernel patches in kernel-patches/ (options/userstacktrace_delay) "
+"the stack is taken when the task returns to user space, complete and "
+"without faulting in the event; otherwise the synchronous userstacktrace "
+"option is used (at most 8 frames).\v"
+"Examples:\n"
+"  trace-cmd ustack -- ./myprog              syscalls of myprog and their stacks\n"
+"  trace-cmd ustack -e syscalls:sys_enter_openat -P 1234\n"
+"  trace-cmd ustack --folded -d 10 -c -- make | flamegraph.pl > make.svg\n"
+"  trace-cmd ustack record -o trace.dat -e sched:sched_switch -- ./server\n"
+"  trace-cmd ustack report -i trace.dat --perf-script\n"
+"  trace-cmd report -i trace.dat             the same file with stock trace-cmd\n";
+
+static struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "What to trace (live and record):", 1 },
+	{ "event", 'e', "SYSTEM[:EVENT]", 0,
+	  "Trace this event (shell patterns allowed; repeatable). Default: every "
+	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events)", 1 },
+	{ "filter", 'f', "FILTER", 0, "Filter for the preceding -e (kernel filter syntax)", 1 },
+	{ "pid", 'P', "PID[,PID...]", 0,
+	  "Trace these tasks (report: only show these pids)", 1 },
+	{ "children", 'c', NULL, 0, "Also trace children of traced tasks", 1 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 1 },
+	{ "kernel", OPT_KERNEL, NULL, 0,
+	  "Also show the kernel stack (stacktrace option) before the user frames", 1 },
+	{ NULL, 0, NULL, 0, "Buffers (live and record):", 2 },
+	{ "instance", 'B', "NAME", 0,
+	  "Use tracefs instance NAME (kept if it exists, and restored); default: "
+	  "a new instance ustack-<pid>, removed at exit. Report: read buffer NAME", 2 },
+	{ "buffer-size", 'b', "KB", 0, "Ring-buffer size per CPU in KiB", 2 },
+	{ "clock", 'C', "CLOCK", 0, "Trace clock (see trace_clock)", 2 },
+	{ "sleep", 's', "USECS", 0, "Drain the buffers every USECS (default 100000)", 2 },
+	{ "fallback", OPT_FALLBACK, NULL, 0,
+	  "Use the synchronous userstacktrace option even if deferred stacks exist", 2 },
+	{ NULL, 0, NULL, 0, "Files:", 3 },
+	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
+	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "folded", OPT_FOLDED, NULL, 0,
+	  "Folded stacks for flame graphs (comm;root;...;leaf count), printed at the end", 4 },
+	{ "perf-script", OPT_PERF_SCRIPT, NULL, 0, "Output like `perf script`", 4 },
+	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 4 },
+	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
+	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
+	{ "inline", OPT_INLINES, NULL, 0,
+	  "Show inlined calls as frames of their own (DWARF; marked inlined, _[i] when folded)", 4 },
+	{ "inlines", OPT_INLINES, NULL, OPTION_ALIAS, NULL, 4 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "Do not demangle C++/Rust names", 4 },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
+	  "Do not fetch missing debug info from $DEBUGINFOD_URLS (fetched by default when set)", 4 },
+	{ "debuginfod", OPT_DEBUGINFOD, NULL, OPTION_HIDDEN, NULL, 4 },
+	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
+	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
+	/* trace-cmd's commands all take -h */
+	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static void add_event(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	struct event_spec *ev;
+	const char *colon = strchr(arg, ':');
+
+	o->events = realloc(o->events, (o->nr_events + 1) * sizeof(*o->events));
+	if (!o->events)
+		argp_failure(state, 1, ENOMEM, "events");
+	ev = &o->events[o->nr_events++];
+	memset(ev, 0, sizeof(*ev));
+	if (colon) {
+		ev->system = strndup(arg, colon - arg);
+		ev->event = strdup(colon + 1);
+	} else {
+		ev->system = strdup(arg);
+	}
+	if (!*ev->system || (ev->event && !*ev->event))
+		argp_error(state, "bad event '%s' (want SYSTEM[:EVENT])", arg);
+}
+
+static void add_pids(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	char *copy = strdup(arg), *tok, *save, *end;
+	long pid;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		pid = strtol(tok, &end, 10);
+		if (*end || pid <= 0)
+			argp_error(state, "bad pid '%s'", tok);
+		o->pids = realloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
+		o->pids[o->nr_pids++] = pid;
+	}
+	free(copy);
+}
+
+static unsigned long parse_ulong(const char *arg, const char *what, struct argp_state *state)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || !*arg)
+		argp_error(state, "bad %s '%s'", what, arg);
+	return v;
+}
+
+/* The first non-option is the subcommand or the command to run. */
+static void take_arg(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	if (!o->mode_set && !o->cmd && state->arg_num == 0) {
+		if (!strcmp(arg, "record")) {
+			o->mode = MODE_RECORD;
+			o->mode_set = true;
+			return;
+		}
+		if (!strcmp(arg, "report")) {
+			o->mode = MODE_REPORT;
+			o->mode_set = true;
+			return;
+		}
+	}
+	/* Everything from here on belongs to the command (like record's "+"). */
+	o->cmd = &state->argv[state->next - 1];
+	state->next = state->argc;
+}
+
+static void check_opts(struct ustack_opts *o, struct argp_state *state)
+{
+	bool capture = o->mode != MODE_REPORT;
+
+	if (o->mode == MODE_REPORT) {
+		if (o->cmd)
+			argp_error(state, "report takes no command");
+		if (o->output)
+			argp_error(state, "-o is for record (report reads -i)");
+		if (o->nr_events || o->children || o->duration || o->buffer_kb || o->clock)
+			argp_error(state, "-e/-f/-c/-d/-b/-C only apply when recording");
+	} else if (o->input) {
+		argp_error(state, "-i is for report");
+	}
+	if (o->mode != MODE_RECORD && o->output)
+		argp_error(state, "-o is for record");
+	if (capture && o->cmd && o->nr_pids)
+		argp_error(state, "use either -P or a command");
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct ustack_opts *o = state->input;
+	double d;
+	char *end;
+
+	switch (key) {
+	case 'e':
+		add_event(o, arg, state);
+		break;
+	case 'f':
+		if (!o->nr_events)
+			argp_error(state, "-f needs a preceding -e");
+		if (o->events[o->nr_events - 1].filter)
+			argp_error(state, "only one -f per -e");
+		o->events[o->nr_events - 1].filter = strdup(arg);
+		break;
+	case 'P':
+		add_pids(o, arg, state);
+		break;
+	case 'c':
+		o->children = true;
+		break;
+	case 'd':
+		d = strtod(arg, &end);
+		if (*end || d <= 0)
+			argp_error(state, "bad duration '%s'", arg);
+		o->duration = d;
+		break;
+	case 'B':
+		o->instance = arg;
+		break;
+	case 'b':
+		o->buffer_kb = parse_ulong(arg, "buffer size", state);
+		break;
+	case 'C':
+		o->clock = arg;
+		break;
+	case 's':
+		o->tick_us = parse_ulong(arg, "sleep time", state);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case 'i':
+		o->input = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case OPT_FOLDED:
+		o->out.mode = USTACK_OUTPUT_FOLDED;
+		break;
+	case OPT_PERF_SCRIPT:
+		o->out.mode = USTACK_OUTPUT_PERF_SCRIPT;
+		break;
+	case OPT_KERNEL:
+		o->out.kernel = true;
+		break;
+	case OPT_COMM:
+		o->comms = realloc(o->comms, (o->nr_comms + 1) * sizeof(*o->comms));
+		o->comms[o->nr_comms++] = arg;
+		break;
+	case OPT_RAW:
+		o->out.raw = true;
+		break;
+	case OPT_LINES:
+		o->resolve.lines = true;
+		o->out.lines = true;
+		break;
+	case OPT_INLINES:
+		o->resolve.inlines = true;
+		break;
+	case OPT_NO_DEMANGLE:
+		o->resolve.demangle = false;
+		break;
+	case OPT_DEBUGINFOD:
+		o->resolve.debuginfod = true;
+		break;
+	case OPT_NO_DEBUGINFOD:
+		o->resolve.debuginfod = false;
+		break;
+	case OPT_SYMFS:
+		o->resolve.symfs = arg;
+		break;
+	case OPT_FALLBACK:
+		o->force_fallback = true;
+		break;
+	case ARGP_KEY_ARG:
+		take_arg(o, arg, state);
+		break;
+	case ARGP_KEY_END:
+		check_opts(o, state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* A build without libdebuginfod says so where the option is explained. */
+static void note_debuginfod(void)
+{
+	struct argp_option *opt;
+
+	if (ustack_resolver_has_debuginfod())
+		return;
+	for (opt = options; opt->name || opt->doc; opt++)
+		if (opt->key == OPT_NO_DEBUGINFOD)
+			opt->doc = "Does nothing: this build has no debuginfod support "
+				   "(libdebuginfod was missing), missing debug info is not fetched";
+}
+
+/**
+ * ustack_parse_args - parse the command line (exits on errors and --help)
+ * @o:		filled in
+ * @argc:	argument count
+ * @argv:	argv[0] is the command's name ("trace-cmd ustack")
+ */
+void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
+{
+	static struct argp argp = {
+		.options	= options,
+		.parser		= parse_opt,
+		.args_doc	= "[record|report] [-- COMMAND...]",
+		.doc		= doc,
+	};
+
+	note_debuginfod();
+	memset(o, 0, sizeof(*o));
+	o->resolve.demangle = true;
+	/* Like perf and gdb: use debuginfod when the user configured it */
+	o->resolve.debuginfod = getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS");
+	o->out.mode = USTACK_OUTPUT_STACKS;
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
+	if (o->mode == MODE_RECORD && !o->output)
+		o->output = "trace.dat";
+	if (o->mode == MODE_REPORT && !o->input)
+		o->input = "trace.dat";
+}
+
+/**
+ * ustack_opts_asked - whether the user's -e options name an event
+ * @o:		the command line
+ * @sys:	system of the event
+ * @name:	the event
+ */
+bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->nr_events; i++) {
+		if (fnmatch(o->events[i].system, sys, 0))
+			continue;
+		if (!o->events[i].event || !fnmatch(o->events[i].event, name, 0))
+			return true;
+	}
+	return false;
+}

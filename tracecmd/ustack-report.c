@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: print a trace.dat the way live would have printed its run.
+ *
+ * The file is read twice. Fallback files carry their maps snapshots as
+ * markers that may come after the stacks they map (a snapshot is taken
+ * when a process is first seen), and the info marker says which events
+ * the capture enabled for itself: both are read first, then every record
+ * goes to the session.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "ustack-cmd.h"
+#include "ustack-events.h"
+#include "ustack-procmaps.h"
+#include "ustack-session.h"
+#include "ustack-tracedat.h"
+
+/**
+ * struct report - a trace.dat and what reads it
+ * @td:		the file
+ * @run:	session and printer
+ * @helpers:	events the capture enabled for itself (info marker)
+ */
+struct report {
+	struct ustack_tracedat	*td;
+	struct ustack_run	run;
+	unsigned int		helpers;
+};
+
+static void add_maps(int tgid, uint64_t ts, const char *text, void *data)
+{
+	struct report *r = data;
+
+	ustack_session_add_maps(r->run.session, tgid, ts, text);
+}
+
+struct markers {
+	struct report			*r;
+	struct ustack_maps_reader	*maps;
+};
+
+static void read_marker(struct tep_record *rec, void *data)
+{
+	struct markers *m = data;
+	const char *text = ustack_events_print_text(m->r->run.events, rec);
+
+	if (!text)
+		return;
+	if (!strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+		m->r->helpers = ustack_events_info_helpers(text);
+	else
+		ustack_maps_reader_feed(m->maps, text);
+}
+
+/* The first pass: maps snapshots into the session, the helpers. */
+static void read_markers(struct report *r)
+{
+	struct markers m = { .r = r };
+
+	m.maps = ustack_maps_reader_new(add_maps, r);
+	if (!m.maps)
+		die("out of memory");
+	ustack_tracedat_iterate(r->td, read_marker, &m);
+	ustack_maps_reader_free(m.maps);
+	ustack_events_set_helpers(r->run.events, r->helpers);
+}
+
+static void feed(struct tep_record *rec, void *data)
+{
+	struct report *r = data;
+
+	if (!r->run.output_failed)
+		ustack_session_feed(r->run.session, rec);
+}
+
+/**
+ * ustack_report - `trace-cmd ustack report`
+ * @o: the command line
+ *
+ * Does not return: exits 0, or 1 when the output could not be written.
+ */
+void ustack_report(struct ustack_opts *o)
+{
+	struct report r = { 0 };
+	const char *err;
+	bool failed;
+
+	/* A closed output pipe (| head) ends the report through EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	r.td = ustack_tracedat_open(o->input, o->instance, &err);
+	if (!r.td)
+		die("%s", err);
+	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
+	read_markers(&r);
+	ustack_tracedat_iterate(r.td, feed, &r);
+	ustack_run_finish(&r.run);
+	failed = r.run.output_failed;
+	ustack_run_close(&r.run);
+	ustack_tracedat_close(r.td);
+	exit(failed ? 1 : 0);
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What live, record and report share: our events, the session that pairs
+ * the records, and (when printing) the symbolizer and the printer its
+ * samples go to; the summary at the end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ustack-cmd.h"
+#include "ustack-events.h"
+#include "ustack-session.h"
+
+static void on_sample(const struct ustack_sample *smp, void *data)
+{
+	struct ustack_run *run = data;
+
+	if (!run->printer || run->output_failed)
+		return;
+	if (ustack_output_sample(run->printer, smp) < 0) {
+		/* stdout closed (| head): stop like any other end of run */
+		run->output_failed = true;
+		ustack_request_stop();
+	}
+}
+
+static void open_session(struct ustack_run *run, struct tep_handle *tep, bool live)
+{
+	const struct ustack_opts *o = run->o;
+	struct ustack_session_opts so = { 0 };
+
+	so.want_kernel = o->out.kernel;
+	so.live = live;
+	/* Live, the kernel filters pids (and follows children with -c). */
+	if (o->mode == MODE_REPORT) {
+		so.pids = o->pids;
+		so.nr_pids = o->nr_pids;
+	}
+	so.comms = (const char * const *)o->comms;
+	so.nr_comms = o->nr_comms;
+	run->events = ustack_events_new(tep);
+	if (!run->events)
+		die("out of memory");
+	run->session = ustack_session_new(run->events, &so, on_sample, run);
+	if (!run->session)
+		die("cannot set up the session: %s", strerror(errno));
+}
+
+static void open_printer(struct ustack_run *run, struct tep_handle *tep, bool live)
+{
+	struct ustack_resolver_opts ro = run->o->resolve;
+
+	ro.live = live;
+	run->resolver = ustack_resolver_new(&ro);
+	if (!run->resolver)
+		die("cannot set up the symbolizer: %s", strerror(errno));
+	run->printer = ustack_output_new(tep, run->o->out.raw ? NULL : run->resolver,
+					 &run->o->out, stdout);
+	if (!run->printer)
+		die("cannot set up the output: %s", strerror(errno));
+}
+
+/**
+ * ustack_run_open - set up the session (and the printer) of a run
+ * @run:	filled in
+ * @o:		the command line
+ * @tep:	formats of the data
+ * @live:	the data comes from this machine now
+ * @print:	samples are printed (live, report), not only recorded
+ */
+void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
+		     struct tep_handle *tep, bool live, bool print)
+{
+	memset(run, 0, sizeof(*run));
+	run->o = o;
+	open_session(run, tep, live);
+	if (print)
+		open_printer(run, tep, live);
+}
+
+/**
+ * ustack_run_finish - end of data: hand out what is held, print the rest
+ * @run: the run
+ *
+ * The summary goes to stderr unless -q.
+ */
+void ustack_run_finish(struct ustack_run *run)
+{
+	ustack_session_flush(run->session);
+	if (run->printer && !run->output_failed &&
+	    (ustack_output_finish(run->printer) < 0 || fflush(stdout) == EOF))
+		run->output_failed = true;
+	if (run->o->quiet)
+		return;
+	ustack_output_summary(run->printer, stderr, ustack_session_stats(run->session));
+	if (run->printer && !ustack_resolver_has_debuginfod())
+		fprintf(stderr, "  debuginfod:           not in this build (no libdebuginfod)\n");
+}
+
+void ustack_run_close(struct ustack_run *run)
+{
+	ustack_output_free(run->printer);
+	ustack_resolver_free(run->resolver);
+	ustack_session_free(run->session);
+	ustack_events_free(run->events);
+	memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Signals of a capture run. The first SIGINT/SIGTERM/SIGHUP asks the run
+ * to stop (a flag and a pipe the main loop polls), a second one tears the
+ * instance down at once and exits. The handler does only
+ * async-signal-safe work: a flag, a write to a pipe, and on the second
+ * signal ustack_instance_teardown() and _exit().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ustack-instance.h"
+#include "ustack-cmd.h"
+
+static struct ustack_instance *signal_ui;
+static volatile sig_atomic_t stop_flag;
+static int stop_pipe[2] = { -1, -1 };
+
+/* A full pipe already says "stop": a failed write needs no handling. */
+static void poke(void)
+{
+	char c = 0;
+	ssize_t r;
+
+	if (stop_pipe[1] >= 0)
+		r = write(stop_pipe[1], &c, 1);
+	(void)r;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (!stop_flag) {
+		stop_flag = 1;
+		poke();
+		errno = saved;
+		return;
+	}
+	/* Second signal: the user means it. Leave nothing behind. */
+	ustack_instance_teardown(signal_ui);
+	_exit(128 + sig);
+}
+
+/**
+ * ustack_signals_install - catch SIGINT, SIGTERM and SIGHUP for a run
+ *
+ * Also ignores SIGPIPE: a closed output pipe (| head) ends the run
+ * through EPIPE instead.
+ */
+void ustack_signals_install(void)
+{
+	struct sigaction sa;
+
+	if (stop_pipe[0] < 0 && pipe2(stop_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		stop_pipe[0] = stop_pipe[1] = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/**
+ * ustack_signals_guard - the instance a second signal tears down
+ * @ui: the instance, or NULL before it is freed (then a signal only exits)
+ */
+void ustack_signals_guard(struct ustack_instance *ui)
+{
+	signal_ui = ui;
+}
+
+bool ustack_stop_requested(void)
+{
+	return stop_flag;
+}
+
+int ustack_stop_fd(void)
+{
+	return stop_pipe[0];
+}
+
+void ustack_request_stop(void)
+{
+	stop_flag = 1;
+	poke();
+}
