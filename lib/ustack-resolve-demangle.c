@@ -108,6 +108,7 @@ const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **
 {
 	struct demangle_buf b = { 0 };
 	const char *mangled = name;
+	char *fit;
 
 	*owned = NULL;
 	/* Some platforms prefix v0 names with one more underscore. */
@@ -120,6 +121,8 @@ const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **
 		return name;
 	}
 	b.s[b.len] = '\0';
-	*owned = b.s;
-	return b.s;
+	/* Names stay cached for the whole run: give back the spare room. */
+	fit = realloc(b.s, b.len + 1);
+	*owned = fit ? fit : b.s;
+	return *owned;
 }
