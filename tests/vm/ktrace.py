@@ -52,6 +52,24 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
   ktrace.py resolvable TRACE PID         every file id in PID's stacks was
                                          announced by an inode_cache event
                                          still in the trace
+  ktrace.py answered TRACE PID EVENT [BINARY F1,F2,...]
+                                         every EVENT of PID gets a non-zero
+                                         cookie behind it, answered by the
+                                         stack of PID with that cookie, written
+                                         before or after it; each such stack
+                                         starts with F1, F2, ... of BINARY
+  ktrace.py order TRACE PID...           for every event of the PIDs: on its
+                                         CPU, the next records are its kernel
+                                         stack (if any) and then its cookie;
+                                         every cookie is answered, and every
+                                         stack in the trace answers a cookie
+  ktrace.py maxannounce TRACE PID        the most inode_cache events any one
+                                         id got for PID
+  ktrace.py vdso32 TRACE PID IMAGE       PID's leaf frames are in
+                                         __kernel_vsyscall of IMAGE (the
+                                         task's vDSO), whose id is announced
+                                         as SPECIAL [vdso] with IMAGE's
+                                         build id
 """
 import functools
 import os
@@ -62,6 +80,7 @@ import sys
 LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+'
                   r'(?P<ts>\d+\.\d+): (?P<body>.*)$')
 FRAME = re.compile(r'^ => (?P<off>[0-9a-f]+) \[(?P<id>[0-9a-f]+)\]$')
+KSTACK = '<stack trace>'
 COOKIE = re.compile(r'^<user unwind cookie> cookie=(?P<cookie>[0-9a-f]+)$')
 STACK = re.compile(r'^<user stack unwind> cookie=(?P<cookie>[0-9a-f]+) flags=(?P<flags>[0-9a-f]+)$')
 INODE = re.compile(r'^inode_cache: id=(?P<id>[0-9a-f]+) ino=\d+ dev=\d+:\d+ tgid=(?P<tgid>\d+) '
@@ -83,7 +102,9 @@ class Rec:
         c = COOKIE.match(self.body)
         s = STACK.match(self.body)
         i = INODE.match(self.body)
-        if c:
+        if self.body == KSTACK:
+            self.kind = 'kstack'
+        elif c:
             self.kind, self.cookie = 'cookie', c.group('cookie')
         elif s:
             self.kind, self.cookie = 'stack', s.group('cookie')
@@ -450,6 +471,106 @@ def cmd_announced(recs, pid):
     print(len([r for r in recs if r.kind == 'inode' and r.pid == pid]))
 
 
+def answering_stack(recs, pid, cookie):
+    """kernel-abi.md rule 2: the stack of (pid, cookie), before or after."""
+    for r in recs:
+        if r.kind == 'stack' and r.pid == pid and r.cookie == cookie:
+            return r
+    return None
+
+
+def cmd_answered(recs, pid, event, binary=None, funcs=None):
+    maps = mappings(recs)
+    events = [r for r in recs if r.kind == 'event' and r.pid == pid and event in r.body]
+    if not events:
+        fail('no %s event of pid %d' % (event, pid))
+    before = 0
+    for e in events:
+        c = cookie_after(recs, e)
+        if not c or c.cookie == '0':
+            fail('%s of pid %d at %.6f has no (non-zero) cookie behind it' %
+                 (event, pid, e.ts))
+        st = answering_stack(recs, pid, c.cookie)
+        if not st:
+            fail('cookie %s of %s of pid %d at %.6f is answered by no stack' %
+                 (c.cookie, event, pid, e.ts))
+        if st.idx < c.idx:
+            before += 1
+        if binary and not stack_starts_with(recs, maps, st, binary, funcs):
+            fail('the stack answering %s of pid %d at %.6f does not start with %s' %
+                 (event, pid, e.ts, ','.join(funcs)))
+    print('%d %s events answered, %d by a stack written before their cookie' %
+          (len(events), event, before))
+
+
+def next_on_cpu(recs, rec):
+    for r in recs[rec.idx + 1:]:
+        if r.cpu == rec.cpu:
+            return r
+    return None
+
+
+def cmd_order(recs, pids):
+    checked = 0
+    for e in recs:
+        if e.kind != 'event' or e.pid not in pids:
+            continue
+        n = next_on_cpu(recs, e)
+        if n and n.kind == 'kstack':
+            n = next_on_cpu(recs, n)
+        if (not n or n.kind != 'cookie') and re.search(r'prev_state=[XZ]', e.body):
+            continue    # the task is exiting: no user stack to ask for
+        if not n or n.kind != 'cookie' or n.pid != e.pid:
+            fail('event of pid %d at %.6f (%s) is not followed by its cookie on CPU %d' %
+                 (e.pid, e.ts, e.body[:40], e.cpu))
+        if n.cookie != '0' and not answering_stack(recs, e.pid, n.cookie):
+            fail('cookie %s of pid %d at %.6f is answered by no stack' % (n.cookie, e.pid, n.ts))
+        checked += 1
+    if not checked:
+        fail('no event of pids %s' % pids)
+    cookies = {(r.pid, r.cookie) for r in recs if r.kind == 'cookie'}
+    stacks = [r for r in recs if r.kind == 'stack']
+    for st in stacks:
+        if (st.pid, st.cookie) not in cookies:
+            fail('stack %s of pid %d at %.6f answers no cookie' % (st.cookie, st.pid, st.ts))
+    print('%d events in order, %d stacks each answering a cookie' % (checked, len(stacks)))
+
+
+def cmd_maxannounce(recs, pid):
+    counts = {}
+    for r in recs:
+        if r.kind == 'inode' and r.tgid == pid:
+            counts[r.id] = counts.get(r.id, 0) + 1
+    print(max(counts.values()) if counts else 0)
+
+
+def cmd_vdso32(recs, pid, image):
+    maps = mappings(recs)
+    want_bid = elf_build_id(image)
+    out = subprocess.run(['nm', '-D', '-S', '--defined-only', image],
+                         capture_output=True, text=True, check=True).stdout
+    entry = [line.split() for line in out.splitlines() if line.endswith(' __kernel_vsyscall')]
+    if not entry or len(entry[0]) != 4:
+        fail('%s has no sized __kernel_vsyscall' % image)
+    start, size = int(entry[0][0], 16), int(entry[0][1], 16)
+    for stack in pid_stacks(recs, pid):
+        if not stack.flags & 2:
+            fail('stack of pid %d at %.6f is not flagged COMPAT' % (pid, stack.ts))
+        if not stack.frames:
+            fail('empty stack of pid %d' % pid)
+        off, fid = stack.frames[0]
+        m = binding(recs, maps, stack, fid)
+        if not m:
+            fail('leaf id %s of pid %d is not announced' % (fid, pid))
+        if m.path != '[vdso]' or not m.mflags & 1:
+            fail('leaf id %s announced as %s flags %x, not SPECIAL [vdso]' % (fid, m.path, m.mflags))
+        if m.build_id != want_bid:
+            fail('[vdso] announced with build id %s, the image has %s' % (m.build_id, want_bid))
+        if not start <= off < start + size:
+            fail('leaf offset %#x is outside __kernel_vsyscall [%#x, %#x)' % (off, start, start + size))
+    print('leaf frames of pid %d in __kernel_vsyscall of [vdso] %s' % (pid, want_bid))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -484,6 +605,14 @@ def main():
         cmd_ids(recs, int(a[0]) if a else None)
     elif cmd == 'announced':
         cmd_announced(recs, int(a[0]))
+    elif cmd == 'answered':
+        cmd_answered(recs, int(a[0]), a[1], *([a[2], a[3].split(',')] if len(a) > 3 else []))
+    elif cmd == 'order':
+        cmd_order(recs, [int(x) for x in a])
+    elif cmd == 'maxannounce':
+        cmd_maxannounce(recs, int(a[0]))
+    elif cmd == 'vdso32':
+        cmd_vdso32(recs, int(a[0]), a[1])
     else:
         print(__doc__)
         sys.exit(2)

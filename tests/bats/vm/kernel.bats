@@ -227,7 +227,8 @@ ksave() {
 }
 
 @test "kernel: a 32-bit task's stack is flagged COMPAT and unwound with 4-byte frames" {
-	[ -x "$ROOT/tests/progs/kernel/kchain32" ] || skip "kchain32 not built (no 32-bit code generation)"
+	# no skip: a missing 32-bit program must not hide the compat path
+	[ -x "$ROOT/tests/progs/kernel/kchain32" ]
 	# compat system calls have no syscalls:* events; raw_syscalls has them
 	kinstance raw_syscalls/sys_enter
 	krun "$ROOT/tests/progs/kernel/kchain32"
@@ -297,6 +298,217 @@ ksave() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	run "$KTRACE" resolvable "$KT" $KPID
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: signal_deliver alone gets the stack where the task was, not the handler's" {
+	kinstance signal/signal_deliver
+	krun "$KCHAIN" signal 50
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = 50 ]
+	ksave
+	run "$KTRACE" answered "$KT" $KPID signal_deliver "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "50 signal_deliver events answered"* ]]
+}
+
+@test "kernel: with signal_generate, signal_deliver's cookie comes after its entry's stack and is answered by it" {
+	kinstance signal/signal_generate signal/signal_deliver
+	krun "$KCHAIN" signal 50
+	ksave
+	run "$KTRACE" answered "$KT" $KPID signal_generate "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "50 signal_generate events answered"* ]]
+	run "$KTRACE" answered "$KT" $KPID signal_deliver "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# get_signal() ran the unwind before the delivery was traced
+	[[ "$output" == "50 signal_deliver events answered, 50 by a stack written before their cookie" ]]
+}
+
+@test "kernel: under load, every sched_switch and syscall of a task is in order and answered" {
+	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
+	kinstance sched/sched_switch syscalls/sys_enter_getppid
+	echo 1 > "$KI/options/stacktrace"
+	# a competitor on the same CPU preempts the chain in and out of calls
+	taskset -c 0 "$KCHAIN" spin 1500 &
+	spinner=$!
+	krun taskset -c 0 "$KCHAIN" asm 3000
+	wait $spinner
+	ksave
+	run "$KTRACE" order "$KT" $KPID $spinner
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: an unwind still pending when the task exits is written" {
+	kinstance syscalls/sys_enter_exit_group
+	krun "$KCHAIN" exit
+	ksave
+	run "$KTRACE" answered "$KT" $KPID sys_exit_group "$KCHAIN" "$CHAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: an unwind pending across execve walks the new image (one frame, its entry)" {
+	kinstance syscalls/sys_enter_execve
+	# /bin/true makes no execve of its own: the only stack is the exec's
+	krun "$KCHAIN" exec /bin/true
+	ksave
+	run "$KTRACE" answered "$KT" $KPID sys_execve
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$KTRACE" leaf-in "$KT" $KPID ld-linux
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a trace_marker write gets the cookie and stack of the task that wrote it" {
+	kinstance
+	(exec 3> "$KI/trace_marker" && echo annotation >&3) &
+	wpid=$!
+	wait $wpid
+	ksave
+	run "$KTRACE" answered "$KT" $wpid "annotation"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: after a snapshot swap, stacks in the live buffer and in the snapshot resolve" {
+	[ -e "$TRACEFS/snapshot" ] || skip "no CONFIG_TRACER_SNAPSHOT"
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 2
+	before=$KPID
+	echo 1 > "$KI/snapshot"
+	krun "$KCHAIN" asm 2
+	after=$KPID
+	ksave
+	cat "$KI/snapshot" > "$BATS_TEST_TMPDIR/snap"
+	run "$KTRACE" chain "$KT" $after "$KCHAIN" "$CHAIN"
+	echo "live: $output"
+	[ "$status" -eq 0 ]
+	run "$KTRACE" chain "$BATS_TEST_TMPDIR/snap" $before "$KCHAIN" "$CHAIN"
+	echo "snapshot: $output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a wrapping buffer without a reader does not re-announce files still in it" {
+	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
+	kinstance syscalls/sys_enter_getppid
+	echo 64 > "$KI/buffer_size_kb"
+	krun taskset -c 0 "$KCHAIN" asm 3000
+	ksave
+	overrun=$(sed -n 's/^overrun: //p' "$KI/per_cpu/cpu0/stats")
+	echo "cpu0 overrun: $overrun"
+	[ "$overrun" -gt 0 ]
+	# what is left is the last ~64 KiB: an announcement older than that
+	# is gone, one inside it is enough
+	run "$KTRACE" maxannounce "$KT" $KPID
+	echo "most announcements of one id: $output"
+	[ "$output" -ge 1 ] && [ "$output" -le 2 ]
+	run "$KTRACE" resolvable "$KT" $KPID
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a stack through 100 files announces each once; the next stack announces none" {
+	libs=()
+	for i in $(seq -w 1 100); do
+		cp "$ROOT/tests/progs/kernel/libkc.so" "$BATS_TEST_TMPDIR/kc$i.so"
+		libs+=("$BATS_TEST_TMPDIR/kc$i.so")
+	done
+	kinstance syscalls/sys_enter_getppid
+	krun "$ROOT/tests/progs/kernel/kmany" 3 "${libs[@]}"
+	ksave
+	[ "$("$KTRACE" ids "$KT" $KPID | sort -u | wc -l)" -ge 101 ]
+	run "$KTRACE" maxannounce "$KT" $KPID
+	echo "most announcements of one id: $output"
+	[ "$output" = 1 ]
+	run "$KTRACE" resolvable "$KT" $KPID
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a 32-bit task's frames in its vDSO name [vdso] with the 32-bit image's build id" {
+	[ -x "$ROOT/tests/progs/kernel/kchain32v" ]
+	kinstance raw_syscalls/sys_enter
+	rm -f /tmp/kchain32-vdso.so
+	krun "$ROOT/tests/progs/kernel/kchain32v"
+	ksave
+	run "$KTRACE" vdso32 "$KT" $KPID /tmp/kchain32-vdso.so
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a filtered inode_cache writes what matches, every time, and nothing else" {
+	kinstance syscalls/sys_enter_getppid
+	echo 'path ~ "*libc*"' > "$KI/events/inode_cache/inode_cache/filter"
+	krun "$KCHAIN" libc 3
+	ksave
+	libc=$(grep -c "inode_cache: .* tgid=$KPID .*path=.*libc" "$KT" || true)
+	other=$(grep "inode_cache: .* tgid=$KPID " "$KT" | grep -vc "path=.*libc" || true)
+	echo "libc announcements: $libc, others: $other"
+	# a filtered event may be dropped, so the kernel cannot remember it
+	[ "$libc" -eq 3 ]
+	[ "$other" -eq 0 ]
+	run "$KTRACE" leaf-in "$KT" $KPID libc.so
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: two instances with the option at once each announce into their own buffer" {
+	KI2="$KI-b"
+	kinstance syscalls/sys_enter_getppid
+	mkdir "$KI2"
+	echo 1 > "$KI2/options/userstacktrace_delay"
+	echo 1 > "$KI2/events/inode_cache/inode_cache/enable"
+	echo 1 > "$KI2/events/syscalls/sys_enter_getppid/enable"
+	krun "$KCHAIN" asm 2
+	ksave
+	echo 0 > "$KI2/tracing_on"
+	cat "$KI2/trace" > "$BATS_TEST_TMPDIR/trace2"
+	rmdir "$KI2"
+	for t in "$KT" "$BATS_TEST_TMPDIR/trace2"; do
+		run "$KTRACE" chain "$t" $KPID "$KCHAIN" "$CHAIN"
+		echo "$t: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "kernel: 200 instances removed with unwinds pending or running leak no unwinder slot" {
+	"$KCHAIN" spin 100000 &
+	busy=$!
+	for i in $(seq 1 200); do
+		d="$TRACEFS/instances/kcycle-$$"
+		mkdir "$d"
+		echo 1 > "$d/options/userstacktrace_delay"
+		echo 1 > "$d/events/inode_cache/inode_cache/enable"
+		echo 1 > "$d/events/raw_syscalls/sys_enter/enable"
+		echo 1 > "$d/events/timer/hrtimer_expire_entry/enable"
+		"$KCHAIN" asm 20 &
+		rmdir "$d"
+		wait $!
+	done
+	kill $busy
+	wait $busy || true
+	# more instances than the unwinder has slots: each one must get one
+	made=()
+	for i in $(seq 1 70); do
+		d="$TRACEFS/instances/kafter-$$-$i"
+		mkdir "$d"
+		made+=("$d")
+		echo 1 > "$d/options/userstacktrace_delay" || break
+	done
+	n=${#made[@]}
+	for d in "${made[@]}"; do rmdir "$d"; done
+	echo "slots available after the cycles: $((n - 1))"
+	[ "$n" -gt 50 ]
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" asm 1
+	ksave
+	run "$KTRACE" cookies "$KT" $KPID sys_getppid
 	echo "$output"
 	[ "$status" -eq 0 ]
 }

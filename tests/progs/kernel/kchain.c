@@ -17,12 +17,21 @@
  *                        system calls: events come from interrupts
  *   kchain unlink        unlinks its own executable, then runs the asm
  *                        chain once: the file is mapped but deleted
+ *   kchain signal N      kf_22 sends the task SIGUSR1 with kill(2), N
+ *                        times; the handler (ks_handler) runs on the way
+ *                        back to user space
+ *   kchain exit          kf_22 calls exit_group(2): the task leaves with
+ *                        its unwind still pending
+ *   kchain exec PROG ARG...
+ *                        kf_22 calls execve(2) on PROG: the unwind asked
+ *                        for in the call runs in the new image
  *
  * Built with frame pointers and without inlining: the kernel's deferred
  * unwinder walks frame pointers.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +43,11 @@
 
 static int use_libc;
 static long spin_ms;
+
+/* The system call kf_22 makes itself, and its arguments */
+static long leaf_nr = SYS_getppid;
+static long leaf_arg[3];
+static volatile int signals;
 
 /* getppid(2) without libc, so that no frame-pointer-less code is on top */
 static NOINLINE long raw_getppid(void)
@@ -76,7 +90,9 @@ NOINLINE void kf_22(void)
 		/* Inline, so that kf_22 itself is the leaf frame */
 		long ret;
 
-		asm volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid)
+		asm volatile("syscall" : "=a"(ret)
+			     : "0"(leaf_nr), "D"(leaf_arg[0]), "S"(leaf_arg[1]),
+			       "d"(leaf_arg[2])
 			     : "rcx", "r11", "memory");
 	}
 	asm volatile("" ::: "memory");
@@ -150,10 +166,46 @@ static int migrate(int from, int to)
 	return 0;
 }
 
+NOINLINE void ks_handler(int sig);
+NOINLINE void ks_handler(int sig __attribute__((unused)))
+{
+	signals++;
+}
+
+static int send_signals(int n)
+{
+	int i;
+
+	if (signal(SIGUSR1, ks_handler) == SIG_ERR) {
+		perror("kchain: signal");
+		return 1;
+	}
+	leaf_nr = SYS_kill;
+	leaf_arg[0] = getpid();
+	leaf_arg[1] = SIGUSR1;
+	for (i = 0; i < n; i++)
+		kf_01();
+	printf("%d\n", signals);
+	return signals == n ? 0 : 1;
+}
+
+static int exec_from_chain(char **argv)
+{
+	extern char **environ;
+
+	leaf_nr = SYS_execve;
+	leaf_arg[0] = (long)argv[0];
+	leaf_arg[1] = (long)argv;
+	leaf_arg[2] = (long)environ;
+	kf_01();
+	perror("kchain: execve");
+	return 1;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO |\n"
-		"              spin MS | unlink\n");
+		"              spin MS | unlink | signal N | exit | exec PROG [ARG...]\n");
 	return 2;
 }
 
@@ -193,5 +245,14 @@ int main(int argc, char **argv)
 		kf_01();
 		return 0;
 	}
+	if (!strcmp(argv[1], "signal") && argc > 2)
+		return send_signals(atoi(argv[2]));
+	if (!strcmp(argv[1], "exit")) {
+		leaf_nr = SYS_exit_group;
+		kf_01();
+		return 1;
+	}
+	if (!strcmp(argv[1], "exec") && argc > 2)
+		return exec_from_chain(argv + 2);
 	return usage();
 }
