@@ -7,8 +7,13 @@
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
-#   make install         honours prefix and DESTDIR
+#   make install         program and man page; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
+#   make uninstall       remove what install and install-wrapper put there
+#   make doc             regenerate the shipped man page (needs asciidoc)
+#
+# CFLAGS, CPPFLAGS and LDFLAGS are yours (default CFLAGS: -O2 -g); what the
+# build needs is added to them. libdebuginfod is optional.
 #   make demo            trace the bundled example program
 #   make demo-vm         the same on the patched kernel, in the VM
 
@@ -20,21 +25,33 @@ DESTDIR		?=
 CC		?= gcc
 PKG_CONFIG	?= pkg-config
 CFLAGS		?= -O2 -g
-CFLAGS		+= -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-		   -Wmissing-prototypes -fno-omit-frame-pointer -D_GNU_SOURCE \
-		   -Iinclude
 V		?= 0
 
-PKGS		:= libtracefs libtraceevent libtracecmd libdw libelf libdebuginfod
+# Needed whatever the user's CFLAGS: our headers, glibc's extensions,
+# dependency files, and the warnings the code is kept clean of. Frame
+# pointers: the tests read our own stacks too.
+BASE_CFLAGS	:= -Iinclude -D_GNU_SOURCE -MMD -MP \
+		   -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+		   -Wmissing-prototypes -fno-omit-frame-pointer
+
+PKGS		:= libtracefs libtraceevent libtracecmd libdw libelf liblzma zlib
 # Debian package that provides each pkg-config module, for the error message.
 pkg_deb_libtracefs	:= libtracefs-dev
 pkg_deb_libtraceevent	:= libtraceevent-dev
 pkg_deb_libtracecmd	:= libtracecmd-dev
 pkg_deb_libdw		:= libdw-dev
 pkg_deb_libelf		:= libelf-dev
-pkg_deb_libdebuginfod	:= libdebuginfod-dev
+pkg_deb_liblzma		:= liblzma-dev
+pkg_deb_zlib		:= zlib1g-dev
 
-ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean distclean help uninstall,$(MAKECMDGOALS)),)
+# Optional: without it frames whose debug info is elsewhere stay unresolved.
+ifeq ($(shell $(PKG_CONFIG) --exists libdebuginfod && echo y),y)
+PKGS		+= libdebuginfod
+BASE_CFLAGS	+= -DUSTACK_HAVE_DEBUGINFOD
+else
+$(info libdebuginfod not found: building without debuginfod support (Debian: libdebuginfod-dev))
+endif
 missing := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
 ifneq ($(missing),)
 $(error missing pkg-config module(s): $(missing); install Debian package(s): $(foreach p,$(missing),$(pkg_deb_$(p))) (or run scripts/install-deps))
@@ -48,8 +65,8 @@ $(error missing libiberty (libiberty.a, libiberty/demangle.h); install Debian pa
 endif
 endif
 
-ALL_CFLAGS	= $(CFLAGS) $(PKG_CFLAGS)
-LIBS		= $(PKG_LIBS) $(LIBIBERTY) -lpthread -llzma -lz
+ALL_CFLAGS	= $(BASE_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+LIBS		= $(PKG_LIBS) $(LIBIBERTY) -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -61,23 +78,29 @@ LIB_SRC		:= $(sort $(wildcard lib/*.c))
 LIB_OBJ		:= $(LIB_SRC:.c=.o)
 CMD_SRC		:= $(sort $(wildcard tracecmd/*.c))
 CMD_OBJ		:= $(CMD_SRC:.c=.o)
-HDRS		:= $(wildcard include/*.h lib/*.h)
 
 PROGRAM		:= tracecmd/trace-cmd-ustack
+MANPAGE		:= Documentation/trace-cmd-ustack.1
 
 all: $(PROGRAM) progs tools
+
+# Everything is rebuilt when the flags change (other CFLAGS, debuginfod
+# found or gone), as git does with GIT-CFLAGS.
+BUILD_FLAGS	= $(CC) $(ALL_CFLAGS) $(LDFLAGS) $(LIBS)
+.build-flags: FORCE
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
 
 lib/libustack.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-%.o: %.c $(HDRS)
+%.o: %.c .build-flags
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(PROGRAM): $(CMD_OBJ) lib/libustack.a
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) lib/libustack.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libustack.a $(LIBS)
 
 # Test programs with known call chains (frame pointers on purpose).
 progs:
@@ -87,9 +110,11 @@ progs:
 TOOL_SRC	:= $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN	:= $(TOOL_SRC:.c=)
 tools: $(TOOL_BIN)
-tests/tools/%: tests/tools/%.c lib/libustack.a $(HDRS)
+tests/tools/%: tests/tools/%.c lib/libustack.a .build-flags
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< lib/libustack.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libustack.a $(LIBS)
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TOOL_BIN:=.d)
 
 check: all
 	tests/run-tests
@@ -105,13 +130,20 @@ check-vm: all
 check-debug: all
 	tests/run-tests --vm-debug
 
+# The man page is shipped generated (make doc): installing needs no asciidoc.
 install: $(PROGRAM)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/trace-cmd-ustack
-	install -m 0644 Documentation/trace-cmd-ustack.1 $(DESTDIR)$(mandir)/man1/ 2>/dev/null || true
+	install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/
 
 install-wrapper: install
 	install -m 0755 scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd
+
+# A trace-cmd that is not our wrapper (the real one) is left alone.
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/trace-cmd-ustack $(DESTDIR)$(mandir)/man1/trace-cmd-ustack.1
+	if cmp -s scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd; then \
+		rm -f $(DESTDIR)$(bindir)/trace-cmd; fi
 
 demo: all
 	scripts/demo
@@ -119,14 +151,15 @@ demo: all
 demo-vm: all
 	tests/vm/run -- scripts/demo
 
-doc: Documentation/trace-cmd-ustack.1
-
-Documentation/trace-cmd-ustack.1: Documentation/trace-cmd-ustack.1.txt
-	# asciidoc needs the distribution python3, not one found first in PATH
-	PATH=/usr/bin:$$PATH a2x -f manpage -L $<
+# asciidoc needs the distribution python3, not one found first in PATH
+doc:
+	PATH=/usr/bin:$$PATH a2x -f manpage -L $(MANPAGE).txt
+	rm -f $(MANPAGE:.1=.xml)
 
 clean:
-	rm -f lib/*.o lib/libustack.a tracecmd/*.o $(PROGRAM) $(TOOL_BIN)
+	rm -f lib/*.o lib/*.d lib/libustack.a tracecmd/*.o tracecmd/*.d $(PROGRAM) \
+		$(TOOL_BIN) $(TOOL_BIN:=.d) .build-flags
 	-$(MAKE) -s -C tests/progs clean
 
-.PHONY: all progs tools check check-host check-vm check-debug install install-wrapper demo demo-vm doc clean
+.PHONY: all progs tools check check-host check-vm check-debug install install-wrapper \
+	uninstall demo demo-vm doc clean FORCE

@@ -10,7 +10,7 @@
  *   .gnu_debuglink in the file's directory, its .debug/, DIR/<dir>/,
  *     DIR/ and /usr/lib/debug/<dir>/ (CRC32 checked),
  *   .gnu_debugdata (MiniDebugInfo, symbols only),
- *   debuginfod (opt-in, needs DEBUGINFOD_URLS).
+ *   debuginfod (opt-in, needs DEBUGINFOD_URLS; ustack-resolve-debuginfod.c).
  * A candidate whose build id differs from the file's is never used.
  */
 #include <errno.h>
@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <elfutils/debuginfod.h>
 
 #include "ustack-resolve-int.h"
 
@@ -322,74 +321,18 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	return m;
 }
 
-static int progress(debuginfod_client *c, long a, long b)
-{
-	struct ustack_resolver *r = debuginfod_get_user_data(c);
-
-	r->dbgd_progress = true;
-	if (b > 0)
-		fprintf(stderr, "\rustack: debuginfod: downloading %s: %ld%%",
-			r->dbgd_what, a * 100 / b);
-	else
-		fprintf(stderr, "\rustack: debuginfod: downloading %s...", r->dbgd_what);
-	return 0;
-}
-
-static debuginfod_client *dbgd(struct ustack_resolver *r)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-
-	if (!r->opts.debuginfod || !urls || !*urls)
-		return NULL;
-	if (!r->dbgd_tried) {
-		r->dbgd_tried = true;
-		r->dbgd = debuginfod_begin();
-		if (r->dbgd && isatty(STDERR_FILENO))
-			debuginfod_set_progressfn(r->dbgd, progress);
-	}
-	return r->dbgd;
-}
-
-void ustack_debuginfod_end(struct ustack_resolver *r)
-{
-	if (r->dbgd)
-		debuginfod_end(r->dbgd);
-	r->dbgd = NULL;
-}
-
+/* A debuginfod server's copy, if it is of the same build. */
 static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 				   bool want_dwarf)
 {
-	debuginfod_client *c = dbgd(dso->r);
 	const unsigned char *id;
-	char *path = NULL, *what;
-	struct uelf *e = NULL;
-	const char *err;
+	struct uelf *e;
 	size_t len;
-	int fd;
 
 	id = dso_id(dso, &len);
-	if (!c || !len)
+	if (!len)
 		return NULL;
-	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo",
-				dso->path);
-	dso->r->dbgd_what = what;
-	dso->r->dbgd_progress = false;
-	debuginfod_set_user_data(c, dso->r);
-	fprintf(stderr, "ustack: debuginfod: looking up %s\n", what);
-	fd = executable ? debuginfod_find_executable(c, id, len, &path) :
-			  debuginfod_find_debuginfo(c, id, len, &path);
-	if (dso->r->dbgd_progress)
-		fputc('\n', stderr);
-	dso->r->dbgd_what = NULL;
-	if (fd >= 0) {
-		close(fd);
-		e = uelf_open(path, &err);
-	} else {
-		fprintf(stderr, "ustack: debuginfod: %s: %s\n", what, strerror(-fd));
-	}
-	free(path);
-	free(what);
+	e = ustack_debuginfod_fetch(dso->r, dso->path, id, len, executable);
 	if (e && (!ids_equal(e, id, len) ||
 		  (!executable && !has_wanted(e, want_dwarf)))) {
 		uelf_close(e);

@@ -159,8 +159,10 @@ const char *udwarf_function(struct udwarf *dw, uint64_t addr, uint64_t *start);
 /* ustack-resolve-jit.c */
 void ustack_jit_free(struct ustack_resolver *r);
 
-/* ustack-resolve-debuginfo.c (cont.) */
+/* ustack-resolve-debuginfod.c (stubs in a build without libdebuginfod) */
 void ustack_debuginfod_end(struct ustack_resolver *r);
+struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+				     const unsigned char *id, size_t len, bool executable);
 
 /* ustack-resolve-demangle.c */
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);

@@ -32,3 +32,81 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"missing libiberty"* ]]
 }
+
+# A copy of the sources to build in, so that the tests do not touch the
+# build of the checkout they run from.
+copy_sources() {
+	mkdir -p "$1/lib" "$1/tracecmd"
+	cp -r "$ROOT/Makefile" "$ROOT/include" "$ROOT/Documentation" "$ROOT/scripts" "$1/"
+	cp "$ROOT"/lib/*.[ch] "$1/lib/"
+	cp "$ROOT"/tracecmd/*.[ch] "$1/tracecmd/"
+}
+
+@test "build: make CFLAGS=\"-O0 -g\" builds: what the build needs is not in CFLAGS" {
+	copy_sources "$TMP/src"
+	run make -C "$TMP/src" V=1 CFLAGS="-O0 -g" tracecmd/trace-cmd-ustack
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	# the user's flags are used, after ours (so that they can override)
+	grep -q -- '-Iinclude .* -O0 -g -c -o lib/ustack-session.o' <<<"$output"
+	run "$TMP/src/tracecmd/trace-cmd-ustack" --help
+	[ "$status" -eq 0 ]
+}
+
+@test "build: a changed header rebuilds what includes it, and only that (-MMD)" {
+	copy_sources "$TMP/src"
+	make -s -C "$TMP/src" tracecmd/trace-cmd-ustack >/dev/null
+	touch "$TMP/src/include/ustack-fileids.h"
+	run make -C "$TMP/src" tracecmd/trace-cmd-ustack
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"CC      lib/ustack-fileids.o"* ]]
+	[[ "$output" == *"CC      lib/ustack-session.o"* ]]
+	[[ "$output" != *"CC      lib/ustack-fold.o"* ]]
+	[[ "$output" != *"CC      tracecmd/ustack-opts.o"* ]]
+}
+
+@test "build: without libdebuginfod it builds and says so (make, --help, summary)" {
+	copy_sources "$TMP/src"
+	# pkg-config that knows every module but libdebuginfod
+	cat >"$TMP/pkg-config" <<-'SH'
+	#!/bin/sh
+	for a in "$@"; do [ "$a" = libdebuginfod ] && exit 1; done
+	exec pkg-config "$@"
+	SH
+	chmod +x "$TMP/pkg-config"
+	run make -C "$TMP/src" PKG_CONFIG="$TMP/pkg-config" tracecmd/trace-cmd-ustack
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"building without debuginfod support"* ]]
+	! grep -q debuginfod_ "$TMP/src/tracecmd/trace-cmd-ustack"
+	"$TMP/src/tracecmd/trace-cmd-ustack" --help | tr -s ' \n' ' ' | grep -q "no debuginfod support"
+	run --separate-stderr "$TMP/src/tracecmd/trace-cmd-ustack" report -i "$ROOT/tests/data/deep-deferred.dat"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"debuginfod:"*"not in this build"* ]]
+}
+
+@test "build: make install puts the man page there, make uninstall takes back what install put" {
+	dest="$TMP/root"
+	run make -s -C "$ROOT" install install-wrapper DESTDIR="$dest" prefix=/opt/u
+	[ "$status" -eq 0 ]
+	grep -qF '.TH "TRACE\-CMD\-USTACK" "1"' "$dest/opt/u/share/man/man1/trace-cmd-ustack.1"
+	run make -s -C "$ROOT" uninstall DESTDIR="$dest" prefix=/opt/u
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$dest" -type f)" ]
+	# a trace-cmd that is not our wrapper stays
+	mkdir -p "$dest/opt/u/bin"
+	echo 'the real trace-cmd' >"$dest/opt/u/bin/trace-cmd"
+	make -s -C "$ROOT" install DESTDIR="$dest" prefix=/opt/u
+	make -s -C "$ROOT" uninstall DESTDIR="$dest" prefix=/opt/u
+	[ "$(find "$dest" -type f)" = "$dest/opt/u/bin/trace-cmd" ]
+}
+
+@test "build: the shipped man page is what make doc makes of its source" {
+	command -v a2x >/dev/null || skip "asciidoc (a2x) not installed"
+	cp "$ROOT/Documentation/trace-cmd-ustack.1.txt" "$TMP/"
+	(cd "$TMP" && PATH=/usr/bin:$PATH a2x -f manpage -L trace-cmd-ustack.1.txt)
+	# the generator stamps its version and the date: compare the rest
+	strip() { grep -v -e '^\.\\"' -e '^\.TH ' "$1"; }
+	diff <(strip "$ROOT/Documentation/trace-cmd-ustack.1") <(strip "$TMP/trace-cmd-ustack.1")
+}

@@ -434,6 +434,7 @@ debug_setup() {
 # Runs "$@" with a debuginfod server on loopback in a private network
 # namespace, serving the ELF files under $SRV (symbolize.md section 3).
 with_debuginfod() {
+	grep -q debuginfod_begin "$SYM" || skip "built without libdebuginfod"
 	command -v debuginfod >/dev/null || skip "debuginfod not installed"
 	command -v curl >/dev/null || skip "curl not installed"
 	local ns="unshare -n"
