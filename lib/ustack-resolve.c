@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-warn.h"
 
 #define DELETED_SUFFIX	" (deleted)"
 /*
@@ -202,9 +203,9 @@ static void warn_mismatch(const struct ustack_dso *dso, const struct uelf *e)
 {
 	char a[2 * USTACK_BUILD_ID_MAX + 1], b[2 * USTACK_BUILD_ID_MAX + 1];
 
-	fprintf(stderr, "ustack: %s: build id %s does not match the traced %s; its frames stay unresolved\n",
-		e->path, ustack_build_id_hex(e->build_id, e->build_id_len, a),
-		ustack_build_id_hex(dso->build_id, dso->build_id_len, b));
+	ustack_warning("%s: build id %s does not match the traced %s; its frames stay unresolved",
+		       e->path, ustack_build_id_hex(e->build_id, e->build_id_len, a),
+		       ustack_build_id_hex(dso->build_id, dso->build_id_len, b));
 }
 
 /*
