@@ -6,9 +6,9 @@
  * dynamic relocation of that slot names the function: R_*_JUMP_SLOT in
  * .rela.plt for lazily bound calls, R_*_GLOB_DAT in .rela.dyn for the
  * stubs of .plt.got. So every stub of .plt, .plt.sec and .plt.got is
- * decoded to the slot it jumps through. Stubs that only push their
- * relocation index (the lazy half of an IBT PLT, whose calls go through
- * .plt.sec) are named by that index. x86-64 and i386 only; elsewhere
+ * decoded to the slot it jumps through. The lazy half of an IBT PLT
+ * (endbr, push, jump to the first stub: calls go through .plt.sec) stays
+ * unnamed, as perf and objdump leave it. x86-64 and i386 only; elsewhere
  * stubs stay unnamed.
  */
 #include <stdio.h>
@@ -29,8 +29,6 @@ struct uplt {
 	uint64_t	got_base;	/* .got.plt: %ebx in i386 PIC stubs */
 	struct uslot	*slots;		/* sorted by @got */
 	size_t		nr_slots;
-	const char	**jmprel;	/* .rela.plt names, by index */
-	size_t		nr_jmprel;
 };
 
 /* Relocation types, the same numbers on both machines for these two. */
@@ -56,9 +54,8 @@ static const char *dynsym_name(Elf *elf, Elf_Data *syms, size_t strndx,
 	return n && *n ? n : NULL;
 }
 
-/* Add the slots of one relocation section; @jmprel: it is .rela.plt. */
-static int read_relocs(struct uplt *p, Elf_Scn *scn, const GElf_Shdr *sh,
-		       bool jmprel)
+/* Add the slots of one relocation section. */
+static int read_relocs(struct uplt *p, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *syms;
 	Elf_Scn *symscn = elf_getscn(p->e->elf, sh->sh_link);
@@ -78,14 +75,6 @@ static int read_relocs(struct uplt *p, Elf_Scn *scn, const GElf_Shdr *sh,
 	if (!slots)
 		return -1;
 	p->slots = slots;
-	if (jmprel && !p->jmprel) {
-		p->jmprel = calloc(nr, sizeof(*p->jmprel));
-		if (!p->jmprel)
-			return -1;
-		p->nr_jmprel = nr;
-	} else {
-		jmprel = false;
-	}
 	for (i = 0; i < nr; i++) {
 		GElf_Rela r;
 		GElf_Rel rel;
@@ -109,8 +98,6 @@ static int read_relocs(struct uplt *p, Elf_Scn *scn, const GElf_Shdr *sh,
 		name = dynsym_name(p->e->elf, syms, strndx, symidx);
 		if (!name)
 			continue;
-		if (jmprel)
-			p->jmprel[i] = name;
 		p->slots[p->nr_slots].got = r.r_offset;
 		p->slots[p->nr_slots].name = name;
 		p->nr_slots++;
@@ -143,8 +130,7 @@ static int read_slots(struct uplt *p)
 			p->got_base = sh.sh_addr;
 		if (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL)
 			continue;
-		if (read_relocs(p, scn, &sh, n && (!strcmp(n, ".rela.plt") ||
-						   !strcmp(n, ".rel.plt"))) < 0)
+		if (read_relocs(p, scn, &sh) < 0)
 			return -1;
 	}
 	if (p->nr_slots)
@@ -174,8 +160,7 @@ static uint32_t le32(const unsigned char *b)
 
 /*
  * The function one stub of @len bytes at @addr leads to: the GOT slot of
- * its indirect jump (endbr and bnd prefixes skipped), else, in a lazy
- * IBT stub, the relocation index it pushes.
+ * its indirect jump (endbr and bnd prefixes skipped).
  */
 static const char *stub_target(const struct uplt *p, const unsigned char *b,
 			       size_t len, uint64_t addr)
@@ -195,14 +180,9 @@ static const char *stub_target(const struct uplt *p, const unsigned char *b,
 			return slot_name(p, addr + i + 6 + (int64_t)disp);
 		return slot_name(p, (uint32_t)disp);
 	}
+	/* i386 PIC: jmp *disp(%ebx), %ebx holding the GOT (.got.plt). */
 	if (i + 6 <= len && b[i] == 0xff && b[i + 1] == 0xa3 && !p->x86_64)
 		return slot_name(p, (uint32_t)(p->got_base + (int32_t)le32(b + i + 2)));
-	if (i + 5 <= len && b[i] == 0x68) {
-		/* i386 pushes the byte offset of an Elf32_Rel, x86-64 an index. */
-		uint32_t k = le32(b + i + 1) / (p->x86_64 ? 1 : sizeof(Elf32_Rel));
-
-		return k < p->nr_jmprel ? p->jmprel[k] : NULL;
-	}
 	return NULL;
 }
 
@@ -274,6 +254,5 @@ int usymtab_add_plt(struct usymtab *t, struct uelf *e)
 	}
 out:
 	free(p.slots);
-	free(p.jmprel);
 	return added;
 }

@@ -22,6 +22,11 @@ import sys
 CLONE = re.compile(r'( \[clone [^\]]*\])+$')
 SUFFIX = re.compile(r'(\.(cold|isra|constprop|part|lto_priv|llvm|localalias)(\.\d+)*)+$')
 LLVM_CLONE = re.compile(r'( \((\.(cold|isra|constprop|part|lto_priv|llvm|localalias)(\.\d+)*)+\))+$')
+GNU_LAMBDA = re.compile(r'\{lambda\(([^{}]*)\)#\d+\}')
+LLVM_LAMBDA = re.compile(r"'lambda\d*'\(")
+UNNAMED = re.compile(r"\{unnamed type#\d+\}|'unnamed\d*'")
+DTOR = re.compile(r'::~[A-Za-z_]\w*\(')
+OPERATOR = re.compile(r'operator(\(\)|\[\]|[^\w\s(]+| [\w:]+[*&]*)')
 MANGLED = {}
 
 
@@ -34,38 +39,84 @@ def demangle_all(names):
     MANGLED.update(zip(todo, out))
 
 
+def drop_return_type(name):
+    """NAME without a return type in front: what is before the last blank
+    outside <> and () ahead of the parameter list. LLVM writes it for the
+    template function around a local name, GNU does not."""
+    depth, cut, i = 0, 0, 0
+    while i < len(name):
+        if name.startswith('(anonymous namespace)', i):
+            i += len('(anonymous namespace)')
+            continue
+        m = OPERATOR.match(name, i)
+        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == '_')):
+            i = m.end()
+            continue
+        c = name[i]
+        if c in '<[':
+            depth += 1
+        elif c in '>]':
+            depth -= 1
+        elif c == '(' and depth == 0:
+            break
+        elif c == '(':
+            depth += 1
+        elif c == ')':
+            depth -= 1
+        elif c == ' ' and depth == 0:
+            cut = i + 1
+        i += 1
+    return name[cut:]
+
+
 def norm(name):
     if name in ('??', '[unknown]', None):
         return None
     name = MANGLED.get(name, name)
+    name = drop_return_type(name)
     name = CLONE.sub('', name)
     name = LLVM_CLONE.sub('', name)
     name = SUFFIX.sub('', name)
+    # Equivalent spellings of the GNU and LLVM demanglers: closures,
+    # unnamed types, nullptr_t, and LLVM 14 dropping the name of a
+    # destructor of a class with an ABI tag.
+    name = GNU_LAMBDA.sub(r'lambda(\1)', name)
+    name = LLVM_LAMBDA.sub(r'lambda(', name)
+    name = UNNAMED.sub('unnamed', name)
+    name = name.replace('decltype(nullptr)', 'std::nullptr_t')
+    name = DTOR.sub('::~(', name)
     # Demanglers differ in spacing ("operator< <" vs "operator<<").
     return re.sub(r'\s+', '', name)
 
 
 def ours_groups(path):
-    groups, cur = [], []
     with open(path) as f:
-        for line in f:
-            line = line.rstrip('\n')
-            inl = line.endswith(' [inlined]')
-            if inl:
-                line = line[:-len(' [inlined]')]
-            m = re.match(r'^(.*?)(\+0x[0-9a-f]+)? \([^ ]*\)( \S+:\d+)?$', line)
-            name = m.group(1) if m else line
-            cur.append(None if name == '[unknown]' else name)
-            if not inl:
-                groups.append(cur)
-                cur = []
+        return ours_groups_text(f.read())
+
+
+def ours_groups_text(text):
+    groups, cur = [], []
+    for line in text.splitlines():
+        inl = line.endswith(' [inlined]')
+        if inl:
+            line = line[:-len(' [inlined]')]
+        m = re.match(r'^(.*?)(\+0x[0-9a-f]+)? \([^ ]*\)( \S+:\d+)?$', line)
+        name = m.group(1) if m else line
+        cur.append(None if name == '[unknown]' else name)
+        if not inl:
+            groups.append(cur)
+            cur = []
     return groups
 
 
 def llvm_groups(path):
-    groups, cur = [], []
     with open(path) as f:
-        lines = [l.rstrip('\n') for l in f]
+        return llvm_groups_text(f.read())
+
+
+def llvm_groups_text(text):
+    groups, cur = [], []
+    lines = text.splitlines()
     i = 0
     while i < len(lines):
         if lines[i] == '':
