@@ -18,6 +18,7 @@ enum {
 	OPT_KERNEL,
 	OPT_COMM,
 	OPT_SYMFS,
+	OPT_DEBUG_DIR,
 	OPT_LINES,
 	OPT_INLINES,
 	OPT_NO_DEMANGLE,
@@ -86,6 +87,8 @@ static struct argp_option options[] = {
 	  "Do not fetch missing debug info from $DEBUGINFOD_URLS (fetched by default when set)", 4 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, OPTION_HIDDEN, NULL, 4 },
 	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
+	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
+	  "Look for debug files in DIR too: .build-id/xx/rest.debug, debuglink names (repeatable)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
 	/* trace-cmd's commands all take -h */
 	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, 0 },
@@ -157,6 +160,23 @@ static void take_arg(struct ustack_opts *o, const char *arg, struct argp_state *
 	/* Everything from here on belongs to the command (like record's "+"). */
 	o->cmd = &state->argv[state->next - 1];
 	state->next = state->argc;
+}
+
+/* --debug-dir, repeatable: the resolver takes a NULL-terminated list. */
+static void add_debug_dir(struct ustack_opts *o, const char *dir,
+			  struct argp_state *state)
+{
+	const char **v = (const char **)o->resolve.debug_dirs;
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	v = realloc(v, (n + 2) * sizeof(*v));
+	if (!v)
+		argp_failure(state, 1, errno, "--debug-dir");
+	v[n] = dir;
+	v[n + 1] = NULL;
+	o->resolve.debug_dirs = v;
 }
 
 static void check_opts(struct ustack_opts *o, struct argp_state *state)
@@ -266,6 +286,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SYMFS:
 		o->resolve.symfs = arg;
+		break;
+	case OPT_DEBUG_DIR:
+		add_debug_dir(o, arg, state);
 		break;
 	case OPT_FALLBACK:
 		o->force_fallback = true;

@@ -464,6 +464,26 @@ dd_check() {
 	dd_check --debug-dir "$TMP/home/.debug"
 }
 
+@test "--debug-dir: trace-cmd ustack report finds a stripped binary's debug file" {
+	data="$ROOT/tests/data"
+	[ -f "$data/deep-deferred.dat" ] || skip "no tests/data/deep-deferred.dat fixture"
+	us="$ROOT/tracecmd/trace-cmd-ustack"
+	want=$("$us" report -q -i "$data/deep-deferred.dat" --symfs "$data/symfs" --folded)
+	[[ "$want" == *chain_20* ]]
+	# The same files, the program stripped, its debug file by build id.
+	cp -a "$data/symfs" "$TMP/symfs"
+	f="$TMP/symfs/tmp/ustack-fixtures/deep"
+	id=$(readelf -n "$f" | awk '/Build ID:/ { print $3 }')
+	mkdir -p "$TMP/dbg/.build-id/${id:0:2}"
+	objcopy --only-keep-debug "$f" "$TMP/dbg/.build-id/${id:0:2}/${id:2}.debug"
+	strip --strip-all "$f"
+	run "$us" report -q -i "$data/deep-deferred.dat" --symfs "$TMP/symfs" --folded --no-debuginfod
+	[[ "$output" != *chain_20* ]]
+	run "$us" report -q -i "$data/deep-deferred.dat" --symfs "$TMP/symfs" --folded \
+		--no-debuginfod --debug-dir "$TMP/dbg"
+	[ "$output" = "$want" ]
+}
+
 # --- 7. MiniDebugInfo
 
 # minidebug IN OUT: OUT is IN stripped, with a .gnu_debugdata made as
