@@ -12,6 +12,7 @@ is divided by ten.
 """
 import os
 import sys
+import time
 
 BUILDS = (('ours', 'this build'), ('base', 'baseline'))
 UNIQUE_REPEAT = 10
@@ -90,6 +91,8 @@ def main():
     commit = read_first(os.path.join(outdir, 'baseline', 'commit'))
     base_label = f'baseline `{commit.split()[0]}`' if commit else 'baseline'
     p('## Demangling\n')
+    p(f'Generated {time.strftime("%Y-%m-%d %H:%M")} by `bench/symbolize/run` '
+      f'(`DEMANGLE_MIXES="{" ".join(mixes)}"`).\n')
     p('Names mode alone (`--leaf --no-debuginfod`, no DWARF) on frames '
       'spread uniformly over the executable segments of one binary (the '
       'most distinct symbols per frame, so the most demangling), with and '
