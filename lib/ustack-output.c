@@ -239,6 +239,8 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 	struct rframe *rf;
 	int n = 0, j;
 
+	/* A nameless frame may still come back with its source line. */
+	memset(syms, 0, sizeof(syms[0]));
 	if (!o->opts.raw && o->have_sym) {
 		if (o->sym.dso_name)
 			dso = o->sym.dso_name(o->sym.ctx, fr->map);
@@ -256,6 +258,8 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 		rf->path = fr->map->path;
 		rf->addr = fr->offset;
 		rf->id = fr->id;
+		rf->file = syms[0].file;
+		rf->line = syms[0].line;
 		return;
 	}
 	for (j = 0; j < n && j < MAX_INLINE; j++) {
@@ -423,7 +427,10 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 		fprintf(fp, "  %s+0x%" PRIx64 " (%s)\n", rf->name, rf->sym_off, rf->dso);
 		return;
 	case RF_FILE:
-		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")\n", rf->dso, rf->addr);
+		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")", rf->dso, rf->addr);
+		if (o->opts.lines && rf->file)
+			fprintf(fp, " %s:%d", rf->file, rf->line);
+		fputc('\n', fp);
 		return;
 	case RF_UNANNOUNCED:
 		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64 "\n", rf->id, rf->addr);

@@ -632,6 +632,39 @@ EOF2
 	[ "$output" = "prog;[resolve-pie];rp_middle;rp_leaf 1" ]
 }
 
+@test "end to end with the real resolver: a frame in padding between functions is [unknown] with its line (--lines)" {
+	command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
+	f="$ROOT/tests/progs/resolve/inline-heavy"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	# The first padding byte after a function that llvm-symbolizer gives
+	# a line but no name.
+	pad=
+	while read -r a sz name; do
+		x=$(printf '0x%x' $((0x$a + 0x$sz)))
+		! nm "$f" | grep -q "^$(printf '%016x' "$x") " || continue
+		ref=$(llvm-symbolizer --obj="$f" --no-inlines "$x")
+		[ "$(echo "$ref" | head -1)" = "??" ] || continue
+		line=$(echo "$ref" | sed -n 2p | sed 's/:[0-9]*$//')
+		[[ "$line" == /*:[1-9]* ]] || continue
+		pad=$x
+		break
+	done < <(nm -S "$f" | awk 'NF == 4 && $3 ~ /^[tT]$/ { print $1, $2, $4 }')
+	[ -n "$pad" ]
+	off=$(vaddr_to_off "$f" "${pad#0x}")
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$off ids=0x77
+EOF2
+	drv --resolver --stacks --lines
+	echo "$output"
+	[ "${lines[1]}" = "  [unknown] (inline-heavy+$off) $line" ]
+	# Without --lines, no line.
+	drv --resolver --stacks
+	[ "${lines[1]}" = "  [unknown] (inline-heavy+$off)" ]
+}
+
 @test "random scenarios: every event comes out once, with its own stack or the right status" {
 	command -v python3 >/dev/null || skip "python3 needed"
 	for seed in $(seq 1 60); do
