@@ -93,3 +93,24 @@ ustack() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"chain_20 "* ]]
 }
+
+@test "deferred: signal_generate and signal_deliver of one kill(2) both get its stack, none lost" {
+	kchain="$ROOT/tests/progs/kernel/kchain"
+	[ -x "$kchain" ]
+	# signal_deliver's cookie is written after the entry's stack (the
+	# unwind ran in get_signal()): the tool answers it with that stack
+	run --separate-stderr "$USTACK" -B "$NAME" -e signal:signal_generate -e signal:signal_deliver \
+		--folded -- "$kchain" signal 40
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"stacks lost:          0"* ]]
+	# 80 events, every one with the chain down to kf_22 (where kill(2) is)
+	total=$(awk '{ n += $NF } END { print n }' <<< "$output")
+	chain=$(grep -c ';main;kf_01;kf_02;.*;kf_21;kf_22 ' <<< "$output" || true)
+	[ "$total" -eq 80 ]
+	[ "$(grep ';kf_22 ' <<< "$output" | awk '{ n += $NF } END { print n }')" -eq 80 ]
+	[ "$chain" -ge 1 ]
+	# the handler is never the leaf
+	! grep -q 'ks_handler' <<< "$output"
+}
