@@ -110,10 +110,10 @@ record() {
 	NAME=$(instance_name)
 	"$USTACK" record -B "$NAME" -q -o "$TMP/sw.dat" -e syscalls:sys_enter_getppid 2>/dev/null &
 	pid=$!
-	sleep 1
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	# system-wide, maps are read each tick: live longer than one
 	"$PROGS/deep" 25
-	sleep 0.3
+	wait_drained "$NAME"
 	kill -TERM "$pid"
 	wait "$pid"
 	assert_no_instance "$NAME"

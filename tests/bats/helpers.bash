@@ -84,3 +84,36 @@ wait_for_comm() {
 	done
 	sleep 1
 }
+
+# wait_tracing NAME EVENT: wait (up to 30 s) until instance NAME records
+# EVENT (system/event). A new instance starts with tracing_on 1; the
+# command turns it off, enables its events, then turns it on: once EVENT
+# is enabled, tracing_on 1 is the command's.
+wait_tracing() {
+	local i dir="$TRACEFS/instances/$1"
+
+	for i in $(seq 1 300); do
+		[ "$(cat "$dir/events/$2/enable" 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	for i in $(seq 1 300); do
+		[ "$(cat "$dir/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "instance $1 never started tracing $2" >&2
+	return 1
+}
+
+# wait_drained NAME: wait (up to 30 s) until the reader took everything
+# out of the per-CPU buffers of instance NAME.
+wait_drained() {
+	local i
+
+	for i in $(seq 1 300); do
+		grep -h '^entries:' "$TRACEFS/instances/$1"/per_cpu/cpu*/stats |
+			grep -qv '^entries: 0$' || return 0
+		sleep 0.1
+	done
+	echo "instance $1 still holds entries" >&2
+	return 1
+}
