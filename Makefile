@@ -7,6 +7,7 @@
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
+#   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make install         program and man page; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
@@ -129,6 +130,11 @@ check-vm: all
 # slower, and not part of check
 check-debug: all
 	tests/run-tests --vm-debug
+
+# Not part of check; USTACK_STRESS_SECONDS (default 330) sets the length
+vm-stress:
+	tests/vm/vm-stress
+.PHONY: vm-stress
 
 # The man page is shipped generated (make doc): installing needs no asciidoc.
 install: $(PROGRAM)
