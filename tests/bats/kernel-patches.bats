@@ -5,6 +5,7 @@
 # building without CONFIG_UNWIND_USER. (Its behaviour is tested on the
 # booted kernel by tests/bats/vm/kernel.bats.)
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 KP="$ROOT/kernel-patches"
@@ -22,12 +23,31 @@ KP="$ROOT/kernel-patches"
 	done < "$KP/series"
 }
 
+# Findings are judged on stdout only: notes (what the check had to fetch
+# first) go to stderr and depend on what the cache holds.
 @test "kernel-patches: scripts/checkpatch.pl --strict reports nothing" {
 	[ -r /usr/src/linux-source-7.3.tar.xz ] || skip "linux-source-7.3 not installed (tests/vm/install-deps)"
-	run "$KP/check"
+	run --separate-stderr "$KP/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "$(grep -c . "$KP/series")" ]
 	! echo "$output" | grep -v ': clean$'
+}
+
+# A fresh machine: nothing cached. The check takes only checkpatch from
+# the kernel source (no tree is unpacked) and reports the same.
+@test "kernel-patches: checkpatch on an empty cache is clean too, without unpacking a tree" {
+	[ -r /usr/src/linux-source-7.3.tar.xz ] || skip "linux-source-7.3 not installed (tests/vm/install-deps)"
+	cache=$(mktemp -d)
+	USTACK_CACHE=$cache run --separate-stderr "$KP/check"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "$(grep -c . "$KP/series")" ]
+	! echo "$output" | grep -v ': clean$'
+	[[ "$stderr" == *"no kernel tree in $cache"* ]]
+	[ ! -e "$cache/src" ]
+	rm -rf "$cache"
 }
 
 @test "kernel-patches: the patched tree builds and links for i386, without CONFIG_UNWIND_USER" {
