@@ -250,7 +250,11 @@ static int forks(int par)
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
-			die("wait");
+			if (errno != ECHILD)
+				die("wait");
+			/* No child at all: every fork failed, try again */
+			sleep_us(10000);
+			continue;
 		}
 		for (int i = 0; i < n; i++)
 			if (kids[i] == pid) {
