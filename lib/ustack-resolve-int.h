@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 
 #include "ustack.h"
+#include "ustack-hash.h"
 #include "ustack-resolve.h"
 
 /* One opened ELF image: a file on disk or a buffer in memory. */
@@ -78,16 +79,25 @@ void usymtab_free(struct usymtab *t);
 
 int uelf_segments(struct uelf *e, struct useg **segs);
 
-/* Results cached per (address, return-address) key. */
-struct ucache_slot {
-	uint64_t	key;		/* 0 = empty */
-	uint32_t	first;		/* index into the frame pool */
-	uint32_t	nr;
+/*
+ * DWARF lookups cached per (address, return-address) key. At most
+ * UCACHE_MAX before the cache is emptied and refilled: real traces repeat
+ * a few thousand addresses, a stream of always new ones must not grow
+ * memory. Entries come from fixed chunks, their frames from a pool.
+ */
+#define UCACHE_MAX	(1U << 16)
+#define UCACHE_CHUNK	1024
+
+struct ucache_ent {
+	struct ustack_hnode	node;
+	uint64_t		key;
+	uint32_t		first;		/* into the pool; why, when nr is 0 */
+	uint32_t		nr;
 };
 
 struct ucache {
-	struct ucache_slot	*slots;
-	size_t			mask;
+	struct ustack_htable	table;
+	struct ucache_ent	*chunks[UCACHE_MAX / UCACHE_CHUNK];
 	size_t			used;
 	struct ustack_sym	*pool;
 	size_t			pool_nr;
@@ -98,8 +108,7 @@ struct udwarf;
 
 struct ustack_dso {
 	struct ustack_resolver	*r;
-	struct ustack_dso	*hnext;
-	uint64_t		hash;
+	struct ustack_hnode	node;		/* the resolver's files */
 	char			*path;		/* as announced */
 	const char		*name;		/* points into @path or static */
 	uint32_t		flags;
@@ -129,9 +138,7 @@ struct ustack_resolver {
 	struct ustack_resolver_opts	opts;
 	char				*symfs;
 	char				**debug_dirs;	/* NULL-terminated copy */
-	struct ustack_dso		**htab;
-	size_t				hsize;
-	size_t				nr_dsos;
+	struct ustack_htable		dsos;		/* struct ustack_dso */
 	struct ujit			*jits;
 	void				*dbgd;		/* debuginfod_client */
 	bool				dbgd_tried;

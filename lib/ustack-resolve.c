@@ -19,24 +19,10 @@
 #include "ustack-warn.h"
 
 #define DELETED_SUFFIX	" (deleted)"
-/*
- * Cached DWARF lookups per file before the cache is emptied and refilled:
- * real traces repeat a few thousand addresses; a stream of always new
- * ones must not grow memory.
- */
-#define CACHE_MAX	(1U << 16)
-
 static uint64_t dso_hash(const char *path, const unsigned char *id, size_t len,
 			 uint32_t flags)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
-	for (i = 0; i < len; i++)
-		h = (h ^ id[i]) * 0x100000001b3ULL;
-	return h ^ (flags & USTACK_MAP_SPECIAL);
+	return ustack_hash_mem(id, len, ustack_hash_str(path)) ^ (flags & USTACK_MAP_SPECIAL);
 }
 
 static void free_strv(char **v)
@@ -87,11 +73,9 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 	r->opts.symfs = r->symfs;
 	r->debug_dirs = copy_strv(r->opts.debug_dirs);
 	r->opts.debug_dirs = (const char * const *)r->debug_dirs;
-	r->hsize = 256;
-	r->htab = calloc(r->hsize, sizeof(*r->htab));
-	if (!r->htab || !r->debug_dirs) {
+	if (ustack_htable_init(&r->dsos, 256) || !r->debug_dirs) {
 		free_strv(r->debug_dirs);
-		free(r->htab);
+		ustack_htable_release(&r->dsos);
 		free(r->symfs);
 		free(r);
 		return NULL;
@@ -101,7 +85,11 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 
 static void cache_free(struct ucache *c)
 {
-	free(c->slots);
+	size_t i;
+
+	ustack_htable_release(&c->table);
+	for (i = 0; i < UCACHE_MAX / UCACHE_CHUNK; i++)
+		free(c->chunks[i]);
 	free(c->pool);
 	memset(c, 0, sizeof(*c));
 }
@@ -124,22 +112,17 @@ static void dso_free(struct ustack_dso *dso)
 
 void ustack_resolver_free(struct ustack_resolver *r)
 {
+	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
 	if (!r)
 		return;
-	for (i = 0; i < r->hsize; i++) {
-		while (r->htab[i]) {
-			struct ustack_dso *d = r->htab[i];
-
-			r->htab[i] = d->hnext;
-			dso_free(d);
-		}
-	}
+	ustack_htable_for_each_safe(&r->dsos, i, pos, tmp)
+		dso_free(ustack_htable_entry(pos, struct ustack_dso, node));
 	ustack_jit_free(r);
 	ustack_debuginfod_end(r);
 	free_strv(r->debug_dirs);
-	free(r->htab);
+	ustack_htable_release(&r->dsos);
 	free(r->symfs);
 	free(r);
 }
@@ -340,27 +323,6 @@ static struct ustack_dso *dso_new(struct ustack_resolver *r, const char *path,
 	return dso;
 }
 
-static void resolver_grow(struct ustack_resolver *r)
-{
-	size_t i, n = r->hsize * 2;
-	struct ustack_dso **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		return;
-	for (i = 0; i < r->hsize; i++) {
-		while (r->htab[i]) {
-			struct ustack_dso *d = r->htab[i];
-
-			r->htab[i] = d->hnext;
-			d->hnext = t[d->hash & (n - 1)];
-			t[d->hash & (n - 1)] = d;
-		}
-	}
-	free(r->htab);
-	r->htab = t;
-	r->hsize = n;
-}
-
 /**
  * ustack_resolver_dso - the file an announcement names
  * @r: resolver
@@ -376,6 +338,7 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 				       const unsigned char *build_id, size_t build_id_len,
 				       int tgid, uint32_t flags)
 {
+	struct ustack_hnode *pos;
 	struct ustack_dso *d;
 	uint64_t h;
 
@@ -386,8 +349,9 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 	if (build_id_len > USTACK_BUILD_ID_MAX)
 		build_id_len = USTACK_BUILD_ID_MAX;
 	h = dso_hash(path, build_id, build_id_len, flags);
-	for (d = r->htab[h & (r->hsize - 1)]; d; d = d->hnext) {
-		if (d->hash == h && d->build_id_len == build_id_len &&
+	ustack_htable_for_each_hash(&r->dsos, pos, h) {
+		d = ustack_htable_entry(pos, struct ustack_dso, node);
+		if (d->build_id_len == build_id_len &&
 		    (d->flags & USTACK_MAP_SPECIAL) == (flags & USTACK_MAP_SPECIAL) &&
 		    !memcmp(d->build_id, build_id, build_id_len) &&
 		    !strcmp(d->path, path))
@@ -396,11 +360,10 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 	d = dso_new(r, path, build_id, build_id_len, tgid, flags);
 	if (!d)
 		return NULL;
-	d->hash = h;
-	d->hnext = r->htab[h & (r->hsize - 1)];
-	r->htab[h & (r->hsize - 1)] = d;
-	if (++r->nr_dsos > r->hsize)
-		resolver_grow(r);
+	if (ustack_htable_add(&r->dsos, &d->node, h)) {
+		dso_free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -594,80 +557,78 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 	return dso_no_name(dso);
 }
 
-static int cache_grow(struct ucache *c)
+static struct ucache_ent *cache_find(const struct ucache *c, uint64_t key)
 {
-	size_t i, n = c->slots ? (c->mask + 1) * 2 : 1024;
-	struct ucache_slot *s = calloc(n, sizeof(*s));
+	struct ustack_hnode *pos;
+	struct ucache_ent *e;
 
-	if (!s)
-		return -1;
-	for (i = 0; c->slots && i <= c->mask; i++) {
-		size_t j;
-
-		if (!c->slots[i].key)
-			continue;
-		for (j = c->slots[i].key * 0x9e3779b97f4a7c15ULL >> 20 & (n - 1);
-		     s[j].key; j = (j + 1) & (n - 1))
-			;
-		s[j] = c->slots[i];
+	ustack_htable_for_each_hash(&c->table, pos, ustack_hash_u64(key)) {
+		e = ustack_htable_entry(pos, struct ucache_ent, node);
+		if (e->key == key)
+			return e;
 	}
-	free(c->slots);
-	c->slots = s;
-	c->mask = n - 1;
-	return 0;
+	return NULL;
 }
 
-static struct ucache_slot *cache_slot(struct ucache *c, uint64_t key)
+/* The next free entry: chunks are kept when the cache is emptied. */
+static struct ucache_ent *cache_ent(struct ucache *c)
 {
-	size_t j;
+	struct ucache_ent **chunk = &c->chunks[c->used / UCACHE_CHUNK];
 
-	if (!c->slots)
+	if (!*chunk)
+		*chunk = malloc(UCACHE_CHUNK * sizeof(**chunk));
+	if (!*chunk)
 		return NULL;
-	for (j = key * 0x9e3779b97f4a7c15ULL >> 20 & c->mask; c->slots[j].key;
-	     j = (j + 1) & c->mask)
-		if (c->slots[j].key == key)
-			return &c->slots[j];
-	return &c->slots[j];
+	return &(*chunk)[c->used % UCACHE_CHUNK];
+}
+
+static int pool_reserve(struct ucache *c, size_t nr)
+{
+	size_t n = c->pool_alloc ? c->pool_alloc * 2 : 1024;
+	struct ustack_sym *p;
+
+	if (c->pool_nr + nr <= c->pool_alloc)
+		return 0;
+	while (n < c->pool_nr + nr)
+		n *= 2;
+	p = realloc(c->pool, n * sizeof(*p));
+	if (!p)
+		return -1;
+	c->pool = p;
+	c->pool_alloc = n;
+	return 0;
 }
 
 static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f,
 		      int nr)
 {
-	struct ucache_slot *s;
+	struct ucache_ent *e;
 
 	/* Bounded: a uniform stream of new addresses must not grow forever. */
-	if (c->used >= CACHE_MAX) {
-		memset(c->slots, 0, (c->mask + 1) * sizeof(*c->slots));
+	if (c->used >= UCACHE_MAX) {
+		ustack_htable_clear(&c->table);
 		c->used = 0;
 		c->pool_nr = 0;
 	}
-	if ((c->used + 1) * 2 > (c->slots ? c->mask + 1 : 0) && cache_grow(c) < 0)
+	if (nr > 0 && pool_reserve(c, nr))
 		return;
-	if (nr > 0 && c->pool_nr + nr > c->pool_alloc) {
-		size_t n = c->pool_alloc ? c->pool_alloc * 2 : 1024;
-		struct ustack_sym *p;
-
-		while (n < c->pool_nr + nr)
-			n *= 2;
-		p = realloc(c->pool, n * sizeof(*p));
-		if (!p)
-			return;
-		c->pool = p;
-		c->pool_alloc = n;
-	}
-	s = cache_slot(c, key);
-	s->key = key;
-	c->used++;
+	e = cache_ent(c);
+	if (!e)
+		return;
+	e->key = key;
 	if (nr <= 0) {
-		/* No frames: the slot keeps why instead */
-		s->first = -nr;
-		s->nr = 0;
-		return;
+		/* No frames: the entry keeps why instead */
+		e->first = -nr;
+		e->nr = 0;
+	} else {
+		e->first = c->pool_nr;
+		e->nr = nr;
+		memcpy(c->pool + c->pool_nr, f, nr * sizeof(*f));
 	}
-	s->first = c->pool_nr;
-	s->nr = nr;
-	memcpy(c->pool + c->pool_nr, f, nr * sizeof(*f));
-	c->pool_nr += nr;
+	if (ustack_htable_add(&c->table, &e->node, ustack_hash_u64(key)))
+		return;
+	c->used++;
+	c->pool_nr += e->nr;
 }
 
 /**
@@ -688,7 +649,7 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 {
 	const struct ustack_resolver_opts *o;
 	struct ustack_sym tmp[64];
-	struct ucache_slot *slot;
+	struct ucache_ent *hit;
 	uint64_t vaddr, key;
 	int n;
 
@@ -721,12 +682,12 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, max);
 
 	key = ((vaddr << 1) | return_address) + 1;
-	slot = cache_slot(&dso->cache, key);
-	if (slot && slot->key == key) {
-		if (!slot->nr)
-			return -(int)slot->first;
-		n = slot->nr < (uint32_t)max ? (int)slot->nr : max;
-		memcpy(out, dso->cache.pool + slot->first, n * sizeof(*out));
+	hit = cache_find(&dso->cache, key);
+	if (hit) {
+		if (!hit->nr)
+			return -(int)hit->first;
+		n = hit->nr < (uint32_t)max ? (int)hit->nr : max;
+		memcpy(out, dso->cache.pool + hit->first, n * sizeof(*out));
 		/* A nameless frame kept for its source line. */
 		return out->name ? n : dso_no_name(dso);
 	}
