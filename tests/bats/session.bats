@@ -713,3 +713,77 @@ EOF
 	drv --stacks --raw
 	[ "${lines[1]}" = "  0x20100 (/tmp/my lib.so)" ]
 }
+
+# Records that are not shown: our markers and helper events, and (without
+# -c) tasks of thread groups not followed. What the kernel wrote right
+# behind them on their CPU goes with them, without counting as orphans.
+
+@test "our trace_marker texts are skipped with the cookie behind them; other prints are events" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+0 1000 100 print buf=ustack-maps\s100\s0\s1/1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1100 100 print buf=ustack-info\spath=fallback\shelpers=none
+0 1101 100 user_unwind_cookie cookie=0x6
+0 1200 100 print buf=hello
+0 1201 100 user_unwind_cookie cookie=0
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	samples | grep -q 'ts=1200 .*event=print status=NO_STACK'
+	[ "$(stat events)" = 1 ]
+	[ "$(stat orphans)" = 0 ]
+	[ "$(stat pending)" = 0 ]
+}
+
+@test "helper events are skipped with what follows them, only when they are helpers" {
+	cat >> "$S" <<EOF
+format task $SFMT/task_newtask.format
+0 1000 100 task_newtask pid=101 comm=prog clone_flags=0x10000
+0 1001 100 user_unwind_cookie cookie=0x5
+EOF
+	drv --stats
+	samples | grep -q 'event=task_newtask status=LOST cookie=0x5'
+	sed -i '/task_newtask pid=101/i helpers newtask' "$S"
+	drv --stats
+	[ -z "$(samples)" ]
+	[ "$(stat events)" = 0 ]
+	[ "$(stat orphans)" = 0 ]
+}
+
+@test "following thread groups: other groups are skipped, unknown tasks kept" {
+	cat >> "$S" <<EOF
+follow 100
+tgid 101 100
+tgid 200 200
+0 1000 101 sys_enter_test __syscall_nr=1
+0 1001 101 user_unwind_cookie cookie=0
+1 1000 200 sys_enter_test __syscall_nr=2
+1 1001 200 user_unwind_cookie cookie=0x7
+0 1100 300 sys_enter_test __syscall_nr=3
+0 1101 300 user_unwind_cookie cookie=0
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 2 ]
+	samples | grep -q 'pid=101 tgid=100 .*status=NO_STACK'
+	samples | grep -q 'pid=300 .*status=NO_STACK'
+	[ "$(stat events)" = 2 ]
+	[ "$(stat orphans)" = 0 ]
+	[ "$(stat lost)" = 0 ]
+}
+
+@test "summary: unresolved frames of the shown samples, with the resolver's reasons" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	# rp_leaf, the ELF header (in no executable segment), an id never announced
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf,0x10,0x20 ids=0x77,0x77,0x99
+EOF
+	drv --stacks --resolver --summary
+	echo "$output"
+	echo "$output" | grep -q '^  frames unresolved: *2 of 3 (no file 1, outside any segment 1)$'
+}

@@ -22,6 +22,8 @@
  *   format SYSTEM FILE          parse an event format file
  *   comm PID NAME               register a task name
  *   tgid PID TGID               tell the session the thread group
+ *   follow TGID                 ustack_session_follow()
+ *   helpers exec,newtask        events the capture enabled for itself
  *   ksym ADDR NAME              kernel symbol (for --kernel)
  *   sym PATH START SIZE NAME[,OUTER...]
  *                               fake symbol: NAME inlined into OUTER...
@@ -31,7 +33,8 @@
  *   flush                       ustack_session_flush() (also done at the end)
  *   CPU TS PID EVENT [FIELD=VALUE ...] [missed=N]
  *                               one record; VALUE: number, list a,b,c for
- *                               arrays, text for char[], hex for u8[]
+ *                               arrays, text for char[] ("\s" is a blank),
+ *                               hex for u8[]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -352,6 +355,26 @@ static void put_dynamic(struct driver *d, struct rbuf *b, struct tep_format_fiel
 		b->len = start + len;
 }
 
+/* Text into a char array of the fixed part (print's buf[], comm[16]) */
+static void put_text(struct rbuf *b, struct tep_format_field *f, const char *val)
+{
+	size_t off = f->offset, i;
+
+	for (i = 0; val[i]; i++) {
+		rbuf_reserve(b, off + 1);
+		if (val[i] == '\\' && val[i + 1] == 's') {
+			b->data[off++] = ' ';
+			i++;
+		} else {
+			b->data[off++] = val[i];
+		}
+	}
+	rbuf_reserve(b, off + 1);
+	b->data[off++] = '\0';
+	if (off > b->len)
+		b->len = off;
+}
+
 static void put_field(struct driver *d, struct rbuf *b, struct tep_format_field *f,
 		      char *val)
 {
@@ -360,6 +383,10 @@ static void put_field(struct driver *d, struct rbuf *b, struct tep_format_field 
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		put_dynamic(d, b, f, val);
+		return;
+	}
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char")) {
+		put_text(b, f, val);
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY) {
@@ -555,6 +582,12 @@ static void run_line(struct driver *d, FILE *fp, char *line)
 	start_session(d);
 	if (!strcmp(tok[0], "tgid") && n == 3)
 		ustack_session_set_tgid(d->session, num(d, tok[1]), num(d, tok[2]));
+	else if (!strcmp(tok[0], "follow") && n == 2)
+		ustack_session_follow(d->session, num(d, tok[1]));
+	else if (!strcmp(tok[0], "helpers") && n == 2)
+		ustack_events_set_helpers(d->events,
+					  (strstr(tok[1], "exec") ? USTACK_HELPER_EXEC : 0) |
+					  (strstr(tok[1], "newtask") ? USTACK_HELPER_NEWTASK : 0));
 	else if (!strcmp(tok[0], "maps") && n == 3)
 		read_maps_block(d, fp, num(d, tok[1]), num(d, tok[2]));
 	else if (!strcmp(tok[0], "lost") && n == 3)
