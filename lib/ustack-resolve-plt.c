@@ -11,7 +11,6 @@
  * unnamed, as perf and objdump leave it. x86-64 and i386 only; elsewhere
  * stubs stay unnamed.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

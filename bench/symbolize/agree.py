@@ -19,6 +19,7 @@ compared with objdump's synthetic "f@plt" names instead.
 Prints per file and reference the agreement in percent, and with --show
 the first K disagreements.
 """
+import collections
 import concurrent.futures
 import os
 import random
@@ -87,9 +88,9 @@ def aliases(path):
 
 
 def same(a, b, alias):
-    if len(a) != len(b) or a[:-1] != b[:-1]:
+    if len(a) != len(b) or not all(compare.eq(x, y) for x, y in zip(a[:-1], b[:-1])):
         return False
-    if a[-1] == b[-1]:
+    if compare.eq(a[-1], b[-1]):
         return True
     if a[-1] is None or b[-1] is None:
         return False
@@ -146,6 +147,17 @@ def plt_ref(secs, labels, va):
     return False
 
 
+def kind(ours, ref):
+    """What sort of disagreement: who names the frame, chain or name."""
+    if ours == [None]:
+        return 'only the reference names it'
+    if ref == [None]:
+        return 'only we name it'
+    if len(ours) != len(ref):
+        return 'inline chains of other lengths'
+    return 'names spelled or chosen differently'
+
+
 def one_file(path, n, sym, show, refs):
     loads = gen.exec_loads(path)
     rng = random.Random(SEED)
@@ -176,19 +188,21 @@ def one_file(path, n, sym, show, refs):
     plt = {i: plt_ref(secs, labels, addrs[i][1]) for i in range(n)}
     plt = {i: r for i, r in plt.items() if r is not False}
     rest = [i for i in range(n) if i not in plt]
-    out = []
+    out, kinds = [], collections.Counter()
     for ref in refs:
         if len(res[ref]) != n:
             out.append((ref, None, []))
             continue
         bad = [i for i in rest if not same(res['ours'][i], res[ref][i], alias)]
+        for i in bad:
+            kinds[(ref, kind(res['ours'][i], res[ref][i]))] += 1
         out.append((ref, 100.0 * (len(rest) - len(bad)) / max(len(rest), 1),
                     [(hex(addrs[i][1]), res['ours'][i], res[ref][i])
                      for i in bad[:show]]))
     bad = [i for i in plt if res['ours'][i] != [compare.norm(plt[i]) if plt[i] else None]]
     out.append(('plt', f'{len(plt) - len(bad)}/{len(plt)}',
                 [(hex(addrs[i][1]), res['ours'][i], [plt[i]]) for i in bad[:show]]))
-    return out
+    return out, kinds
 
 
 def main():
@@ -210,7 +224,9 @@ def main():
     details = []
     with concurrent.futures.ThreadPoolExecutor(JOBS) as ex:
         results = list(ex.map(lambda f: one_file(f, n, sym, show, refs), files))
-    for f, r in zip(files, results):
+    kinds = collections.Counter()
+    for f, (r, k) in zip(files, results):
+        kinds.update(k)
         cells = ['n/a' if p is None else p if isinstance(p, str) else f'{p:.2f}%'
                  for _, p, _ in r]
         print(f'| `{os.path.basename(f)}` | ' + ' | '.join(cells) + ' |',
@@ -219,6 +235,11 @@ def main():
             for a, o, b in bad:
                 details.append(f'{os.path.basename(f)} {a} vs {ref}:\n'
                                f'  ours {o}\n  ref  {b}')
+    print('\n| reference | disagreement | frames |')
+    print('|---|---|---:|')
+    for (ref, k), v in sorted(kinds.items()):
+        print(f'| {ref} | {k} | {v} |')
+    print()
     for d in details:
         print(d)
 

@@ -26,7 +26,6 @@ GNU_LAMBDA = re.compile(r'\{lambda\(([^{}]*)\)#\d+\}')
 LLVM_LAMBDA = re.compile(r"'lambda\d*'\(")
 UNNAMED = re.compile(r"\{unnamed type#\d+\}|'unnamed\d*'")
 DTOR = re.compile(r'::~[A-Za-z_]\w*\(')
-OPERATOR = re.compile(r'operator(\(\)|\[\]|[^\w\s(]+| [\w:]+[*&]*)')
 MANGLED = {}
 
 
@@ -39,41 +38,22 @@ def demangle_all(names):
     MANGLED.update(zip(todo, out))
 
 
-def drop_return_type(name):
-    """NAME without a return type in front: what is before the last blank
-    outside <> and () ahead of the parameter list. LLVM writes it for the
-    template function around a local name, GNU does not."""
-    depth, cut, i = 0, 0, 0
-    while i < len(name):
-        if name.startswith('(anonymous namespace)', i):
-            i += len('(anonymous namespace)')
-            continue
-        m = OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == '_')):
-            i = m.end()
-            continue
-        c = name[i]
-        if c in '<[':
-            depth += 1
-        elif c in '>]':
-            depth -= 1
-        elif c == '(' and depth == 0:
-            break
-        elif c == '(':
-            depth += 1
-        elif c == ')':
-            depth -= 1
-        elif c == ' ' and depth == 0:
-            cut = i + 1
-        i += 1
-    return name[cut:]
+def eq(a, b):
+    """Normalized names A and B are the same function. One may carry a
+    return type in front that the other lacks: LLVM writes it for the
+    template function around a local name (a lambda), GNU does not."""
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    long, short = (a, b) if len(a) > len(b) else (b, a)
+    return long.endswith(short) and long[-len(short) - 1] not in ':'
 
 
 def norm(name):
     if name in ('??', '[unknown]', None):
         return None
     name = MANGLED.get(name, name)
-    name = drop_return_type(name)
     name = CLONE.sub('', name)
     name = LLVM_CLONE.sub('', name)
     name = SUFFIX.sub('', name)
@@ -166,8 +146,8 @@ def main():
     depth = {}
     for a, b in zip(ours, llvm):
         depth[len(b)] = depth.get(len(b), 0) + 1
-        same = len(a) == len(b) and all(x == y for x, y in zip(a[:-1], b[:-1]))
-        if same and a[-1] != b[-1]:
+        same = len(a) == len(b) and all(eq(x, y) for x, y in zip(a[:-1], b[:-1]))
+        if same and not eq(a[-1], b[-1]):
             sa, sb = alias.get(a[-1], set()), alias.get(b[-1], set())
             same = bool(sa & sb)
         if same:

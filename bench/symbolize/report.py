@@ -50,6 +50,9 @@ ROWS = [
     ('llvm-inlines', 'llvm-symbolizer --inlines', 'n', None),
     ('addr2line-f', 'addr2line -f (binutils)', 'n', 'llvm-no-inlines'),
     ('addr2line-fi', 'addr2line -f -i (binutils)', 'n', 'llvm-inlines'),
+    ('ours-names-nodwarf', 'ustack-symbolize (names), files without DWARF', 'd',
+     'llvm-no-inlines-nodwarf'),
+    ('llvm-no-inlines-nodwarf', 'llvm-symbolizer --no-inlines, files without DWARF', 'd', None),
     ('ours-inlines-sub', 'ustack-symbolize --lines --inlines (subset)', 's', None),
     ('eu-addr2line-f', 'eu-addr2line -f (subset)', 's', None),
     ('eu-addr2line-fi', 'eu-addr2line -f -i (subset)', 's', None),
@@ -103,6 +106,10 @@ def main():
             p(f'## Mix `{mix}`: skipped (no perf recording possible here)\n')
             continue
         t = read_times(tpath)
+        nodwarf = 0
+        npath = os.path.join(outdir, f'{mix}.nodwarf')
+        if os.path.exists(npath):
+            nodwarf = int(open(npath).read().strip() or 0)
         p(f'## Mix `{mix}`\n')
         gen = os.path.join(outdir, f'{mix}.gen')
         if os.path.exists(gen) and open(gen).read().strip():
@@ -112,7 +119,9 @@ def main():
         for key, label, fk, ref in ROWS:
             if key not in t:
                 continue
-            frames = n if fk == 'n' else subset
+            frames = {'n': n, 's': subset, 'd': nodwarf}[fk]
+            if not frames:
+                continue
             cpu, rss, wall = t[key]
             rate = frames / cpu
             ratio = ''
@@ -155,8 +164,14 @@ def main():
     p('* eu-addr2line is run on a subset because it is slow with `-f` (its '
       'symbol lookup scans the symbol table per address); `ours-inlines-sub` '
       'is our run on the same subset.')
-    p('* Agreement of our inline chains with llvm-symbolizer is checked by '
-      'tests/bats/resolve.bats (bench/symbolize/compare.py), not here.\n')
+    p('* "files without DWARF": the frames of the files above that have '
+      'only symbol tables, names alone, ours against llvm-symbolizer on '
+      'exactly those frames. llvm-symbolizer reads no DWARF for them '
+      'either, so the ratio there is smaller than over all files.')
+    p('* Agreement of our names and inline chains with llvm-symbolizer, '
+      'addr2line and eu-addr2line is measured by bench/symbolize/agree.py '
+      'and checked by tests/bats/resolve.bats and resolve-ref.bats, not '
+      'here.\n')
     p('## Targets\n')
     p('| target | met | measured |')
     p('|---|---|---|')
