@@ -99,6 +99,14 @@ lib/libustack.a: $(LIB_OBJ)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The flame graph's script, embedded as a C string
+lib/ustack-flamegraph-js.h: lib/ustack-flamegraph.js
+	@echo "  GEN     $@"
+	$(Q){ echo 'static const char ustack_flamegraph_js[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+lib/ustack-flamegraph.o: lib/ustack-flamegraph-js.h
+
 $(PROGRAM): $(CMD_OBJ) lib/libustack.a
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libustack.a $(LIBS)
@@ -163,7 +171,7 @@ doc:
 	rm -f $(MANPAGE:.1=.xml)
 
 clean:
-	rm -f lib/*.o lib/*.d lib/libustack.a tracecmd/*.o tracecmd/*.d $(PROGRAM) \
+	rm -f lib/*.o lib/*.d lib/libustack.a lib/ustack-flamegraph-js.h tracecmd/*.o tracecmd/*.d $(PROGRAM) \
 		$(TOOL_BIN) $(TOOL_BIN:=.d) .build-flags
 	-$(MAKE) -s -C tests/progs clean
 

@@ -15,6 +15,7 @@ enum ustack_output_mode {
 	USTACK_OUTPUT_STACKS,		/* report line, then one frame a line */
 	USTACK_OUTPUT_FOLDED,		/* comm;root;...;leaf count */
 	USTACK_OUTPUT_PERF_SCRIPT,	/* `perf script` text */
+	USTACK_OUTPUT_NONE,		/* nothing: only a profile (flame graph...) */
 };
 
 /**
@@ -63,6 +64,7 @@ struct ustack_symbolizer {
 };
 
 struct ustack_output;
+struct ustack_profile;
 struct tep_handle;
 
 struct ustack_output *ustack_output_new(struct tep_handle *tep,
@@ -72,6 +74,7 @@ struct ustack_output *ustack_output_new(struct tep_handle *tep,
 void ustack_output_free(struct ustack_output *o);
 void ustack_output_set_symbolizer(struct ustack_output *o,
 				  const struct ustack_symbolizer *sym);
+void ustack_output_set_profile(struct ustack_output *o, struct ustack_profile *p);
 
 int ustack_output_sample(struct ustack_output *o,
 			 const struct ustack_sample *sample);

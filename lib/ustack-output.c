@@ -14,31 +14,11 @@
 #include <trace-seq.h>
 
 #include "ustack-output.h"
+#include "ustack-output-int.h"
 #include "ustack-fold.h"
+#include "ustack-profile.h"
 
 #define MAX_INLINE	16
-
-enum rf_kind {
-	RF_SYM,			/* symbolized user frame */
-	RF_FILE,		/* file frame, no symbol (or raw mode) */
-	RF_ADDR,		/* anonymous memory or no mapping: a VA */
-	RF_UNANNOUNCED,		/* file id without inode_cache */
-	RF_JIT,			/* anonymous memory named by perf-<pid>.map */
-	RF_KERNEL,		/* kernel address, name may be NULL */
-};
-
-struct rframe {
-	enum rf_kind	kind;
-	const char	*name;
-	uint64_t	sym_off;
-	bool		inlined;
-	const char	*file;
-	int		line;
-	const char	*dso;		/* short name */
-	const char	*path;		/* full path */
-	uint64_t	addr;		/* file offset, VA or kernel address */
-	uint64_t	id;
-};
 
 struct ustack_output {
 	struct tep_handle		*tep;
@@ -48,6 +28,7 @@ struct ustack_output {
 	struct ustack_output_opts	opts;
 	FILE				*fp;
 	struct ustack_fold		*fold;
+	struct ustack_profile		*profile;
 	struct trace_seq		seq;
 	struct rframe			*rf;
 	size_t				nr_rf;
@@ -147,6 +128,19 @@ void ustack_output_set_symbolizer(struct ustack_output *o,
 		o->sym = *sym;
 	else
 		memset(&o->sym, 0, sizeof(o->sym));
+}
+
+/**
+ * ustack_output_set_profile - also aggregate every sample into a profile
+ * @o:		the printer
+ * @p:		the profile (flame graph, pprof, speedscope), or NULL
+ *
+ * The profile gets the frames as printed (same names as folded mode); it
+ * is not owned by the printer.
+ */
+void ustack_output_set_profile(struct ustack_output *o, struct ustack_profile *p)
+{
+	o->profile = p;
 }
 
 /**
@@ -256,6 +250,7 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 			return;
 		rf->dso = dso;
 		rf->path = fr->map->path;
+		rf->map = fr->map;
 		rf->addr = fr->offset;
 		rf->id = fr->id;
 		rf->file = syms[0].file;
@@ -273,6 +268,7 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 		rf->line = syms[j].line;
 		rf->dso = dso;
 		rf->path = fr->map->path;
+		rf->map = fr->map;
 		rf->addr = fr->offset;
 		rf->id = fr->id;
 	}
@@ -337,13 +333,22 @@ static void render(struct ustack_output *o, const struct ustack_sample *s)
 		render_user(o, s);
 }
 
-static bool truncated(const struct ustack_sample *s)
+/**
+ * ustack_sample_truncated - the user stack ends before its outermost frame
+ * @s: the sample
+ */
+bool ustack_sample_truncated(const struct ustack_sample *s)
 {
 	return has_user_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
 }
 
-/* What stands in for the user stack when there is none */
-static const char *empty_note(const struct ustack_sample *s)
+/**
+ * ustack_sample_note - what stands in for the user stack when there is none
+ * @s: the sample
+ *
+ * Returns "[stack lost]", "[no user stack]" or NULL (the sample has one).
+ */
+const char *ustack_sample_note(const struct ustack_sample *s)
 {
 	switch (s->status) {
 	case USTACK_SAMPLE_LOST:
@@ -443,7 +448,7 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 
 static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = empty_note(s);
+	const char *note = ustack_sample_note(s);
 	size_t i;
 
 	print_header(o, s);
@@ -451,7 +456,7 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 		print_rframe(o, &o->rf[i]);
 	if (note)
 		fprintf(o->fp, "  %s\n", note);
-	if (truncated(s))
+	if (ustack_sample_truncated(s))
 		fprintf(o->fp, "  [truncated]\n");
 }
 
@@ -459,50 +464,65 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 /* Folded mode                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Name of one frame as stackcollapse-perf would write it */
-static void fold_frame(struct ustack_output *o, const struct rframe *rf)
+/**
+ * ustack_rframe_fold_name - a frame's name as stackcollapse-perf writes it
+ * @rf:		the frame
+ * @raw:	offsets instead of names (--raw)
+ * @buf:	room for a name that has to be built
+ * @size:	size of @buf
+ * @suffix:	set to the annotation ("_[k]", "_[i]", "_[j]") or NULL
+ *
+ * Returns the name (@rf's own string or @buf).
+ */
+const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
+				    char *buf, size_t size, const char **suffix)
 {
-	char buf[512];
-
+	*suffix = NULL;
 	switch (rf->kind) {
 	case RF_KERNEL:
-		if (rf->name && !o->opts.raw)
-			ustack_fold_push(o->fold, rf->name, "_[k]");
-		else if (o->opts.raw)
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, rf->addr);
+		*suffix = "_[k]";
+		if (rf->name && !raw)
+			return rf->name;
+		if (raw)
+			snprintf(buf, size, "0x%" PRIx64, rf->addr);
 		else
-			snprintf(buf, sizeof(buf), "[unknown]");
-		if (!rf->name || o->opts.raw)
-			ustack_fold_push(o->fold, buf, "_[k]");
-		return;
+			snprintf(buf, size, "[unknown]");
+		return buf;
 	case RF_SYM:
-		ustack_fold_push(o->fold, rf->name, rf->inlined ? "_[i]" : NULL);
-		return;
+		*suffix = rf->inlined ? "_[i]" : NULL;
+		return rf->name;
 	case RF_JIT:
-		ustack_fold_push(o->fold, rf->name, "_[j]");
-		return;
+		*suffix = "_[j]";
+		return rf->name;
 	case RF_FILE:
-		if (o->opts.raw)
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(rf->path), rf->addr);
+		if (raw)
+			snprintf(buf, size, "%s+0x%" PRIx64, base_name(rf->path), rf->addr);
 		else
-			snprintf(buf, sizeof(buf), "[%s]", rf->dso);
-		ustack_fold_push(o->fold, buf, NULL);
-		return;
+			snprintf(buf, size, "[%s]", rf->dso);
+		return buf;
 	case RF_UNANNOUNCED:
-		if (o->opts.raw)
-			snprintf(buf, sizeof(buf), "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
+		if (raw)
+			snprintf(buf, size, "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
 		else
-			snprintf(buf, sizeof(buf), "[unknown]");
-		ustack_fold_push(o->fold, buf, NULL);
-		return;
+			snprintf(buf, size, "[unknown]");
+		return buf;
 	case RF_ADDR:
-		if (o->opts.raw)
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, rf->addr);
+		if (raw)
+			snprintf(buf, size, "0x%" PRIx64, rf->addr);
 		else
-			snprintf(buf, sizeof(buf), "[unknown]");
-		ustack_fold_push(o->fold, buf, NULL);
-		return;
+			snprintf(buf, size, "[unknown]");
+		return buf;
 	}
+	return "[unknown]";
+}
+
+static void fold_frame(struct ustack_output *o, const struct rframe *rf)
+{
+	const char *name, *suffix;
+	char buf[512];
+
+	name = ustack_rframe_fold_name(rf, o->opts.raw, buf, sizeof(buf), &suffix);
+	ustack_fold_push(o->fold, name, suffix);
 }
 
 static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
@@ -526,13 +546,13 @@ static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
  */
 static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = empty_note(s);
+	const char *note = ustack_sample_note(s);
 	size_t i, nr_k = 0;
 
 	while (nr_k < o->nr_rf && o->rf[nr_k].kind == RF_KERNEL)
 		nr_k++;
 	fold_root(o, s);
-	if (truncated(s))
+	if (ustack_sample_truncated(s))
 		ustack_fold_push(o->fold, "[truncated]", NULL);
 	if (note)
 		ustack_fold_push(o->fold, note, NULL);
@@ -650,7 +670,12 @@ int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sa
 	case USTACK_OUTPUT_PERF_SCRIPT:
 		print_perf(o, sample);
 		break;
+	case USTACK_OUTPUT_NONE:
+		break;
 	}
+	/* out of memory is remembered by the profile and reported when written */
+	if (o->profile)
+		ustack_profile_add(o->profile, sample, o->rf, o->nr_rf, o->opts.raw);
 	return ferror(o->fp) ? -1 : 0;
 }
 

@@ -6,6 +6,7 @@
  *   trace-ustack.c	the entry point: options, then live/record or report
  *   ustack-opts.c	the command line (argp)
  *   ustack-run.c	what every mode shares: session, symbolizer, printer
+ *   ustack-profiles.c	--flamegraph, --pprof, --speedscope files at the end
  *   ustack-capture.c	live and record: the instance, readers, main loop
  *   ustack-child.c	the command we launch: held before exec, reaped
  *   ustack-report.c	report: a trace.dat reader fed to the session
@@ -18,6 +19,7 @@
 #include <sys/types.h>
 
 #include "ustack-output.h"
+#include "ustack-profile.h"
 #include "ustack-resolve.h"
 
 struct tep_handle;
@@ -66,6 +68,11 @@ struct ustack_opts {
 	double			duration;
 	bool			quiet;
 	bool			force_fallback;
+	bool			text_set;	/* --folded or --perf-script given */
+	const char		*flamegraph;	/* --flamegraph FILE.svg */
+	const char		*pprof;		/* --pprof FILE.pb.gz */
+	const char		*speedscope;	/* --speedscope FILE.json */
+	bool			reverse;	/* --reverse: the flame graph of callers */
 	struct ustack_output_opts out;
 	struct ustack_resolver_opts resolve;
 	char			**cmd;
@@ -73,6 +80,7 @@ struct ustack_opts {
 
 void ustack_parse_args(struct ustack_opts *o, int argc, char **argv);
 bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char *name);
+bool ustack_opts_profile(const struct ustack_opts *o);
 
 /* ------------------------------------------------------------------ */
 /* ustack-run.c                                                       */
@@ -85,6 +93,7 @@ bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char 
  * @session:	pairs the records, hands out samples
  * @resolver:	symbolizer (when printing)
  * @printer:	prints samples (live and report; NULL when recording)
+ * @profile:	aggregates them for --flamegraph, --pprof, --speedscope
  * @output_failed: stdout went away (| head): the run stops
  */
 struct ustack_run {
@@ -93,6 +102,7 @@ struct ustack_run {
 	struct ustack_session		*session;
 	struct ustack_resolver		*resolver;
 	struct ustack_output		*printer;
+	struct ustack_profile		*profile;
 	bool				output_failed;
 };
 
@@ -100,6 +110,12 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 		     struct tep_handle *tep, bool live, bool print);
 void ustack_run_finish(struct ustack_run *run);
 void ustack_run_close(struct ustack_run *run);
+
+/* ------------------------------------------------------------------ */
+/* ustack-profiles.c                                                  */
+/* ------------------------------------------------------------------ */
+
+void ustack_profiles_write(struct ustack_run *run);
 
 /* ------------------------------------------------------------------ */
 /* ustack-capture.c, ustack-report.c                                  */

@@ -26,6 +26,10 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_RAW,
 	OPT_FALLBACK,
+	OPT_FLAMEGRAPH,
+	OPT_PPROF,
+	OPT_SPEEDSCOPE,
+	OPT_REVERSE,
 };
 
 static const char doc[] =
@@ -43,6 +47,7 @@ static const char doc[] =
 "Examples:\n"
 "  trace-cmd ustack -- ./myprog              syscalls of myprog and their stacks\n"
 "  trace-cmd ustack -e syscalls:sys_enter_openat -P 1234\n"
+"  trace-cmd ustack --flamegraph make.svg -d 10 -c -- make\n"
 "  trace-cmd ustack --folded -d 10 -c -- make | flamegraph.pl > make.svg\n"
 "  trace-cmd ustack record -o trace.dat -e sched:sched_switch -- ./server\n"
 "  trace-cmd ustack report -i trace.dat --perf-script\n"
@@ -76,6 +81,15 @@ static struct argp_option options[] = {
 	{ "folded", OPT_FOLDED, NULL, 0,
 	  "Folded stacks for flame graphs (comm;root;...;leaf count), printed at the end", 4 },
 	{ "perf-script", OPT_PERF_SCRIPT, NULL, 0, "Output like `perf script`", 4 },
+	{ "flamegraph", OPT_FLAMEGRAPH, "FILE.svg", 0,
+	  "Write an interactive flame graph (SVG) at the end; stdout then stays quiet "
+	  "unless --folded or --perf-script", 4 },
+	{ "reverse", OPT_REVERSE, NULL, 0,
+	  "Flame graph of callers: stacks merged leaf first, drawn top down (icicle)", 4 },
+	{ "pprof", OPT_PPROF, "FILE.pb.gz", 0,
+	  "Write a pprof profile (go tool pprof, Pyroscope, Parca) at the end", 4 },
+	{ "speedscope", OPT_SPEEDSCOPE, "FILE.json", 0,
+	  "Write a speedscope profile at the end", 4 },
 	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 4 },
 	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
 	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
@@ -197,6 +211,11 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 		argp_error(state, "-o is for record");
 	if (capture && o->cmd && o->nr_pids)
 		argp_error(state, "use either -P or a command");
+	if (o->mode == MODE_RECORD && ustack_opts_profile(o))
+		argp_error(state, "--flamegraph/--pprof/--speedscope: write them from the "
+			   "recorded file (report -i FILE) or live");
+	if (o->reverse && !o->flamegraph)
+		argp_error(state, "--reverse is for --flamegraph");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -254,9 +273,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FOLDED:
 		o->out.mode = USTACK_OUTPUT_FOLDED;
+		o->text_set = true;
 		break;
 	case OPT_PERF_SCRIPT:
 		o->out.mode = USTACK_OUTPUT_PERF_SCRIPT;
+		o->text_set = true;
+		break;
+	case OPT_FLAMEGRAPH:
+		o->flamegraph = arg;
+		break;
+	case OPT_REVERSE:
+		o->reverse = true;
+		break;
+	case OPT_PPROF:
+		o->pprof = arg;
+		break;
+	case OPT_SPEEDSCOPE:
+		o->speedscope = arg;
 		break;
 	case OPT_KERNEL:
 		o->out.kernel = true;
@@ -344,6 +377,18 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 		o->output = "trace.dat";
 	if (o->mode == MODE_REPORT && !o->input)
 		o->input = "trace.dat";
+	/* profiles go to their files; stacks on stdout only when asked for */
+	if (ustack_opts_profile(o) && !o->text_set)
+		o->out.mode = USTACK_OUTPUT_NONE;
+}
+
+/**
+ * ustack_opts_profile - whether a profile file is written at the end
+ * @o:		the command line
+ */
+bool ustack_opts_profile(const struct ustack_opts *o)
+{
+	return o->flamegraph || o->pprof || o->speedscope;
 }
 
 /**

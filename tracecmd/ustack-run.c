@@ -59,6 +59,13 @@ static void open_printer(struct ustack_run *run, struct tep_handle *tep, bool li
 					 &run->o->out, stdout);
 	if (!run->printer)
 		die("cannot set up the output: %s", strerror(errno));
+	if (ustack_opts_profile(run->o)) {
+		/* speedscope shows samples in time order: keep it */
+		run->profile = ustack_profile_new(run->o->speedscope);
+		if (!run->profile)
+			die("out of memory");
+		ustack_output_set_profile(run->printer, run->profile);
+	}
 }
 
 /**
@@ -91,6 +98,8 @@ void ustack_run_finish(struct ustack_run *run)
 	if (run->printer && !run->output_failed &&
 	    (ustack_output_finish(run->printer) < 0 || fflush(stdout) == EOF))
 		run->output_failed = true;
+	if (run->profile)
+		ustack_profiles_write(run);
 	if (run->o->quiet)
 		return;
 	ustack_output_summary(run->printer, stderr, ustack_session_stats(run->session));
@@ -101,6 +110,7 @@ void ustack_run_finish(struct ustack_run *run)
 void ustack_run_close(struct ustack_run *run)
 {
 	ustack_output_free(run->printer);
+	ustack_profile_free(run->profile);
 	ustack_resolver_free(run->resolver);
 	ustack_session_free(run->session);
 	ustack_events_free(run->events);

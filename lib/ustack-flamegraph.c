@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * An interactive flame graph: one self-contained SVG file.
+ *
+ * The stacks of the profile are merged into a tree (root "all", then the
+ * task name, then the frames outermost first; leaf first with reverse),
+ * children ordered by name, each box as wide as its samples. Boxes
+ * narrower than a threshold (0.1% of all samples by default) are merged
+ * into one box per parent so that big profiles stay small and fast to
+ * open; the subtitle says how many. Every box is drawn by the file itself
+ * (it shows without scripts); the embedded script (ustack-flamegraph.js)
+ * adds tooltips, click to zoom, reset and search.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-array.h"
+#include "ustack-hash.h"
+#include "ustack-profile-int.h"
+#include "ustack-flamegraph-js.h"
+
+#define FRAME_ROOT	UINT32_MAX
+#define FRAME_MERGED	(UINT32_MAX - 1)
+#define NO_NODE		0	/* node 0 is the root, never a child */
+
+#define BOX_HEIGHT	16
+#define TOP		78	/* title, subtitle, buttons, legend */
+#define BOTTOM		28	/* the details line */
+#define MARGIN		10
+#define FONT_SIZE	12
+#define CHAR_WIDTH	(FONT_SIZE * 0.59)
+#define MAX_EVENTS	8	/* per-event counts in tooltips up to this many */
+
+struct fnode {
+	uint32_t	frame;	/* frame id, comm id + comm_base, FRAME_* */
+	uint32_t	parent;
+	uint32_t	child;	/* first child */
+	uint32_t	next;	/* next sibling */
+	uint32_t	depth;
+	uint32_t	merged;	/* FRAME_MERGED: boxes it stands for */
+	uint64_t	count;
+};
+
+struct fgraph {
+	const struct ustack_profile	*p;
+	struct ustack_flamegraph_opts	opts;
+	struct fnode			*nodes;
+	size_t				nr, alloc_nodes;
+	uint64_t			*ev;	/* ev_nodes * nr_ev counts, or NULL */
+	size_t				nr_ev;
+	size_t				ev_nodes; /* merged boxes come after */
+	uint32_t			*slots;	/* open addressing: (parent, frame) */
+	size_t				nr_slots;
+	uint32_t			comm_base;
+	uint32_t			max_depth;
+	uint64_t			merged_boxes;
+	uint64_t			merged_frames;
+	uint32_t			*frame_map;	/* frame -> index in the JSON table */
+	uint32_t			nr_used;
+	FILE				*fp;
+};
+
+/* ------------------------------------------------------------------ */
+/* The tree                                                           */
+/* ------------------------------------------------------------------ */
+
+static uint64_t slot_hash(uint32_t parent, uint32_t frame)
+{
+	return ustack_hash_u64((uint64_t)parent << 32 | frame);
+}
+
+static int slots_grow(struct fgraph *g)
+{
+	size_t n = g->nr_slots ? g->nr_slots * 2 : 1024, i, j;
+	uint32_t *s = calloc(n, sizeof(*s));
+	struct fnode *x;
+
+	if (!s)
+		return -1;
+	for (i = 1; i < g->nr; i++) {
+		x = &g->nodes[i];
+		j = slot_hash(x->parent, x->frame) & (n - 1);
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = i;
+	}
+	free(g->slots);
+	g->slots = s;
+	g->nr_slots = n;
+	return 0;
+}
+
+static int node_new(struct fgraph *g, uint32_t parent, uint32_t frame)
+{
+	struct fnode *n;
+
+	if (ustack_array_grow((void **)&g->nodes, &g->alloc_nodes, g->nr + 1, sizeof(*n)))
+		return -1;
+	n = &g->nodes[g->nr];
+	memset(n, 0, sizeof(*n));
+	n->frame = frame;
+	n->parent = parent;
+	if (g->nr) {
+		n->depth = g->nodes[parent].depth + 1;
+		n->next = g->nodes[parent].child;
+		g->nodes[parent].child = g->nr;
+		if (n->depth > g->max_depth)
+			g->max_depth = n->depth;
+	}
+	return g->nr++;
+}
+
+/* The child of @parent for @frame, made when new; -1 when out of memory */
+static int child_of(struct fgraph *g, uint32_t parent, uint32_t frame)
+{
+	size_t j;
+	int n;
+
+	if (2 * (g->nr + 1) > g->nr_slots && slots_grow(g))
+		return -1;
+	j = slot_hash(parent, frame) & (g->nr_slots - 1);
+	for (; g->slots[j]; j = (j + 1) & (g->nr_slots - 1)) {
+		n = g->slots[j];
+		if (g->nodes[n].parent == parent && g->nodes[n].frame == frame)
+			return n;
+	}
+	n = node_new(g, parent, frame);
+	if (n >= 0)
+		g->slots[j] = n;
+	return n;
+}
+
+/* The frames of a stack in drawing order: root first, or leaf first */
+static size_t stack_path(const struct ustack_profile *p, const struct pstack *st,
+			 uint32_t comm_frame, bool reverse, uint32_t *out)
+{
+	const uint32_t *locs = &p->stack_locs[st->first_loc];
+	const struct ploc *l;
+	size_t n = 0;
+	uint32_t i, j;
+
+	if (!reverse)
+		out[n++] = comm_frame;
+	for (i = 0; i < st->nr_locs; i++) {
+		/* leaf first: the location, and its lines innermost first */
+		l = p->locs[locs[reverse ? i : st->nr_locs - 1 - i]];
+		for (j = 0; j < l->nr_lines; j++)
+			out[n++] = p->lines[l->first_line +
+					    (reverse ? j : l->nr_lines - 1 - j)].frame;
+	}
+	if (reverse)
+		out[n++] = comm_frame;
+	return n;
+}
+
+static size_t path_max(const struct ustack_profile *p, const struct pstack *st)
+{
+	const uint32_t *locs = &p->stack_locs[st->first_loc];
+	size_t n = 1;
+	uint32_t i;
+
+	for (i = 0; i < st->nr_locs; i++)
+		n += p->locs[locs[i]]->nr_lines;
+	return n;
+}
+
+/*
+ * Count a stack along its path; with per-event counts (@g->ev allocated,
+ * second pass) only those are added.
+ */
+static int add_stack(struct fgraph *g, const struct pstack *st, uint32_t **path,
+		     size_t *alloc)
+{
+	size_t n = path_max(g->p, st), i;
+	int node = 0;
+
+	if (ustack_array_grow((void **)path, alloc, n, sizeof(**path)))
+		return -1;
+	n = stack_path(g->p, st, g->comm_base + st->comm, g->opts.reverse, *path);
+	for (i = 0; i <= n; i++) {
+		if (i)
+			node = child_of(g, node, (*path)[i - 1]);
+		if (node < 0)
+			return -1;
+		if (g->ev)
+			g->ev[node * g->nr_ev + st->event] += st->count;
+		else
+			g->nodes[node].count += st->count;
+	}
+	return 0;
+}
+
+static int build_tree(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	uint32_t *path = NULL;
+	size_t alloc = 0, i;
+	int ret = 0;
+
+	if (node_new(g, 0, FRAME_ROOT) < 0)
+		return -1;
+	for (i = 0; i < p->nr_stacks && !ret; i++)
+		ret = add_stack(g, p->stacks[i], &path, &alloc);
+	/* per-event counts: a second walk once the tree has its size */
+	if (!ret && p->nr_events > 1 && p->nr_events <= MAX_EVENTS) {
+		g->nr_ev = p->nr_events;
+		g->ev_nodes = g->nr;
+		g->ev = calloc(g->nr * g->nr_ev, sizeof(*g->ev));
+		for (i = 0; g->ev && i < p->nr_stacks && !ret; i++)
+			ret = add_stack(g, p->stacks[i], &path, &alloc);
+	}
+	free(path);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Order and merging                                                  */
+/* ------------------------------------------------------------------ */
+
+static const char *frame_name(const struct fgraph *g, uint32_t frame)
+{
+	const struct ustack_profile *p = g->p;
+
+	if (frame == FRAME_ROOT)
+		return "all";
+	if (frame == FRAME_MERGED)
+		return "";
+	if (frame >= g->comm_base)
+		return pstr(p, frame - g->comm_base);
+	return pstr(p, p->frames[frame]->name);
+}
+
+static int frame_class(const struct fgraph *g, uint32_t frame)
+{
+	if (frame >= g->comm_base)
+		return frame >= FRAME_MERGED ? PF_CLASS_NR : PF_COMM;
+	return g->p->frames[frame]->cls;
+}
+
+static const struct fgraph *sort_graph;
+
+/* By name, then class; the merged box last */
+static int child_cmp(const void *a, const void *b)
+{
+	const struct fgraph *g = sort_graph;
+	const struct fnode *x = &g->nodes[*(const uint32_t *)a];
+	const struct fnode *y = &g->nodes[*(const uint32_t *)b];
+	int r;
+
+	if ((x->frame == FRAME_MERGED) != (y->frame == FRAME_MERGED))
+		return x->frame == FRAME_MERGED ? 1 : -1;
+	r = strcmp(frame_name(g, x->frame), frame_name(g, y->frame));
+	if (r)
+		return r;
+	return frame_class(g, x->frame) - frame_class(g, y->frame);
+}
+
+static bool is_small(const struct fgraph *g, uint64_t count)
+{
+	return count * 1000 < g->nodes[0].count * g->opts.min_permille;
+}
+
+/* Replace the small children of @n (two or more) with one merged box */
+static int merge_small(struct fgraph *g, uint32_t n, uint32_t *kids, size_t *nr)
+{
+	size_t i, keep = 0, small = 0;
+	uint64_t sum = 0;
+	int m;
+
+	for (i = 0; i < *nr; i++)
+		if (is_small(g, g->nodes[kids[i]].count))
+			small++;
+	if (small < 2)
+		return 0;
+	m = node_new(g, n, FRAME_MERGED);
+	if (m < 0)
+		return -1;
+	for (i = 0; i < *nr; i++) {
+		if (!is_small(g, g->nodes[kids[i]].count)) {
+			kids[keep++] = kids[i];
+			continue;
+		}
+		sum += g->nodes[kids[i]].count;
+	}
+	g->nodes[m].count = sum;
+	g->nodes[m].merged = small;
+	g->merged_boxes++;
+	g->merged_frames += small;
+	kids[keep++] = m;
+	*nr = keep;
+	return 0;
+}
+
+/*
+ * Merge the small children of @n, order the rest by name and do the same
+ * below each of them.
+ */
+static int shape(struct fgraph *g, uint32_t n)
+{
+	uint32_t *kids = NULL, c;
+	size_t nr = 0, alloc = 0, i;
+	int ret = 0;
+
+	for (c = g->nodes[n].child; c != NO_NODE; c = g->nodes[c].next) {
+		if (ustack_array_grow((void **)&kids, &alloc, nr + 1, sizeof(*kids))) {
+			free(kids);
+			return -1;
+		}
+		kids[nr++] = c;
+	}
+	if (!nr)
+		return 0;
+	if (merge_small(g, n, kids, &nr)) {
+		free(kids);
+		return -1;
+	}
+	sort_graph = g;
+	qsort(kids, nr, sizeof(*kids), child_cmp);
+	g->nodes[n].child = kids[0];
+	for (i = 0; i < nr; i++)
+		g->nodes[kids[i]].next = i + 1 < nr ? kids[i + 1] : NO_NODE;
+	for (i = 0; i < nr && !ret; i++)
+		if (g->nodes[kids[i]].frame != FRAME_MERGED)
+			ret = shape(g, kids[i]);
+	free(kids);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                            */
+/* ------------------------------------------------------------------ */
+
+/* @s as XML character data */
+static void put_xml(FILE *fp, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < max; i++) {
+		switch (s[i]) {
+		case '&':
+			fputs("&amp;", fp);
+			break;
+		case '<':
+			fputs("&lt;", fp);
+			break;
+		case '>':
+			fputs("&gt;", fp);
+			break;
+		case '"':
+			fputs("&quot;", fp);
+			break;
+		default:
+			fputc((unsigned char)s[i] < ' ' ? '?' : s[i], fp);
+		}
+	}
+}
+
+/* @s as a JSON string inside CDATA: no "]]>", no "</" either */
+static void put_json(FILE *fp, const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	fputc('"', fp);
+	for (; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(fp, "\\%c", *c);
+		else if (*c < ' ' || *c == '<' || *c == '>' || *c == '&' || *c == 0x7f)
+			fprintf(fp, "\\u%04x", *c);
+		else
+			fputc(*c, fp);
+	}
+	fputc('"', fp);
+}
+
+/*
+ * A colour per class; the shade comes from the name, so a function keeps
+ * its colour from one graph to the next (as flamegraph.pl's do).
+ */
+static void class_colour(int cls, const char *name, char *buf)
+{
+	/* hue base, hue range, saturation, lightness base (percent) */
+	static const int pal[PF_CLASS_NR + 2][4] = {
+		[PF_USER]	= { 2, 48, 85, 56 },	/* red to yellow */
+		[PF_INLINED]	= { 172, 16, 60, 58 },	/* aqua */
+		[PF_JIT]	= { 95, 30, 55, 52 },	/* green */
+		[PF_KERNEL]	= { 208, 22, 65, 66 },	/* blue */
+		[PF_UNRESOLVED]	= { 0, 0, 0, 72 },	/* grey */
+		[PF_COMM]	= { 268, 20, 45, 70 },	/* lilac */
+		[PF_NOTE]	= { 36, 10, 30, 70 },	/* tan */
+		[PF_CLASS_NR]	= { 0, 0, 0, 88 },	/* merged: light grey */
+		[PF_CLASS_NR + 1] = { 0, 0, 0, 80 },	/* all */
+	};
+	uint64_t h = ustack_hash_str(name);
+	double hue = pal[cls][0] + (double)(h % 1000) / 1000 * pal[cls][1];
+	double sat = pal[cls][2] / 100.0;
+	double lig = (pal[cls][3] + (double)(h >> 20 & 0xff) / 255 * 8) / 100.0;
+	double c = (1 - (2 * lig - 1 > 0 ? 2 * lig - 1 : 1 - 2 * lig)) * sat;
+	double hp = hue / 60, x, r = 0, gr = 0, b = 0, m;
+
+	x = c * (1 - (hp - 2 * (int)(hp / 2) - 1 > 0 ? hp - 2 * (int)(hp / 2) - 1 :
+		      1 - (hp - 2 * (int)(hp / 2))));
+	switch ((int)hp) {
+	case 0: r = c; gr = x; break;
+	case 1: r = x; gr = c; break;
+	case 2: gr = c; b = x; break;
+	case 3: gr = x; b = c; break;
+	case 4: r = x; b = c; break;
+	default: r = c; b = x; break;
+	}
+	m = lig - c / 2;
+	sprintf(buf, "#%02x%02x%02x", (int)((r + m) * 255 + 0.5),
+		(int)((gr + m) * 255 + 0.5), (int)((b + m) * 255 + 0.5));
+}
+
+static void box_colour(const struct fgraph *g, uint32_t frame, char *buf)
+{
+	int cls = frame == FRAME_ROOT ? PF_CLASS_NR + 1 : frame_class(g, frame);
+
+	class_colour(cls, frame_name(g, frame), buf);
+}
+
+static double box_width(const struct fgraph *g)
+{
+	return g->opts.width - 2 * MARGIN;
+}
+
+static int image_height(const struct fgraph *g)
+{
+	return TOP + (g->max_depth + 1) * BOX_HEIGHT + BOTTOM;
+}
+
+/* Top of a box at @depth: flames grow up from the bottom, icicles down */
+static int box_y(const struct fgraph *g, uint32_t depth)
+{
+	if (g->opts.reverse)
+		return TOP + depth * BOX_HEIGHT;
+	return image_height(g) - BOTTOM - (depth + 1) * BOX_HEIGHT;
+}
+
+/* The index of @frame in the frame table written for the script */
+static uint32_t used_frame(struct fgraph *g, uint32_t frame)
+{
+	if (frame == FRAME_ROOT || frame == FRAME_MERGED)
+		return frame == FRAME_ROOT ? 0 : 1;
+	if (!g->frame_map[frame])
+		g->frame_map[frame] = g->nr_used++;
+	return g->frame_map[frame];
+}
+
+static void put_box(struct fgraph *g, uint32_t n, double x)
+{
+	const struct fnode *nd = &g->nodes[n];
+	double w = (double)nd->count / g->nodes[0].count * box_width(g);
+	const char *name = frame_name(g, nd->frame);
+	size_t fit = (w - 6) / CHAR_WIDTH, i;
+	char colour[8], label[32];
+	FILE *fp = g->fp;
+
+	box_colour(g, nd->frame, colour);
+	fprintf(fp, "<g data-f=\"%u\" data-n=\"%" PRIu64 "\"", used_frame(g, nd->frame),
+		nd->count);
+	if (nd->frame == FRAME_MERGED)
+		fprintf(fp, " data-m=\"%u\"", nd->merged);
+	if (g->ev && n < g->ev_nodes) {
+		fputs(" data-e=\"", fp);
+		for (i = 0; i < g->nr_ev; i++)
+			fprintf(fp, "%s%" PRIu64, i ? "," : "", g->ev[n * g->nr_ev + i]);
+		fputc('"', fp);
+	}
+	fprintf(fp, "><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s/>",
+		x, box_y(g, nd->depth), w, BOX_HEIGHT - 1, colour,
+		nd->frame == FRAME_MERGED ? " class=\"merged\"" : "");
+	if (nd->frame == FRAME_MERGED) {
+		snprintf(label, sizeof(label), "[%u merged]", nd->merged);
+		name = label;
+	}
+	/* A label only where three characters fit; the script redoes them on zoom */
+	if (w >= 3 * CHAR_WIDTH + 6) {
+		fprintf(fp, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
+			box_y(g, nd->depth) + BOX_HEIGHT - 4.5);
+		if (strlen(name) > fit) {
+			put_xml(fp, name, fit > 2 ? fit - 2 : 0);
+			fputs("..", fp);
+		} else {
+			put_xml(fp, name, fit);
+		}
+		fputs("</text>", fp);
+	}
+	fputs("</g>\n", fp);
+}
+
+static void put_boxes(struct fgraph *g, uint32_t n, double x)
+{
+	uint32_t c;
+
+	put_box(g, n, x);
+	for (c = g->nodes[n].child; c != NO_NODE; c = g->nodes[c].next) {
+		put_boxes(g, c, x);
+		x += (double)g->nodes[c].count / g->nodes[0].count * box_width(g);
+	}
+}
+
+/* The frames the boxes name, for tooltips and search: name, class, file */
+static void put_frames(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	uint32_t *inv, i, f;
+	FILE *fp = g->fp;
+
+	inv = calloc(g->nr_used, sizeof(*inv));
+	if (!inv)
+		return;
+	for (f = 0; f < g->comm_base + p->nr_str; f++)
+		if (g->frame_map[f])
+			inv[g->frame_map[f]] = f;
+	fputs("var FRAMES = [[\"all\",8,0,0,0,0],[\"\",7,0,0,0,0]", fp);
+	for (i = 2; i < g->nr_used; i++) {
+		fputs(",\n[", fp);
+		put_json(fp, frame_name(g, inv[i]));
+		if (inv[i] >= g->comm_base) {
+			fprintf(fp, ",%d,0,0,0,0]", PF_COMM);
+			continue;
+		}
+		fprintf(fp, ",%d,%u,%u,%d,%d]", p->frames[inv[i]]->cls,
+			p->frames[inv[i]]->dso, p->frames[inv[i]]->file,
+			p->frames[inv[i]]->line_min, p->frames[inv[i]]->line_max);
+	}
+	fputs("];\n", fp);
+	free(inv);
+}
+
+/* The strings the frame table points to (paths); the others stay "" */
+static void put_strings(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	char *used = calloc(p->nr_str, 1);
+	uint32_t i;
+
+	if (!used)
+		return;
+	for (i = 0; i < p->nr_frames; i++) {
+		used[p->frames[i]->dso] = 1;
+		used[p->frames[i]->file] = 1;
+	}
+	fputs("var STRINGS = [\"\"", g->fp);
+	for (i = 1; i < p->nr_str; i++) {
+		fputc(',', g->fp);
+		if (used[i])
+			put_json(g->fp, pstr(p, i));
+		else
+			fputs("0", g->fp);
+	}
+	fputs("];\n", g->fp);
+	free(used);
+}
+
+static void put_data(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	uint32_t i;
+
+	put_frames(g);
+	put_strings(g);
+	fputs("var EVENTS = [", g->fp);
+	for (i = 0; g->ev && i < p->nr_events; i++) {
+		fputs(i ? "," : "", g->fp);
+		put_json(g->fp, pstr(p, p->events[i].name));
+	}
+	fprintf(g->fp, "];\nvar CONF = { total: %" PRIu64 ", reverse: %s, width: %u, "
+		"margin: %d, top: %d, bottom: %d, box: %d, charWidth: %.2f, "
+		"height: %d, minPermille: %u };\n",
+		g->nodes[0].count, g->opts.reverse ? "true" : "false", g->opts.width,
+		MARGIN, TOP, BOTTOM, BOX_HEIGHT, CHAR_WIDTH, image_height(g),
+		g->opts.min_permille);
+}
+
+static int event_cmp(const void *a, const void *b)
+{
+	const struct pevent *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* "syscalls:sys_enter_read (12), ... and 3 more", biggest first */
+static void put_events(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	struct pevent *v = malloc((p->nr_events + 1) * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return;
+	memcpy(v, p->events, p->nr_events * sizeof(*v));
+	qsort(v, p->nr_events, sizeof(*v), event_cmp);
+	for (i = 0; i < p->nr_events && i < 3; i++) {
+		fputs(i ? ", " : "", g->fp);
+		put_xml(g->fp, pstr(p, v[i].name), SIZE_MAX);
+		fprintf(g->fp, " (%" PRIu64 ")", v[i].count);
+	}
+	if (p->nr_events > 3)
+		fprintf(g->fp, " and %zu more", p->nr_events - 3);
+	if (!p->nr_events)
+		fputs("no events", g->fp);
+	free(v);
+}
+
+static void put_subtitle(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	const struct ustack_stats *st = &p->stats;
+	FILE *fp = g->fp;
+	char span[128];
+
+	ustack_profile_span(p, span, sizeof(span));
+	fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"40\">%" PRIu64 " samples of ",
+		g->opts.width / 2, p->samples);
+	put_events(g);
+	fprintf(fp, " \xc2\xb7 %s", span);
+	if (p->have_stats) {
+		fprintf(fp, " \xc2\xb7 stacks lost: %" PRIu64, st->lost);
+		if (st->rb_lost)
+			fprintf(fp, ", ring-buffer losses: %" PRIu64, st->rb_lost);
+		if (st->sync)
+			fputs(" \xc2\xb7 fallback: synchronous stacks, 8 frames at most", fp);
+	}
+	fputs("</text>\n", fp);
+	fprintf(fp, "<text id=\"subtitle2\" x=\"%u\" y=\"56\">", g->opts.width / 2);
+	if (g->opts.reverse)
+		fputs("callers (reversed stacks): leaf functions at the top, their callers below; ",
+		      fp);
+	if (g->merged_boxes)
+		fprintf(fp, "%" PRIu64 " frames under %.1f%% of the samples merged into %"
+			PRIu64 " boxes", g->merged_frames, g->opts.min_permille / 10.0,
+			g->merged_boxes);
+	else
+		fprintf(fp, "no frame under %.1f%% of the samples (none merged)",
+			g->opts.min_permille / 10.0);
+	fputs("</text>\n", fp);
+}
+
+static const char style[] =
+"<style type=\"text/css\">\n"
+"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+"#title { text-anchor: middle; font-size: 17px; }\n"
+"#subtitle, #subtitle2 { text-anchor: middle; fill: #555; }\n"
+"#frames > g:hover > rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
+"#frames text { pointer-events: none; }\n"
+"#frames rect.match { fill: #e040e0; }\n"
+"#frames g.zoomed-parent { opacity: 0.5; }\n"
+"#frames g.hidden { display: none; }\n"
+"rect.merged { stroke: #999; stroke-dasharray: 2 2; }\n"
+".button { cursor: pointer; }\n"
+".button:hover { fill: #06c; }\n"
+".hide { display: none; }\n"
+"#tip rect { fill: #fffff0; stroke: #888; }\n"
+"#tip text { font-size: 12px; }\n"
+"</style>\n";
+
+static void put_legend(struct fgraph *g)
+{
+	static const char * const names[PF_CLASS_NR + 1] = {
+		[PF_USER] = "user", [PF_INLINED] = "inlined", [PF_JIT] = "JIT",
+		[PF_KERNEL] = "kernel", [PF_UNRESOLVED] = "unresolved",
+		[PF_COMM] = "task", [PF_NOTE] = "note", [PF_CLASS_NR] = "merged",
+	};
+	char colour[8];
+	int i, x = MARGIN;
+
+	fputs("<g id=\"legend\">", g->fp);
+	for (i = 0; i <= PF_CLASS_NR; i++) {
+		class_colour(i, "", colour);
+		fprintf(g->fp, "<rect x=\"%d\" y=\"63\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"72\">%s</text>", x, colour, x + 14, names[i]);
+		x += 14 + 8 * strlen(names[i]) + 12;
+	}
+	fputs("</g>\n", g->fp);
+}
+
+static void put_head(struct fgraph *g)
+{
+	const struct ustack_profile *p = g->p;
+	int h = image_height(g), w = g->opts.width;
+	FILE *fp = g->fp;
+
+	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<!-- Flame graph written by trace-cmd ustack -->\n", w, h, w, h);
+	fputs(style, fp);
+	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n", w, h);
+	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"22\">", w / 2);
+	put_xml(fp, p->command ? p->command : "trace-cmd ustack", 300);
+	fputs("</text>\n", fp);
+	put_subtitle(g);
+	put_legend(g);
+	fprintf(fp, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n",
+		MARGIN);
+	fprintf(fp, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
+		"text-anchor=\"end\">Search</text>\n", w - MARGIN);
+	fprintf(fp, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",
+		w - MARGIN, h - 10);
+	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", MARGIN, h - 10);
+}
+
+static void put_tail(struct fgraph *g)
+{
+	FILE *fp = g->fp;
+
+	fputs("<g id=\"tip\" class=\"hide\"><rect rx=\"3\"/><text></text></g>\n", fp);
+	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", fp);
+	put_data(g);
+	fputs(ustack_flamegraph_js, fp);
+	fputs("]]></script>\n</svg>\n", fp);
+}
+
+static void fgraph_free(struct fgraph *g)
+{
+	free(g->nodes);
+	free(g->ev);
+	free(g->slots);
+	free(g->frame_map);
+}
+
+/**
+ * ustack_flamegraph_write - write the profile as an interactive SVG
+ * @p:		the profile
+ * @opts:	how to draw it (NULL: defaults)
+ * @fp:		where to
+ *
+ * Returns 0, or -1 with errno set (ENOMEM also when the profile ran out
+ * of memory while samples came in, EIO on a write error).
+ */
+int ustack_flamegraph_write(const struct ustack_profile *p,
+			    const struct ustack_flamegraph_opts *opts, FILE *fp)
+{
+	struct fgraph g = { .p = p, .fp = fp };
+	int ret = -1;
+
+	if (opts)
+		g.opts = *opts;
+	if (!g.opts.min_permille)
+		g.opts.min_permille = 1;
+	if (!g.opts.width)
+		g.opts.width = 1200;
+	g.comm_base = p->nr_frames;
+	g.frame_map = calloc(p->nr_frames + p->nr_str, sizeof(*g.frame_map));
+	g.nr_used = 2;	/* 0: all, 1: merged */
+	errno = ENOMEM;
+	if (p->failed || !g.frame_map || build_tree(&g) || shape(&g, 0))
+		goto out;
+	put_head(&g);
+	fputs("<g id=\"frames\">\n", fp);
+	put_boxes(&g, 0, MARGIN);
+	fputs("</g>\n", fp);
+	put_tail(&g);
+	ret = 0;
+	if (fflush(fp) || ferror(fp)) {
+		errno = EIO;
+		ret = -1;
+	}
+out:
+	fgraph_free(&g);
+	return ret;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private to the output layer (lib/ustack-output.c and the profile
+ * writers): a sample's frames as the printer renders them, and the name
+ * each frame gets in folded stacks, which every aggregated format shares.
+ */
+#ifndef _USTACK_OUTPUT_INT_H
+#define _USTACK_OUTPUT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ustack.h"
+
+enum rf_kind {
+	RF_SYM,			/* symbolized user frame */
+	RF_FILE,		/* file frame, no symbol (or raw mode) */
+	RF_ADDR,		/* anonymous memory or no mapping: a VA */
+	RF_UNANNOUNCED,		/* file id without inode_cache */
+	RF_JIT,			/* anonymous memory named by perf-<pid>.map */
+	RF_KERNEL,		/* kernel address, name may be NULL */
+};
+
+/**
+ * struct rframe - one rendered frame
+ * @kind:	what the frame is
+ * @name:	function name, NULL when unresolved
+ * @sym_off:	offset from the start of @name
+ * @inlined:	inlined into the next frame
+ * @file:	source file or NULL
+ * @line:	source line or 0
+ * @dso:	short name of the file
+ * @path:	full path of the file
+ * @map:	the mapping of a file frame (build id), NULL otherwise
+ * @addr:	file offset, VA or kernel address
+ * @id:		file id of the stack event
+ */
+struct rframe {
+	enum rf_kind	kind;
+	const char	*name;
+	uint64_t	sym_off;
+	bool		inlined;
+	const char	*file;
+	int		line;
+	const char	*dso;		/* short name */
+	const char	*path;		/* full path */
+	const struct ustack_mapping *map;
+	uint64_t	addr;		/* file offset, VA or kernel address */
+	uint64_t	id;
+};
+
+/*
+ * The name of @rf in folded stacks (stackcollapse-perf's): the function,
+ * "[dso]" or "[unknown]", offsets in raw mode. @buf is used when the name
+ * is built; *@suffix gets the annotation ("_[k]", "_[i]", "_[j]") or NULL.
+ */
+const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
+				    char *buf, size_t size, const char **suffix);
+
+bool ustack_sample_truncated(const struct ustack_sample *s);
+const char *ustack_sample_note(const struct ustack_sample *s);
+
+#endif /* _USTACK_OUTPUT_INT_H */

@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Aggregation of printed samples into a profile (see ustack-profile-int.h
+ * for the model): strings, frames, files, locations and stacks are each
+ * interned once, so a long run costs memory per distinct stack, not per
+ * sample. The writers (flame graph, pprof, speedscope) read it at the end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "ustack-array.h"
+#include "ustack-output-int.h"
+#include "ustack-profile-int.h"
+
+#define GROW(p, arr, need) \
+	ustack_array_grow((void **)&(p)->arr, &(p)->alloc_##arr, (need), sizeof(*(p)->arr))
+
+struct pstr {
+	struct ustack_hnode	node;
+	uint32_t		id;
+};
+
+/**
+ * ustack_profile_new - create an empty profile
+ * @keep_order: also keep the order of the samples (speedscope's time view)
+ *
+ * Returns NULL when out of memory.
+ */
+struct ustack_profile *ustack_profile_new(bool keep_order)
+{
+	struct ustack_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->keep_order = keep_order;
+	/* string 0 is "" (pprof's string_table[0] must be) */
+	p->str = calloc(16, sizeof(*p->str));
+	p->alloc_str = 16;
+	if (!p->str || !(p->str[0] = strdup(""))) {
+		ustack_profile_free(p);
+		return NULL;
+	}
+	p->nr_str = 1;
+	return p;
+}
+
+/* Free every entry of a table whose entries are their hash nodes' owners */
+static void free_all(void **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void free_strings(struct ustack_profile *p)
+{
+	struct ustack_hnode *pos, *tmp;
+	size_t i;
+
+	ustack_htable_for_each_safe(&p->str_hash, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct pstr, node));
+	ustack_htable_release(&p->str_hash);
+	free_all((void **)p->str, p->nr_str);
+}
+
+/**
+ * ustack_profile_free - free a profile
+ * @p: the profile (may be NULL)
+ */
+void ustack_profile_free(struct ustack_profile *p)
+{
+	if (!p)
+		return;
+	free_strings(p);
+	free_all((void **)p->frames, p->nr_frames);
+	free_all((void **)p->maps, p->nr_maps);
+	free_all((void **)p->locs, p->nr_locs);
+	free_all((void **)p->stacks, p->nr_stacks);
+	ustack_htable_release(&p->frames_hash);
+	ustack_htable_release(&p->maps_hash);
+	ustack_htable_release(&p->locs_hash);
+	ustack_htable_release(&p->stacks_hash);
+	free(p->lines);
+	free(p->stack_locs);
+	free(p->events);
+	free(p->order);
+	free(p->cur);
+	free(p->command);
+	free(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Interning                                                          */
+/* ------------------------------------------------------------------ */
+
+/* The id of @s (NULL is ""), added when new; 0 when out of memory. */
+static uint32_t intern(struct ustack_profile *p, const char *s)
+{
+	struct ustack_hnode *pos;
+	struct pstr *e;
+	uint64_t hash;
+
+	if (!s || !*s)
+		return 0;
+	hash = ustack_hash_str(s);
+	ustack_htable_for_each_hash(&p->str_hash, pos, hash) {
+		e = ustack_htable_entry(pos, struct pstr, node);
+		if (!strcmp(p->str[e->id], s))
+			return e->id;
+	}
+	e = malloc(sizeof(*e));
+	if (!e || GROW(p, str, p->nr_str + 1))
+		goto fail;
+	p->str[p->nr_str] = strdup(s);
+	if (!p->str[p->nr_str])
+		goto fail;
+	e->id = p->nr_str;
+	if (ustack_htable_add(&p->str_hash, &e->node, hash)) {
+		free(p->str[p->nr_str]);
+		goto fail;
+	}
+	return p->nr_str++;
+fail:
+	free(e);
+	p->failed = true;
+	return 0;
+}
+
+/*
+ * Add @e (allocated by the caller, its hash node first) to a pointer table
+ * and its hash; sets *@id. Frees @e and returns -1 on failure.
+ */
+static int table_add(struct ustack_profile *p, void ***v, size_t *nr, size_t *alloc,
+		     struct ustack_htable *hash_table, struct ustack_hnode *node,
+		     uint64_t hash, uint32_t *id)
+{
+	if (ustack_array_grow((void **)v, alloc, *nr + 1, sizeof(void *)) ||
+	    ustack_htable_add(hash_table, node, hash)) {
+		free(node);
+		p->failed = true;
+		return -1;
+	}
+	*id = *nr;
+	(*v)[(*nr)++] = node;
+	return 0;
+}
+
+#define TABLE_ADD(p, tbl, e, hash) \
+	table_add(p, (void ***)&(p)->tbl, &(p)->nr_##tbl, &(p)->alloc_##tbl, \
+		  &(p)->tbl##_hash, &(e)->node, hash, &(e)->id)
+
+static uint64_t frame_hash(const struct pframe *k)
+{
+	uint64_t v[5] = { k->cls, k->name, k->suffix, k->dso, k->file };
+
+	return ustack_hash_mem(v, sizeof(v), 0);
+}
+
+static bool frame_eq(const struct pframe *a, const struct pframe *b)
+{
+	return a->cls == b->cls && a->name == b->name && a->suffix == b->suffix &&
+	       a->dso == b->dso && a->file == b->file;
+}
+
+/* The frame of @key (cls, name, suffix, dso, file), its line range widened */
+static int frame_id(struct ustack_profile *p, const struct pframe *key, int line)
+{
+	uint64_t hash = frame_hash(key);
+	struct ustack_hnode *pos;
+	struct pframe *f;
+
+	ustack_htable_for_each_hash(&p->frames_hash, pos, hash) {
+		f = ustack_htable_entry(pos, struct pframe, node);
+		if (frame_eq(f, key))
+			goto found;
+	}
+	f = malloc(sizeof(*f));
+	if (!f) {
+		p->failed = true;
+		return -1;
+	}
+	*f = *key;
+	f->line_min = f->line_max = 0;
+	if (TABLE_ADD(p, frames, f, hash))
+		return -1;
+found:
+	if (line > 0 && (!f->line_min || line < f->line_min))
+		f->line_min = line;
+	if (line > f->line_max)
+		f->line_max = line;
+	return f->id;
+}
+
+/* The map of a file frame's mapping, by path and build id */
+static int map_id(struct ustack_profile *p, const struct ustack_mapping *m)
+{
+	uint32_t path = intern(p, m->path);
+	uint64_t hash = ustack_hash_mem(m->build_id, m->build_id_len, path);
+	struct ustack_hnode *pos;
+	struct pmap *e;
+
+	ustack_htable_for_each_hash(&p->maps_hash, pos, hash) {
+		e = ustack_htable_entry(pos, struct pmap, node);
+		if (e->path == path && e->build_id_len == m->build_id_len &&
+		    !memcmp(e->build_id, m->build_id, m->build_id_len))
+			return e->id;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		p->failed = true;
+		return -1;
+	}
+	e->path = path;
+	e->build_id_len = m->build_id_len;
+	memcpy(e->build_id, m->build_id, m->build_id_len);
+	if (TABLE_ADD(p, maps, e, hash))
+		return -1;
+	return e->id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Locations                                                          */
+/* ------------------------------------------------------------------ */
+
+static enum pf_class frame_class(const struct rframe *rf, bool raw)
+{
+	switch (rf->kind) {
+	case RF_SYM:
+		return rf->inlined ? PF_INLINED : PF_USER;
+	case RF_JIT:
+		return PF_JIT;
+	case RF_KERNEL:
+		return rf->name && !raw ? PF_KERNEL : PF_UNRESOLVED;
+	default:
+		return PF_UNRESOLVED;
+	}
+}
+
+/* The frame one rendered frame names */
+static int rframe_frame(struct ustack_profile *p, const struct rframe *rf, bool raw)
+{
+	struct pframe key = { 0 };
+	const char *name, *suffix;
+	char buf[512];
+
+	name = ustack_rframe_fold_name(rf, raw, buf, sizeof(buf), &suffix);
+	key.cls = frame_class(rf, raw);
+	key.name = intern(p, name);
+	key.suffix = intern(p, suffix);
+	if (rf->kind == RF_SYM || rf->kind == RF_FILE)
+		key.dso = intern(p, rf->path);
+	key.file = intern(p, rf->file);
+	return frame_id(p, &key, rf->line);
+}
+
+static uint64_t loc_hash(const struct ploc *k)
+{
+	uint64_t v[5] = { k->map + 1, k->kind, k->ret, k->addr, k->name };
+
+	return ustack_hash_mem(v, sizeof(v), 1);
+}
+
+static struct ploc *loc_find(struct ustack_profile *p, const struct ploc *key, uint64_t hash)
+{
+	struct ustack_hnode *pos;
+	struct ploc *l;
+
+	ustack_htable_for_each_hash(&p->locs_hash, pos, hash) {
+		l = ustack_htable_entry(pos, struct ploc, node);
+		if (l->map == key->map && l->kind == key->kind && l->ret == key->ret &&
+		    l->addr == key->addr && l->name == key->name)
+			return l;
+	}
+	return NULL;
+}
+
+/* Note what a file's frames have, for pprof's has_* flags */
+static void map_note(struct ustack_profile *p, const struct ploc *l, const struct rframe *rf,
+		     size_t n)
+{
+	struct pmap *m;
+	size_t i;
+
+	if (l->map < 0)
+		return;
+	m = p->maps[l->map];
+	if (l->addr > m->max_off)
+		m->max_off = l->addr;
+	if (n > 1)
+		m->inlines = true;
+	for (i = 0; i < n; i++) {
+		if (rf[i].kind == RF_SYM)
+			m->named = true;
+		else
+			m->unnamed = true;
+		if (rf[i].line)
+			m->lines = true;
+	}
+}
+
+/* Lines of a new location: one per rendered frame, the innermost first */
+static int loc_lines(struct ustack_profile *p, struct ploc *l, const struct rframe *rf,
+		     size_t n, bool raw)
+{
+	size_t i;
+	int f;
+
+	if (GROW(p, lines, p->nr_lines + n)) {
+		p->failed = true;
+		return -1;
+	}
+	l->first_line = p->nr_lines;
+	for (i = 0; i < n; i++) {
+		f = rframe_frame(p, &rf[i], raw);
+		if (f < 0)
+			return -1;
+		p->lines[p->nr_lines].frame = f;
+		p->lines[p->nr_lines++].line = rf[i].line;
+	}
+	l->nr_lines = n;
+	return 0;
+}
+
+/*
+ * The location of @n rendered frames of one address (an inlined chain
+ * ends with its caller). Unnamed frames get no line in pprof (a client
+ * may symbolize them) but one here: the other formats draw them.
+ */
+static int rframes_loc(struct ustack_profile *p, const struct rframe *rf, size_t n,
+		       bool ret, bool raw)
+{
+	struct ploc key = { 0 }, *l;
+	uint64_t hash;
+
+	key.map = -1;
+	key.kind = rf->kind;
+	key.addr = rf->addr;
+	if (rf->map && (rf->kind == RF_SYM || rf->kind == RF_FILE)) {
+		key.map = map_id(p, rf->map);
+		key.ret = ret;
+	} else if (rf->kind == RF_UNANNOUNCED) {
+		key.name = (uint32_t)rf->id;	/* file ids tell them apart */
+	}
+	hash = loc_hash(&key);
+	l = loc_find(p, &key, hash);
+	if (l)
+		return l->id;
+	l = malloc(sizeof(*l));
+	if (!l) {
+		p->failed = true;
+		return -1;
+	}
+	*l = key;
+	if (loc_lines(p, l, rf, n, raw)) {
+		free(l);
+		return -1;
+	}
+	if (TABLE_ADD(p, locs, l, hash))
+		return -1;
+	map_note(p, l, rf, n);
+	return l->id;
+}
+
+/* A location that is only a name: a note, standing for frames */
+static int pseudo_loc(struct ustack_profile *p, const char *text, enum pf_class cls)
+{
+	struct pframe fkey = { 0 };
+	struct ploc key = { 0 }, *l;
+	uint64_t hash;
+	int f;
+
+	key.map = -1;
+	key.kind = PLOC_PSEUDO;
+	key.name = intern(p, text);
+	hash = loc_hash(&key);
+	l = loc_find(p, &key, hash);
+	if (l)
+		return l->id;
+	fkey.cls = cls;
+	fkey.name = key.name;
+	f = frame_id(p, &fkey, 0);
+	l = malloc(sizeof(*l));
+	if (f < 0 || !l || GROW(p, lines, p->nr_lines + 1)) {
+		free(l);
+		p->failed = true;
+		return -1;
+	}
+	*l = key;
+	l->first_line = p->nr_lines;
+	l->nr_lines = 1;
+	p->lines[p->nr_lines].frame = f;
+	p->lines[p->nr_lines++].line = 0;
+	if (TABLE_ADD(p, locs, l, hash))
+		return -1;
+	return l->id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Samples                                                            */
+/* ------------------------------------------------------------------ */
+
+static int cur_push(struct ustack_profile *p, int loc)
+{
+	if (loc < 0 || GROW(p, cur, p->nr_cur + 1)) {
+		p->failed = true;
+		return -1;
+	}
+	p->cur[p->nr_cur++] = loc;
+	return 0;
+}
+
+/*
+ * The sample's locations, leaf first: kernel frames, user frames (each
+ * address with its inlined calls), then the notes. Only user frames after
+ * the first are return addresses.
+ */
+static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
+		       const struct rframe *rf, size_t nr, bool raw)
+{
+	const char *note = ustack_sample_note(s);
+	bool ret = false;
+	size_t i, j;
+
+	p->nr_cur = 0;
+	for (i = 0; i < nr; i = j) {
+		/* an inlined frame shares its address with the frames after it */
+		for (j = i + 1; j < nr && rf[j - 1].inlined && rf[j].addr == rf[i].addr &&
+		     rf[j].kind == rf[i].kind; j++)
+			;
+		if (cur_push(p, rframes_loc(p, &rf[i], j - i, ret, raw)))
+			return -1;
+		if (rf[i].kind != RF_KERNEL)
+			ret = true;
+	}
+	if (note && cur_push(p, pseudo_loc(p, note, PF_NOTE)))
+		return -1;
+	if (ustack_sample_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
+		return -1;
+	return 0;
+}
+
+static int event_id(struct ustack_profile *p, const struct ustack_sample *s)
+{
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < p->nr_events; i++)
+		if (p->events[i].key == s->event)
+			return i;
+	if (GROW(p, events, p->nr_events + 1)) {
+		p->failed = true;
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s:%s", s->event ? s->event->system : "unknown",
+		 s->event ? s->event->name : "unknown");
+	p->events[i].key = s->event;
+	p->events[i].name = intern(p, buf);
+	p->events[i].short_name = intern(p, s->event ? s->event->name : "unknown");
+	p->events[i].count = 0;
+	return p->nr_events++;
+}
+
+static struct pstack *stack_find(struct ustack_profile *p, uint32_t event, uint32_t comm,
+				 uint64_t hash)
+{
+	struct ustack_hnode *pos;
+	struct pstack *st;
+
+	ustack_htable_for_each_hash(&p->stacks_hash, pos, hash) {
+		st = ustack_htable_entry(pos, struct pstack, node);
+		if (st->event == event && st->comm == comm && st->nr_locs == p->nr_cur &&
+		    !memcmp(&p->stack_locs[st->first_loc], p->cur,
+			    p->nr_cur * sizeof(*p->cur)))
+			return st;
+	}
+	return NULL;
+}
+
+/* The distinct stack of the current locations, @event and @comm */
+static struct pstack *stack_get(struct ustack_profile *p, uint32_t event, uint32_t comm)
+{
+	uint64_t hash = ustack_hash_mem(p->cur, p->nr_cur * sizeof(*p->cur),
+					(uint64_t)event << 32 | comm);
+	struct pstack *st = stack_find(p, event, comm, hash);
+
+	if (st)
+		return st;
+	st = calloc(1, sizeof(*st));
+	if (!st || GROW(p, stack_locs, p->nr_stack_locs + p->nr_cur)) {
+		free(st);
+		p->failed = true;
+		return NULL;
+	}
+	st->event = event;
+	st->comm = comm;
+	st->nr_locs = p->nr_cur;
+	st->first_loc = p->nr_stack_locs;
+	memcpy(&p->stack_locs[p->nr_stack_locs], p->cur, p->nr_cur * sizeof(*p->cur));
+	p->nr_stack_locs += p->nr_cur;
+	if (TABLE_ADD(p, stacks, st, hash))
+		return NULL;
+	return st;
+}
+
+/* Time order: runs of one stack are one entry */
+static void order_add(struct ustack_profile *p, const struct pstack *st)
+{
+	struct porder *last = p->nr_order ? &p->order[p->nr_order - 1] : NULL;
+
+	if (last && last->stack == st->id && last->weight < UINT32_MAX) {
+		last->weight++;
+		return;
+	}
+	if (GROW(p, order, p->nr_order + 1)) {
+		p->failed = true;
+		return;
+	}
+	p->order[p->nr_order].stack = st->id;
+	p->order[p->nr_order++].weight = 1;
+}
+
+/**
+ * ustack_profile_add - count one sample
+ * @p:		the profile
+ * @s:		the sample
+ * @rf:		its frames as rendered by the printer (kernel frames first,
+ *		then user frames, leaf first, inlined calls expanded)
+ * @nr:		number of frames
+ * @raw:	the printer does not symbolize (--raw)
+ *
+ * Out of memory is remembered: the writers then fail with ENOMEM.
+ */
+void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
+			const struct rframe *rf, size_t nr, bool raw)
+{
+	struct pstack *st;
+	uint32_t comm;
+	int ev;
+
+	if (p->failed)
+		return;
+	ev = event_id(p, s);
+	comm = intern(p, s->comm ? s->comm : "<...>");
+	if (ev < 0 || sample_locs(p, s, rf, nr, raw))
+		return;
+	st = stack_get(p, ev, comm);
+	if (!st)
+		return;
+	st->count++;
+	p->events[ev].count++;
+	if (!p->samples || s->ts < p->first_ts)
+		p->first_ts = s->ts;
+	if (s->ts > p->last_ts)
+		p->last_ts = s->ts;
+	p->samples++;
+	if (p->keep_order)
+		order_add(p, st);
+}
+
+/**
+ * ustack_profile_set_command - what the profile is of, for titles
+ * @p:		the profile
+ * @command:	the traced command line, the pids or the input file
+ */
+void ustack_profile_set_command(struct ustack_profile *p, const char *command)
+{
+	free(p->command);
+	p->command = command ? strdup(command) : NULL;
+}
+
+/**
+ * ustack_profile_set_stats - the session's counters, for subtitles
+ * @p:		the profile
+ * @st:		counters at the end of the run (copied)
+ */
+void ustack_profile_set_stats(struct ustack_profile *p, const struct ustack_stats *st)
+{
+	p->stats = *st;
+	p->have_stats = true;
+}
+
+/**
+ * ustack_pf_class_str - what a frame class is, for humans
+ * @cls: the class
+ */
+const char *ustack_pf_class_str(enum pf_class cls)
+{
+	static const char * const names[PF_CLASS_NR] = {
+		[PF_USER]	= "user",
+		[PF_INLINED]	= "inlined",
+		[PF_JIT]	= "jit",
+		[PF_KERNEL]	= "kernel",
+		[PF_UNRESOLVED]	= "unresolved",
+		[PF_COMM]	= "task",
+		[PF_NOTE]	= "note",
+	};
+
+	return cls < PF_CLASS_NR ? names[cls] : "?";
+}
+
+/**
+ * ustack_profile_span - "12.345678 to 13.000000 (0.654 s)" of the samples
+ * @p:		the profile
+ * @buf:	where to
+ * @size:	its size
+ */
+void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size)
+{
+	uint64_t a = p->first_ts, b = p->last_ts;
+
+	if (!p->samples) {
+		snprintf(buf, size, "no samples");
+		return;
+	}
+	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64 " to %" PRIu64 ".%06" PRIu64
+		 " (%.3f s)", a / 1000000000, a % 1000000000 / 1000,
+		 b / 1000000000, b % 1000000000 / 1000, (b - a) / 1e9);
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profile files of a run (--flamegraph, --pprof, --speedscope),
+ * written once every sample is in, with what the run was and what it
+ * lost for their titles.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-cmd.h"
+#include "ustack-session.h"
+
+/* What the profile is of, as the command line said it */
+static void describe(const struct ustack_opts *o, char *buf, size_t size)
+{
+	size_t len;
+	int i;
+
+	if (o->mode == MODE_REPORT) {
+		snprintf(buf, size, "trace-cmd ustack report -i %s", o->input);
+		return;
+	}
+	len = snprintf(buf, size, "trace-cmd ustack");
+	for (i = 0; i < o->nr_pids && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%d", i ? "," : " -P ", o->pids[i]);
+	if (o->cmd && len < size)
+		len += snprintf(buf + len, size - len, " --");
+	for (i = 0; o->cmd && o->cmd[i] && len < size; i++)
+		len += snprintf(buf + len, size - len, " %s", o->cmd[i]);
+	if (!o->cmd && !o->nr_pids && len < size)
+		snprintf(buf + len, size - len, " (all tasks)");
+}
+
+static void write_text(const struct ustack_profile *p, const char *path,
+		       int (*fn)(const struct ustack_profile *, const void *, FILE *),
+		       const void *opts)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		die("cannot create %s: %s", path, strerror(errno));
+	if (fn(p, opts, fp)) {
+		fclose(fp);
+		die("cannot write %s: %s", path, strerror(errno));
+	}
+	if (fclose(fp))
+		die("cannot write %s: %s", path, strerror(errno));
+}
+
+static int flamegraph(const struct ustack_profile *p, const void *opts, FILE *fp)
+{
+	return ustack_flamegraph_write(p, opts, fp);
+}
+
+static int speedscope(const struct ustack_profile *p, const void *opts, FILE *fp)
+{
+	return ustack_speedscope_write(p, fp);
+}
+
+/**
+ * ustack_profiles_write - write the files the command line asked for
+ * @run: the run, its session flushed
+ *
+ * Exits through die() when a file cannot be written.
+ */
+void ustack_profiles_write(struct ustack_run *run)
+{
+	const struct ustack_opts *o = run->o;
+	struct ustack_flamegraph_opts fo = { .reverse = o->reverse };
+	char what[1024];
+
+	describe(o, what, sizeof(what));
+	ustack_profile_set_command(run->profile, what);
+	ustack_profile_set_stats(run->profile, ustack_session_stats(run->session));
+	if (o->flamegraph)
+		write_text(run->profile, o->flamegraph, flamegraph, &fo);
+	if (o->speedscope)
+		write_text(run->profile, o->speedscope, speedscope, NULL);
+	if (o->pprof && ustack_pprof_write(run->profile, o->pprof))
+		die("cannot write %s: %s", o->pprof, strerror(errno));
+}
