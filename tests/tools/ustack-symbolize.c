@@ -25,20 +25,20 @@
 #include <unistd.h>
 
 #include "ustack.h"
+#include "ustack-hash.h"
 #include "ustack-resolve.h"
 
 #define MAX_FRAMES	64
 
 /* Files already looked up, by the text naming them (path, id, flags). */
 struct dso_slot {
+	struct ustack_hnode	node;
 	char			*key;
 	size_t			key_len;
 	struct ustack_dso	*dso;
 	char			*suffix;	/* " (name)" */
 	size_t			suffix_len;
 };
-
-#define DSO_SLOTS	1024
 
 struct state {
 	struct ustack_resolver	*r;
@@ -47,7 +47,7 @@ struct state {
 	bool			why;
 	bool			verbose;
 	int			pid;
-	struct dso_slot		slots[DSO_SLOTS];
+	struct ustack_htable	slots;
 	struct dso_slot		*last;		/* of the previous frame */
 	struct ustack_dso	**seen;		/* files whose error was shown */
 	size_t			nr_seen;
@@ -167,41 +167,28 @@ static void report_error(struct state *st, struct ustack_dso *dso)
 	fprintf(stderr, "ustack-symbolize: %s\n", ustack_dso_error(dso));
 }
 
-/* FNV-style over 8-byte words: keys are paths, hashed once per frame. */
-static uint64_t text_hash(const char *s, size_t len, uint64_t h)
-{
-	uint64_t w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h = (h ^ w ^ len) * 0x100000001b3ULL;
-	return h ^ (h >> 32);
-}
-
 /* @key is "path\0id\0flags" text; the resolver is asked once per key. */
 static struct dso_slot *get_dso(struct state *st, const char *key, size_t key_len,
 				const char *path, const unsigned char *id,
 				size_t id_len, uint32_t flags)
 {
 	struct dso_slot *s = st->last;
+	struct ustack_hnode *pos;
 	uint64_t h;
-	size_t i;
 
 	/* Neighbouring frames often share a file: skip the hash then. */
 	if (s && s->key_len == key_len && !memcmp(s->key, key, key_len))
 		return s;
-	h = text_hash(key, key_len, 0xcbf29ce484222325ULL);
-	for (i = h % DSO_SLOTS;; i = (i + 1) % DSO_SLOTS) {
-		s = &st->slots[i];
-		if (!s->key)
-			break;
+	h = ustack_hash_mem(key, key_len, 0);
+	ustack_htable_for_each_hash(&st->slots, pos, h) {
+		s = ustack_htable_entry(pos, struct dso_slot, node);
 		if (s->key_len == key_len && !memcmp(s->key, key, key_len))
 			return st->last = s;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || ustack_htable_add(&st->slots, &s->node, h)) {
+		perror("malloc");
+		exit(1);
 	}
 	s->dso = ustack_resolver_dso(st->r, path, id, id_len, st->pid, flags);
 	report_error(st, s->dso);
@@ -398,6 +385,9 @@ int main(int argc, char **argv)
 	};
 	struct ustack_resolver_opts o = { .debuginfod = true };
 	struct state st = { 0 };
+	struct ustack_hnode *pos, *tmp;
+	struct dso_slot *slot;
+	size_t i;
 	const char **dirs = NULL;
 	size_t nr_dirs = 0;
 	bool stats = false;
@@ -446,10 +436,13 @@ int main(int argc, char **argv)
 	if (stats)
 		fprintf(stderr, "frames %lu unresolved %lu\n", st.frames, st.unresolved);
 	ustack_resolver_free(st.r);
-	for (c = 0; c < DSO_SLOTS; c++) {
-		free(st.slots[c].key);
-		free(st.slots[c].suffix);
+	ustack_htable_for_each_safe(&st.slots, i, pos, tmp) {
+		slot = ustack_htable_entry(pos, struct dso_slot, node);
+		free(slot->key);
+		free(slot->suffix);
+		free(slot);
 	}
+	ustack_htable_release(&st.slots);
 	free(st.seen);
 	free(dirs);
 	if (in != stdin)
