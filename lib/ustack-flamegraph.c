@@ -631,7 +631,7 @@ static void put_subtitle(struct fgraph *g)
 		fputs("callers (reversed stacks): leaf functions at the top, their callers below; ",
 		      fp);
 	if (g->merged_boxes)
-		fprintf(fp, "%" PRIu64 " frames under %.1f%% of the samples merged into %"
+		fprintf(fp, "%" PRIu64 " boxes under %.1f%% of the samples merged into %"
 			PRIu64 " boxes", g->merged_frames, g->opts.min_permille / 10.0,
 			g->merged_boxes);
 	else

@@ -6,11 +6,14 @@
  * sample. The writers (flame graph, pprof, speedscope) read it at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
+#include <gelf.h>
 
 #include "ustack-array.h"
 #include "ustack-output-int.h"
@@ -197,6 +200,52 @@ found:
 	return f->id;
 }
 
+/* NT_GNU_BUILD_ID in one PT_NOTE segment */
+static bool note_build_id(Elf *elf, const GElf_Phdr *ph, struct pmap *m)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz, ELF_T_NHDR);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data && off < data->d_size &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
+			continue;
+		m->build_id_len = nh.n_descsz > USTACK_BUILD_ID_MAX ?
+				  USTACK_BUILD_ID_MAX : nh.n_descsz;
+		memcpy(m->build_id, (const char *)data->d_buf + desc_off, m->build_id_len);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The fallback's /proc/<pid>/maps snapshots carry no build id: take the
+ * file's as it is now, as the symbolizer takes its names from it.
+ */
+static void file_build_id(struct pmap *m, const char *path)
+{
+	size_t i, nr;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	if (*path != '/' || elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getphdrnum(elf, &nr))
+		for (i = 0; i < nr; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_NOTE &&
+			    note_build_id(elf, &ph, m))
+				break;
+	elf_end(elf);
+	close(fd);
+}
+
 /* The map of a file frame's mapping, by path and build id */
 static int map_id(struct ustack_profile *p, const struct ustack_mapping *m)
 {
@@ -219,6 +268,8 @@ static int map_id(struct ustack_profile *p, const struct ustack_mapping *m)
 	e->path = path;
 	e->build_id_len = m->build_id_len;
 	memcpy(e->build_id, m->build_id, m->build_id_len);
+	if (!e->build_id_len && !(m->flags & USTACK_MAP_SPECIAL))
+		file_build_id(e, m->path);
 	if (TABLE_ADD(p, maps, e, hash))
 		return -1;
 	return e->id;

@@ -1,0 +1,346 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The profile formats, each read by its real client: --pprof by `go tool
+# pprof` (Debian's golang-go), --speedscope against speedscope's published
+# JSON schema (the npm package's file-format-schema.json), --flamegraph
+# in headless Chromium (Debian's chromium through playwright-core), which
+# clicks, hovers and searches like a person; its screenshots are kept in
+# tests/output/formats/. What every client shows is checked against the
+# --folded output of the same run. A missing client fails the test with
+# what to install (scripts/install-deps installs them all); nothing skips
+# for a missing tool.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+NODE_DIR="${USTACK_TEST_CACHE:-/var/cache/trace-cmd-ustack}/node"
+SHOTS="$ROOT/tests/output/formats"
+
+setup_file() {
+	build_progs
+	make -s -C "$ROOT" tools >&2
+}
+
+setup() {
+	TMP="$(mktemp -d)"
+	NAME=
+}
+
+teardown() {
+	[ -z "$NAME" ] || assert_no_instance "$NAME"
+	rm -rf "$TMP"
+}
+
+need_go() {
+	command -v go >/dev/null || {
+		echo "go is missing: install Debian's golang-go (scripts/install-deps)" >&2
+		return 1
+	}
+}
+
+need_node_modules() {
+	command -v node >/dev/null && [ -d "$NODE_DIR/node_modules/playwright-core" ] &&
+		[ -d "$NODE_DIR/node_modules/ajv" ] && [ -d "$NODE_DIR/node_modules/speedscope" ] || {
+		echo "node or the test's npm packages are missing from $NODE_DIR:" \
+		     "run scripts/install-deps (npm ci of tests/browser/package.json)" >&2
+		return 1
+	}
+}
+
+need_browser() {
+	[ -x /usr/bin/chromium ] || {
+		echo "/usr/bin/chromium is missing: install Debian's chromium (scripts/install-deps)" >&2
+		return 1
+	}
+	need_node_modules
+}
+
+# browse FILE.svg SHOT-NAME [--click NAME] [--search TERM]: what Chromium saw (JSON)
+browse() {
+	local svg="$1" shot="$2"
+
+	shift 2
+	mkdir -p "$SHOTS"
+	NODE_PATH="$NODE_DIR/node_modules" timeout 180 \
+		node "$ROOT/tests/browser/flamegraph.cjs" "$svg" "$SHOTS/$shot.png" "$@"
+}
+
+# Live, on this kernel: -q, getppid only, our own instance
+capture() {
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid "$@"
+}
+
+# go tool pprof -traces as folded lines: comm;root;...;leaf count, sorted
+pprof_folded() {
+	go tool pprof -traces -symbolize=none "$1" 2>/dev/null | awk '
+		function flush(  s, i) {
+			if (!n)
+				return
+			s = comm
+			for (i = n; i >= 1; i--)
+				s = s ";" f[i]
+			print s " " count
+			n = 0
+		}
+		/^-+\+-+$/ { flush(); next }
+		/^ +comm: / { sub(/^ +comm: +/, ""); comm = $0; next }
+		/^ +[0-9]+   [^ ]/ {
+			count = $1
+			sub(/^ +[0-9]+   /, ""); sub(/ \(inline\)$/, ""); f[++n] = $0; next
+		}
+		/^             [^ ]/ && n { sub(/^ +/, ""); sub(/ \(inline\)$/, ""); f[++n] = $0 }
+		END { flush() }' | sort
+}
+
+# Folded lines as pprof names their frames: no _[i]/_[k] suffixes; a
+# frame we could not name is "[file]" in both (pprof names a location
+# without lines after its mapping), "[unknown]" without a file is pprof's
+# "<unknown>"
+folded_as_pprof() {
+	sed -E -e ':a; s/_\[[ikj]\](;| )/\1/; ta' \
+	       -e ':b; s/;\[unknown\](;| )/;<unknown>\1/; tb' | sort
+}
+
+@test "pprof: go tool pprof -traces shows the samples and frames of the folded output" {
+	need_go
+	capture --folded --pprof "$TMP/p.pb.gz" -- "$PROGS/profile/fanout" 16 > "$TMP/folded"
+	want=$(folded_as_pprof < "$TMP/folded")
+	got=$(pprof_folded "$TMP/p.pb.gz")
+	echo "want:"; echo "$want"; echo "got:"; echo "$got"
+	[ -n "$want" ]
+	[ "$got" = "$want" ]
+	# the three paths of fanout.c in their proportions (6:6:4 of 16)
+	grep -q ';main;left;a 6$' <<< "$got"
+	grep -q ';main;left;b 6$' <<< "$got"
+	[ "$(grep ';main;right;' <<< "$got" | awk '{ n += $NF } END { print n }')" -eq 4 ]
+	run go tool pprof -traces -symbolize=none "$TMP/p.pb.gz"
+	[[ "$output" == *"Type: syscalls:sys_enter_getppid"* ]]
+}
+
+@test "pprof: a mapping has the file's build id, a location its file offset and inline frames" {
+	need_go
+	prog="$PROGS/profile/inlined"
+	# the file offset of the leaf frame, as the tool reads it without symbols
+	capture --raw -- "$prog" 2 > "$TMP/raw"
+	off=$(awk -v p="($prog)" '$2 == p { print $1; exit }' "$TMP/raw")
+	[ -n "$off" ]
+	capture --inline --lines --pprof "$TMP/p.pb.gz" -- "$prog" 3
+	go tool pprof -raw -symbolize=none "$TMP/p.pb.gz" > "$TMP/rawpb"
+	cat "$TMP/rawpb"
+	id=$(readelf -n "$prog" | awk '/Build ID/ { print $3 }')
+	mapline=$(grep -E "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x0 $prog $id \[FN\]\[FL\]\[LN\]\[IN\]" "$TMP/rawpb")
+	[ -n "$mapline" ]
+	start=$(sed -E 's|^[0-9]+: (0x[0-9a-f]+)/.*|\1|' <<< "$mapline")
+	mid=${mapline%%:*}
+	# the location of the system call: three lines, the inlined calls first
+	loc=$(grep -A2 -E "^ +[0-9]+: 0x[0-9a-f]+ M=$mid inl_leaf .*inlined\.c:[0-9]+ " "$TMP/rawpb")
+	echo "location: $loc"
+	[ "$(sed -n 2p <<< "$loc" | awk '{ print $1 }')" = inl_mid ]
+	[ "$(sed -n 3p <<< "$loc" | awk '{ print $1 }')" = outer_fn ]
+	addr=$(head -1 <<< "$loc" | awk '{ print $2 }')
+	# address - memory_start + file_offset (0) is the file offset
+	[ $((addr - start)) -eq $((off)) ]
+	run go tool pprof -traces -symbolize=none "$TMP/p.pb.gz"
+	[[ "$output" == *"inl_leaf (inline)"* ]]
+}
+
+@test "pprof: one sample type per event, each with its own count" {
+	need_go
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -e syscalls:sys_enter_getpid \
+		--pprof "$TMP/p.pb.gz" -- "$PROGS/profile/fanout" 8
+	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
+	[[ "$output" == *"syscalls:sys_enter_getppid/count"* ]]
+	# fanout makes getppid only: 8 samples in that column, none in another
+	run go tool pprof -top -symbolize=none -sample_index=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
+	[[ "$output" == *"Total samples = 8"* ]]
+}
+
+@test "pprof: a fixture recorded on the patched kernel keeps the kernel's build ids" {
+	need_go
+	f="$DATA/threads-deferred.dat"
+	[ -f "$f" ] || skip "no tests/data/threads-deferred.dat fixture"
+	run --separate-stderr "$USTACK" report -q -i "$f" --symfs "$DATA/symfs" --folded \
+		--pprof "$TMP/p.pb.gz"
+	[ "$status" -eq 0 ]
+	[ "$(pprof_folded "$TMP/p.pb.gz")" = "$(folded_as_pprof <<< "$output")" ]
+	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
+	grep -E '^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x0 [^ ]*/threads [0-9a-f]{40} ' <<< "$output"
+}
+
+# speedscope's samples as folded lines: the frames of each stack root
+# first, weights added up per stack
+speedscope_folded() {
+	jq -r --arg ev "$2" '.shared.frames as $f | .profiles[] | select(.name == $ev) |
+		[.samples, .weights] | transpose[] |
+		"\([.[0][] | $f[.].name] | join(";")) \(.[1])"' "$1" |
+		awk '{ n[$1] += $2 } END { for (s in n) print s " " n[s] }' | sort
+}
+
+@test "speedscope: the file passes speedscope's published schema and holds the folded stacks" {
+	need_node_modules
+	capture --folded --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 16 > "$TMP/folded"
+	schema="$NODE_DIR/node_modules/speedscope/dist/release/file-format-schema.json"
+	run env NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/browser/schema.cjs" \
+		"$schema" "$TMP/s.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = valid ]
+	[ "$(jq -r '."$schema"' "$TMP/s.json")" = "https://www.speedscope.app/file-format-schema.json" ]
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
+}
+
+@test "speedscope: the schema check fails a file that breaks the format" {
+	need_node_modules
+	capture --speedscope "$TMP/s.json" -- "$PROGS/shlib" 2
+	jq '.profiles[0].samples[0][0] = "main"' "$TMP/s.json" > "$TMP/bad.json"
+	schema="$NODE_DIR/node_modules/speedscope/dist/release/file-format-schema.json"
+	run env NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/browser/schema.cjs" \
+		"$schema" "$TMP/bad.json"
+	echo "$output"
+	[ "$status" -ne 0 ]
+}
+
+# The boxes of a flame graph: depth (from the root), x, width, name; one a line
+svg_boxes() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+script = root.find(NS + "script").text
+frames = json.loads(re.search(r"var FRAMES = (\[.*?\]);\n", script, re.S).group(1))
+conf = re.search(r"var CONF = \{(.*?)\};", script).group(1)
+conf = dict((k.strip(), v.strip()) for k, v in (x.split(":") for x in conf.split(",")))
+for g in root.find(NS + "g[@id='frames']"):
+    r = g.find(NS + "rect")
+    y = int(r.get("y"))
+    if conf["reverse"] == "true":
+        depth = (y - int(conf["top"])) // int(conf["box"])
+    else:
+        depth = (int(conf["height"]) - int(conf["bottom"]) - int(conf["box"]) - y) // int(conf["box"])
+    print(depth, r.get("x"), r.get("width"), g.get("data-n"), frames[int(g.get("data-f"))][0])
+PY
+}
+
+@test "flamegraph: valid SVG, a box per distinct path of the folded stacks, widths by count" {
+	capture --folded --flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 16 > "$TMP/folded"
+	svg_boxes "$TMP/f.svg" > "$TMP/boxes"
+	cat "$TMP/boxes"
+	# every prefix of every folded stack is one box, with its samples
+	want=$(awk '{ n = split($1, f, ";"); p = "";
+		      for (i = 1; i <= n; i++) { p = p (i > 1 ? ";" : "") f[i]; c[i " " p] += $2 } }
+		    END { for (k in c) { split(k, a, " "); print a[1], c[k] } }' "$TMP/folded" | sort)
+	got=$(awk '$1 > 0 { print $1, $4 }' "$TMP/boxes" | sort)
+	[ "$(awk '{ print $1 }' <<< "$want" | sort | uniq -c)" = "$(awk '{ print $1 }' <<< "$got" | sort | uniq -c)" ]
+	# the root has all 16 samples, 1180 pixels; left() 12 of them, 885 pixels
+	grep -qx '0 10.00 1180.00 16 all' "$TMP/boxes"
+	grep -qE '^[0-9]+ [0-9.]+ 885.00 12 left$' "$TMP/boxes"
+	grep -qE '^[0-9]+ [0-9.]+ 295.00 4 right$' "$TMP/boxes"
+	# the title says what ran, the subtitle events, time span and losses
+	grep -q '<text id="title"[^>]*>trace-cmd ustack -B [^<]*fanout 16</text>' "$TMP/f.svg" ||
+		grep -q '<text id="title"[^>]*>trace-cmd ustack -- .*fanout 16</text>' "$TMP/f.svg"
+	grep -qE '<text id="subtitle"[^>]*>16 samples of syscalls:sys_enter_getppid \(16\) · [0-9.]+ to [0-9.]+ \([0-9.]+ s\) · stacks lost: 0' "$TMP/f.svg"
+}
+
+@test "flamegraph --reverse: callers as an icicle, leaf functions at the top" {
+	capture --flamegraph "$TMP/r.svg" --reverse -- "$PROGS/profile/fanout" 16
+	svg_boxes "$TMP/r.svg" > "$TMP/boxes"
+	cat "$TMP/boxes"
+	# depth 1 (under "all") holds the leaves a() and b(), drawn at the top
+	[ "$(awk '$1 == 1 { print $5 }' "$TMP/boxes" | sort | paste -sd,)" = "a,b" ]
+	ya=$(grep -o '<g data-f="[0-9]*" data-n="[0-9]*"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" |
+	     sed -n 2p | sed 's/.*y="//; s/"//')
+	yroot=$(grep -o '<g data-f="0" data-n="[0-9]*"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" |
+		sed 's/.*y="//; s/"//')
+	[ "$ya" -gt "$yroot" ]
+	# a() calls come from left (6) and right (2): its callers below it
+	grep -qE '^2 [0-9.]+ [0-9.]+ 6 left$' "$TMP/boxes"
+	grep -q 'callers (reversed stacks)' "$TMP/r.svg"
+}
+
+@test "flamegraph from report of a recorded fixture: same stacks as its folded output" {
+	f="$DATA/threads-deferred.dat"
+	[ -f "$f" ] || skip "no tests/data/threads-deferred.dat fixture"
+	run --separate-stderr "$USTACK" report -q -i "$f" --symfs "$DATA/symfs" --folded \
+		--flamegraph "$TMP/f.svg"
+	[ "$status" -eq 0 ]
+	total=$(awk '{ n += $NF } END { print n }' <<< "$output")
+	svg_boxes "$TMP/f.svg" > "$TMP/boxes"
+	grep -qx "0 10.00 1180.00 $total all" "$TMP/boxes"
+	for x in alpha beta gamma; do
+		grep -qE "^[0-9]+ [0-9.]+ [0-9.]+ [0-9]+ ${x}_thread\$" "$TMP/boxes"
+	done
+	grep -q "<text id=\"title\"[^>]*>trace-cmd ustack report -i $f</text>" "$TMP/f.svg"
+}
+
+@test "flamegraph in Chromium: a click zooms, the tooltip names the frame, a search highlights" {
+	need_browser
+	capture --lines --flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 16
+	run --separate-stderr browse "$TMP/f.svg" fanout --click left --search '^a$'
+	echo "$output"; echo "$stderr"
+	[ "$status" -eq 0 ]
+	j="$output"
+	[ "$(jq '.errors | length' <<< "$j")" -eq 0 ]
+	# before the click left() is 12/16 of 1180 pixels, after it the whole width
+	[ "$(jq '.before.width' <<< "$j")" = 885 ]
+	[ "$(jq '.after.width' <<< "$j")" = 1180 ]
+	[ "$(jq '.after.x' <<< "$j")" = 10 ]
+	# right() and its children hidden, the ancestors dimmed, Reset Zoom shown
+	[ "$(jq '.zoomed.hidden' <<< "$j")" -ge 3 ]
+	[ "$(jq '.zoomed.dimmed' <<< "$j")" -ge 3 ]
+	[ "$(jq '.zoomed.resetShown' <<< "$j")" = true ]
+	# the tooltip: name, kind, binary, source file and line, samples
+	[ "$(jq -r '.zoomed.tip[0]' <<< "$j")" = left ]
+	jq -r '.zoomed.tip[]' <<< "$j" | grep -qx 'kind: user function'
+	jq -r '.zoomed.tip[]' <<< "$j" | grep -qx "binary: $PROGS/profile/fanout"
+	jq -r '.zoomed.tip[]' <<< "$j" | grep -qE '^source: .*fanout\.c(:[0-9]+|, lines [0-9]+-[0-9]+)$'
+	jq -r '.zoomed.tip[]' <<< "$j" | grep -qx 'samples: 12 (75.00%), 100.00% of the zoomed box'
+	# a() makes 8 of the 16 calls: two boxes (under left and right), 50%
+	[ "$(jq '.searched.matched' <<< "$j")" -eq 2 ]
+	[ "$(jq -r '.searched.matchedText' <<< "$j")" = "Matched: 50.00% (8 of 16 samples)" ]
+	# Reset Zoom gives left() its width back
+	[ "$(jq '.reset.width' <<< "$j")" = 885 ]
+	[ "$(jq '.resetState.hidden' <<< "$j")" -eq 0 ]
+	[ -s "$SHOTS/fanout.png" ]
+	echo "# screenshot: $SHOTS/fanout.png" >&3
+}
+
+@test "flamegraph: 100,000 distinct stacks make a file under 20 MB that Chromium opens in under 3 s" {
+	need_browser
+	gen="$ROOT/tests/tools/ustack-profile-gen"
+	"$gen" -n 100000 -F "$TMP/folded" -f "$TMP/big.svg"
+	[ "$(wc -l < "$TMP/folded")" -eq 100000 ]
+	size=$(stat -c %s "$TMP/big.svg")
+	echo "size: $size bytes"
+	[ "$size" -lt $((20 * 1024 * 1024)) ]
+	# merged boxes are said to be merged
+	grep -qE '<text id="subtitle2"[^>]*>[0-9]+ boxes under 0.1% of the samples merged into [0-9]+ boxes' "$TMP/big.svg"
+	grep -q 'data-m="' "$TMP/big.svg"
+	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_000[0-9]'
+	echo "$output" | jq -c '{load, loadEvent, boxes, errors}'
+	[ "$status" -eq 0 ]
+	[ "$(jq '.errors | length' <<< "$output")" -eq 0 ]
+	[ "$(jq '.load' <<< "$output")" -lt 3000 ]
+	[ "$(jq '.boxes' <<< "$output")" -gt 100 ]
+	[ "$(jq '.after.width' <<< "$output")" = 1180 ]
+	echo "# 100,000 stacks: $size bytes, opened in $(jq .load <<< "$output") ms" >&3
+}
+
+@test "profile options: not for record, --reverse needs --flamegraph, unwritable files fail" {
+	run "$USTACK" record -o "$TMP/t.dat" --flamegraph "$TMP/f.svg" -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"report -i FILE"* ]]
+	run "$USTACK" report -i "$DATA/threads-deferred.dat" --reverse
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--reverse is for --flamegraph"* ]]
+	[ -f "$DATA/threads-deferred.dat" ] || return 0
+	run "$USTACK" report -q -i "$DATA/threads-deferred.dat" --flamegraph "$TMP/no/such/dir/f.svg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot create $TMP/no/such/dir/f.svg"* ]]
+}
