@@ -8,7 +8,7 @@
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
-#   make install         program and man page; honours prefix and DESTDIR
+#   make install         program, man page, bash completion; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
 #   make doc             regenerate the shipped man page (needs asciidoc)
@@ -21,6 +21,7 @@
 prefix		?= /usr/local
 bindir		?= $(prefix)/bin
 mandir		?= $(prefix)/share/man
+completiondir	?= $(prefix)/share/bash-completion/completions
 DESTDIR		?=
 
 CC		?= gcc
@@ -146,16 +147,18 @@ vm-stress:
 
 # The man page is shipped generated (make doc): installing needs no asciidoc.
 install: $(PROGRAM)
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(completiondir)
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/trace-cmd-ustack
 	install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/
+	install -m 0644 completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd-ustack
 
 install-wrapper: install
 	install -m 0755 scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd
 
 # A trace-cmd that is not our wrapper (the real one) is left alone.
 uninstall:
-	rm -f $(DESTDIR)$(bindir)/trace-cmd-ustack $(DESTDIR)$(mandir)/man1/trace-cmd-ustack.1
+	rm -f $(DESTDIR)$(bindir)/trace-cmd-ustack $(DESTDIR)$(mandir)/man1/trace-cmd-ustack.1 \
+		$(DESTDIR)$(completiondir)/trace-cmd-ustack
 	if cmp -s scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd; then \
 		rm -f $(DESTDIR)$(bindir)/trace-cmd; fi
 

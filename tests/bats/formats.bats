@@ -122,7 +122,7 @@ folded_as_pprof() {
 
 @test "pprof: a mapping has the file's build id, a location its file offset and inline frames" {
 	need_go
-	prog="$PROGS/profile/inlined"
+	prog="$PROGS/profile/inlchain"
 	# the file offset of the leaf frame, as the tool reads it without symbols
 	capture --raw -- "$prog" 2 > "$TMP/raw"
 	off=$(awk -v p="($prog)" '$2 == p { print $1; exit }' "$TMP/raw")
@@ -136,7 +136,7 @@ folded_as_pprof() {
 	start=$(sed -E 's|^[0-9]+: (0x[0-9a-f]+)/.*|\1|' <<< "$mapline")
 	mid=${mapline%%:*}
 	# the location of the system call: three lines, the inlined calls first
-	loc=$(grep -A2 -E "^ +[0-9]+: 0x[0-9a-f]+ M=$mid inl_leaf .*inlined\.c:[0-9]+ " "$TMP/rawpb")
+	loc=$(grep -A2 -E "^ +[0-9]+: 0x[0-9a-f]+ M=$mid inl_leaf .*inlchain\.c:[0-9]+ " "$TMP/rawpb")
 	echo "location: $loc"
 	[ "$(sed -n 2p <<< "$loc" | awk '{ print $1 }')" = inl_mid ]
 	[ "$(sed -n 3p <<< "$loc" | awk '{ print $1 }')" = outer_fn ]
