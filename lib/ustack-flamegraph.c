@@ -678,9 +678,37 @@ static void put_legend(struct fgraph *g)
 	fputs("</g>\n", g->fp);
 }
 
+/*
+ * The command line as the title, on one line and between the buttons
+ * (shortened with ".." when longer); whole in the document's <title>.
+ */
+static void put_title(struct fgraph *g)
+{
+	const char *cmd = g->p->command ? g->p->command : "trace-cmd ustack";
+	size_t fit = (g->opts.width - 2 * 120) / (17 * 0.59), i;
+	char *t = strdup(cmd);
+	FILE *fp = g->fp;
+
+	if (!t)
+		return;
+	for (i = 0; t[i]; i++)
+		if ((unsigned char)t[i] < ' ')
+			t[i] = ' ';
+	fputs("<title>", fp);
+	put_xml(fp, t, SIZE_MAX);
+	fprintf(fp, "</title>\n<text id=\"title\" x=\"%u\" y=\"22\">", g->opts.width / 2);
+	if (strlen(t) > fit) {
+		put_xml(fp, t, fit - 2);
+		fputs("..", fp);
+	} else {
+		put_xml(fp, t, SIZE_MAX);
+	}
+	fputs("</text>\n", fp);
+	free(t);
+}
+
 static void put_head(struct fgraph *g)
 {
-	const struct ustack_profile *p = g->p;
 	int h = image_height(g), w = g->opts.width;
 	FILE *fp = g->fp;
 
@@ -690,9 +718,7 @@ static void put_head(struct fgraph *g)
 		"<!-- Flame graph written by trace-cmd ustack -->\n", w, h, w, h);
 	fputs(style, fp);
 	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n", w, h);
-	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"22\">", w / 2);
-	put_xml(fp, p->command ? p->command : "trace-cmd ustack", 300);
-	fputs("</text>\n", fp);
+	put_title(g);
 	put_subtitle(g);
 	put_legend(g);
 	fprintf(fp, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n",
