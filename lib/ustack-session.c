@@ -52,6 +52,13 @@
  * timestamps, never on wall time, so feeding the same records (live or
  * from trace.dat) gives the same samples in the same order. With
  * opts.ordered samples are handed out in feed (event timestamp) order.
+ *
+ * What is not shown: our own records (maps and info markers, the helper
+ * events a capture enabled) and, once thread groups are followed, events
+ * of tasks known to be in another group. Such an event is skipped with
+ * what the kernel wrote right behind it (rule 1 again: its cookie and
+ * stack traces). The pid and comm filters act when a sample goes out,
+ * when its thread group is known; filtered samples still count.
  */
 #include <errno.h>
 #include <stdio.h>
