@@ -239,12 +239,10 @@ static int frame_class(const struct fgraph *g, uint32_t frame)
 	return g->p->frames[frame]->cls;
 }
 
-static const struct fgraph *sort_graph;
-
 /* By name, then class; the merged box last */
-static int child_cmp(const void *a, const void *b)
+static int child_cmp(const void *a, const void *b, void *arg)
 {
-	const struct fgraph *g = sort_graph;
+	const struct fgraph *g = arg;
 	const struct fnode *x = &g->nodes[*(const uint32_t *)a];
 	const struct fnode *y = &g->nodes[*(const uint32_t *)b];
 	int r;
@@ -316,8 +314,7 @@ static int shape(struct fgraph *g, uint32_t n)
 		free(kids);
 		return -1;
 	}
-	sort_graph = g;
-	qsort(kids, nr, sizeof(*kids), child_cmp);
+	qsort_r(kids, nr, sizeof(*kids), child_cmp, g);
 	g->nodes[n].child = kids[0];
 	for (i = 0; i < nr; i++)
 		g->nodes[kids[i]].next = i + 1 < nr ? kids[i + 1] : NO_NODE;
@@ -374,6 +371,21 @@ static void put_json(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* One channel (@n: 0 red, 8 green, 4 blue) of an HSL colour, 0 to 255 */
+static int hsl_channel(double hue, double sat, double lig, int n)
+{
+	double k = n + hue / 30, a = sat * (lig < 1 - lig ? lig : 1 - lig), m;
+
+	while (k >= 12)
+		k -= 12;
+	m = k - 3 < 9 - k ? k - 3 : 9 - k;
+	if (m > 1)
+		m = 1;
+	if (m < -1)
+		m = -1;
+	return (lig - a * m) * 255 + 0.5;
+}
+
 /*
  * A colour per class; the shade comes from the name, so a function keeps
  * its colour from one graph to the next (as flamegraph.pl's do).
@@ -396,22 +408,9 @@ static void class_colour(int cls, const char *name, char *buf)
 	double hue = pal[cls][0] + (double)(h % 1000) / 1000 * pal[cls][1];
 	double sat = pal[cls][2] / 100.0;
 	double lig = (pal[cls][3] + (double)(h >> 20 & 0xff) / 255 * 8) / 100.0;
-	double c = (1 - (2 * lig - 1 > 0 ? 2 * lig - 1 : 1 - 2 * lig)) * sat;
-	double hp = hue / 60, x, r = 0, gr = 0, b = 0, m;
 
-	x = c * (1 - (hp - 2 * (int)(hp / 2) - 1 > 0 ? hp - 2 * (int)(hp / 2) - 1 :
-		      1 - (hp - 2 * (int)(hp / 2))));
-	switch ((int)hp) {
-	case 0: r = c; gr = x; break;
-	case 1: r = x; gr = c; break;
-	case 2: gr = c; b = x; break;
-	case 3: gr = x; b = c; break;
-	case 4: r = x; b = c; break;
-	default: r = c; b = x; break;
-	}
-	m = lig - c / 2;
-	sprintf(buf, "#%02x%02x%02x", (int)((r + m) * 255 + 0.5),
-		(int)((gr + m) * 255 + 0.5), (int)((b + m) * 255 + 0.5));
+	sprintf(buf, "#%02x%02x%02x", hsl_channel(hue, sat, lig, 0),
+		hsl_channel(hue, sat, lig, 8), hsl_channel(hue, sat, lig, 4));
 }
 
 static void box_colour(const struct fgraph *g, uint32_t frame, char *buf)
@@ -721,8 +720,8 @@ static void put_head(struct fgraph *g)
 	put_title(g);
 	put_subtitle(g);
 	put_legend(g);
-	fprintf(fp, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n",
-		MARGIN);
+	fprintf(fp, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">"
+		"Reset Zoom</text>\n", MARGIN);
 	fprintf(fp, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
 		"text-anchor=\"end\">Search</text>\n", w - MARGIN);
 	fprintf(fp, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",

@@ -192,7 +192,12 @@ static uint64_t pp_str(struct pp *pp, const char *s)
 		if (!strcmp(pp->extra[i], s))
 			return pp->p->nr_str + i;
 	if (ustack_array_grow((void **)&pp->extra, &pp->alloc_extra, i + 1,
-			      sizeof(*pp->extra)) || !(pp->extra[i] = strdup(s))) {
+			      sizeof(*pp->extra))) {
+		pp->out.failed = true;
+		return 0;
+	}
+	pp->extra[i] = strdup(s);
+	if (!pp->extra[i]) {
 		pp->out.failed = true;
 		return 0;
 	}

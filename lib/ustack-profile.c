@@ -43,7 +43,9 @@ struct ustack_profile *ustack_profile_new(bool keep_order)
 	/* string 0 is "" (pprof's string_table[0] must be) */
 	p->str = calloc(16, sizeof(*p->str));
 	p->alloc_str = 16;
-	if (!p->str || !(p->str[0] = strdup(""))) {
+	if (p->str)
+		p->str[0] = strdup("");
+	if (!p->str || !p->str[0]) {
 		ustack_profile_free(p);
 		return NULL;
 	}

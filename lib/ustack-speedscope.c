@@ -139,7 +139,8 @@ int ustack_speedscope_write(const struct ustack_profile *p, FILE *fp)
 	size_t i;
 
 	errno = ENOMEM;
-	if (p->failed || !(comm_idx = comm_frames(p)))
+	comm_idx = p->failed ? NULL : comm_frames(p);
+	if (!comm_idx)
 		return -1;
 	fprintf(fp, "{\"$schema\":\"%s\",\n", SCHEMA);
 	put_frames(p, comm_idx, fp);

@@ -72,7 +72,11 @@ teardown() {
 	run --separate-stderr "$USTACK" -B "$NAME" -q --folded -e syscalls:sys_enter_getppid \
 		-- "$PROGS/threads" 5
 	[ "$status" -eq 0 ]
-	[ "$output" = "$want" ]
+	echo "want:"; echo "$want"; echo "got:"; echo "$output"
+	# libc's start_thread is found through a maps snapshot on the
+	# fallback, which a short thread may outrun ([libc.so.6]): not compared
+	libc() { sed -E 's/^threads;(start_thread|\[libc\.so\.6\]);/threads;LIBC;/'; }
+	[ "$(libc <<< "$output")" = "$(libc <<< "$want")" ]
 }
 
 @test "make install puts the bash completion where bash-completion looks" {

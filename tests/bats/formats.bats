@@ -147,17 +147,26 @@ folded_as_pprof() {
 	[[ "$output" == *"inl_leaf (inline)"* ]]
 }
 
-@test "pprof: one sample type per event, each with its own count" {
+@test "pprof and flame graph: one sample type per event, each with its own count" {
 	need_go
 	require_capture
 	NAME=$(instance_name)
-	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -e syscalls:sys_enter_getpid \
-		--pprof "$TMP/p.pb.gz" -- "$PROGS/profile/fanout" 8
+	# fanout: 8 getppid from its own code, 8 clock_nanosleep through libc
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid \
+		-e syscalls:sys_enter_clock_nanosleep --pprof "$TMP/p.pb.gz" \
+		--flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 8
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
-	[[ "$output" == *"syscalls:sys_enter_getppid/count"* ]]
-	# fanout makes getppid only: 8 samples in that column, none in another
+	echo "$output"
+	grep -qE '^syscalls:sys_enter_getppid/count\[dflt\] syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
 	run go tool pprof -top -symbolize=none -sample_index=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
 	[[ "$output" == *"Total samples = 8"* ]]
+	[[ "$output" == *" a"* ]]
+	run go tool pprof -top -symbolize=none -sample_index=syscalls:sys_enter_clock_nanosleep "$TMP/p.pb.gz"
+	[[ "$output" == *"Total samples = 8"* ]]
+	[[ "$output" != *" a"$'\n'* ]]
+	# the flame graph counts per event for its tooltips: 8 and 8 at the root
+	grep -q '<g data-f="0" data-n="16" data-e="8,8">' "$TMP/f.svg"
+	grep -q 'var EVENTS = \["syscalls:sys_enter_getppid","syscalls:sys_enter_clock_nanosleep"\]' "$TMP/f.svg"
 }
 
 @test "pprof: a fixture recorded on the patched kernel keeps the kernel's build ids" {

@@ -113,14 +113,29 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:s:rf:p:j:F:")) != -1) {
 		switch (opt) {
-		case 'n': nr = strtoull(optarg, NULL, 0); break;
-		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
-		case 'r': fo.reverse = true; break;
-		case 'f': svg = optarg; break;
-		case 'p': pb = optarg; break;
-		case 'j': json = optarg; break;
-		case 'F': folded = optarg; break;
-		default: usage();
+		case 'n':
+			nr = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 'r':
+			fo.reverse = true;
+			break;
+		case 'f':
+			svg = optarg;
+			break;
+		case 'p':
+			pb = optarg;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'F':
+			folded = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	for (i = 0; i < POOL; i++)
