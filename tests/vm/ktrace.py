@@ -524,7 +524,10 @@ def cmd_order(recs, pids):
             fail('event of pid %d at %.6f (%s) is not followed by its cookie on CPU %d' %
                  (e.pid, e.ts, e.body[:40], e.cpu))
         if n.cookie != '0' and not answering_stack(recs, e.pid, n.cookie):
-            fail('cookie %s of pid %d at %.6f is answered by no stack' % (n.cookie, e.pid, n.ts))
+            around = [r for r in recs if r.pid == e.pid and abs(r.ts - n.ts) < 0.01]
+            fail('cookie %s of pid %d at %.6f is answered by no stack; around it:\n%s' %
+                 (n.cookie, e.pid, n.ts, '\n'.join('  [%d] %.6f %s %s' % (r.cpu, r.ts, r.kind, r.body[:90])
+                                                    for r in around)))
         checked += 1
     if not checked:
         fail('no event of pids %s' % pids)
@@ -549,26 +552,35 @@ def cmd_vdso32(recs, pid, image):
     want_bid = elf_build_id(image)
     out = subprocess.run(['nm', '-D', '-S', '--defined-only', image],
                          capture_output=True, text=True, check=True).stdout
-    entry = [line.split() for line in out.splitlines() if line.endswith(' __kernel_vsyscall')]
+    # nm prints versioned names: __kernel_vsyscall@@LINUX_2.5
+    entry = [line.split() for line in out.splitlines()
+             if line.split('@')[0].endswith(' __kernel_vsyscall')]
     if not entry or len(entry[0]) != 4:
         fail('%s has no sized __kernel_vsyscall' % image)
     start, size = int(entry[0][0], 16), int(entry[0][1], 16)
+    # the task's 32-bit stacks whose leaf is in its vDSO (before its exec
+    # the task was the 64-bit shell)
+    vstacks = []
     for stack in pid_stacks(recs, pid):
-        if not stack.flags & 2:
-            fail('stack of pid %d at %.6f is not flagged COMPAT' % (pid, stack.ts))
-        if not stack.frames:
-            fail('empty stack of pid %d' % pid)
+        if not stack.flags & 2 or not stack.frames:
+            continue
         off, fid = stack.frames[0]
         m = binding(recs, maps, stack, fid)
         if not m:
             fail('leaf id %s of pid %d is not announced' % (fid, pid))
-        if m.path != '[vdso]' or not m.mflags & 1:
-            fail('leaf id %s announced as %s flags %x, not SPECIAL [vdso]' % (fid, m.path, m.mflags))
+        if m.path != '[vdso]':
+            continue
+        if not m.mflags & 1:
+            fail('[vdso] id %s announced with flags %x, not SPECIAL' % (fid, m.mflags))
         if m.build_id != want_bid:
             fail('[vdso] announced with build id %s, the image has %s' % (m.build_id, want_bid))
         if not start <= off < start + size:
             fail('leaf offset %#x is outside __kernel_vsyscall [%#x, %#x)' % (off, start, start + size))
-    print('leaf frames of pid %d in __kernel_vsyscall of [vdso] %s' % (pid, want_bid))
+        vstacks.append(stack)
+    if len(vstacks) < 3:
+        fail('%d 32-bit stacks of pid %d start in [vdso], expected the 3 getppid calls' %
+             (len(vstacks), pid))
+    print('%d leaf frames of pid %d in __kernel_vsyscall of [vdso] %s' % (len(vstacks), pid, want_bid))
 
 
 def main():
