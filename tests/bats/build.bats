@@ -5,6 +5,8 @@
 # one is named with the Debian package that provides it. `make -n` only
 # parses the Makefile and prints the commands: nothing is built.
 
+bats_require_minimum_version 1.5.0
+
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 
 setup() {
@@ -36,10 +38,15 @@ teardown() {
 # A copy of the sources to build in, so that the tests do not touch the
 # build of the checkout they run from.
 copy_sources() {
-	mkdir -p "$1/lib" "$1/tracecmd"
+	local d
+
+	mkdir -p "$1"
 	cp -r "$ROOT/Makefile" "$ROOT/include" "$ROOT/Documentation" "$ROOT/scripts" "$1/"
-	cp "$ROOT"/lib/*.[ch] "$1/lib/"
-	cp "$ROOT"/tracecmd/*.[ch] "$1/tracecmd/"
+	for d in lib tracecmd; do
+		mkdir -p "$1/$d"
+		find "$ROOT/$d" -maxdepth 1 -type f ! -name '*.[oad]' ! -name trace-cmd-ustack \
+			-exec cp {} "$1/$d/" \;
+	done
 }
 
 @test "build: make CFLAGS=\"-O0 -g\" builds: what the build needs is not in CFLAGS" {
