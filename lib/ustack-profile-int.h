@@ -93,6 +93,9 @@ struct pmap {
  * @ret:	a return address (not the leaf): looked up at @addr - 1
  * @addr:	file offset (with @map), kernel or anonymous address
  * @nr_lines:	lines, innermost first, from @first_line in the lines array
+ * @name:	PLOC_PSEUDO: its text (string id); others: what tells equal
+ *		addresses apart (the file id of an unannounced file, the
+ *		process of an anonymous one)
  */
 struct ploc {
 	struct ustack_hnode	node;
@@ -103,7 +106,7 @@ struct ploc {
 	uint64_t		addr;
 	uint32_t		nr_lines;
 	uint32_t		first_line;
-	uint32_t		name;	/* PLOC_PSEUDO: its text */
+	uint32_t		name;
 };
 
 /**

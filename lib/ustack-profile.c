@@ -386,7 +386,7 @@ static int loc_lines(struct ustack_profile *p, struct ploc *l, const struct rfra
  * may symbolize them) but one here: the other formats draw them.
  */
 static int rframes_loc(struct ustack_profile *p, const struct rframe *rf, size_t n,
-		       bool ret, bool raw)
+		       bool ret, bool raw, int tgid)
 {
 	struct ploc key = { 0 }, *l;
 	uint64_t hash;
@@ -399,6 +399,8 @@ static int rframes_loc(struct ustack_profile *p, const struct rframe *rf, size_t
 		key.ret = ret;
 	} else if (rf->kind == RF_UNANNOUNCED) {
 		key.name = (uint32_t)rf->id;	/* file ids tell them apart */
+	} else if (rf->kind == RF_JIT || rf->kind == RF_ADDR) {
+		key.name = tgid;		/* an address of one process */
 	}
 	hash = loc_hash(&key);
 	l = loc_find(p, &key, hash);
@@ -486,7 +488,7 @@ static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 		for (j = i + 1; j < nr && rf[j - 1].inlined && rf[j].addr == rf[i].addr &&
 		     rf[j].kind == rf[i].kind; j++)
 			;
-		if (cur_push(p, rframes_loc(p, &rf[i], j - i, ret, raw)))
+		if (cur_push(p, rframes_loc(p, &rf[i], j - i, ret, raw, s->tgid)))
 			return -1;
 		if (rf[i].kind != RF_KERNEL)
 			ret = true;
