@@ -32,6 +32,14 @@
 #define FONT_SIZE	12
 #define CHAR_WIDTH	(FONT_SIZE * 0.59)
 #define MAX_EVENTS	8	/* per-event counts in tooltips up to this many */
+/*
+ * Boxes narrower than this many pixels are drawn as part of one path per
+ * class, not as elements of their own: tens of thousands of elements make
+ * a browser slow to open the file, and a box that narrow cannot be
+ * clicked anyway. The script makes them elements when a zoom widens them.
+ */
+#define SLIVER		3
+#define SLIVER_CLASSES	(PF_CLASS_NR + 2)	/* and merged boxes, the root */
 
 struct fnode {
 	uint32_t	frame;	/* frame id, comm id + comm_base, FRAME_* */
@@ -41,6 +49,12 @@ struct fnode {
 	uint32_t	depth;
 	uint32_t	merged;	/* FRAME_MERGED: boxes it stands for */
 	uint64_t	count;
+};
+
+/* Slivers side by side, drawn as one rectangle */
+struct sliver_run {
+	double		start;
+	double		end;
 };
 
 struct fgraph {
@@ -60,6 +74,21 @@ struct fgraph {
 	uint32_t			*frame_map;	/* frame -> index in the JSON table */
 	uint32_t			nr_used;
 	FILE				*fp;
+	/* written while the boxes are, put in the script at the end */
+	FILE				*data;		/* BOXES */
+	char				*data_buf;
+	size_t				data_len;
+	FILE				*ev_data;	/* EVC: per-event counts */
+	char				*ev_buf;
+	size_t				ev_len;
+	FILE				*merged_data;	/* MERGED: box -> boxes */
+	char				*merged_buf;
+	size_t				merged_len;
+	uint64_t			merged_put;
+	struct sliver_run		*runs;		/* depth * classes */
+	FILE				*sliver[SLIVER_CLASSES];
+	char				*sliver_buf[SLIVER_CLASSES];
+	size_t				sliver_len[SLIVER_CLASSES];
 };
 
 /* ------------------------------------------------------------------ */
@@ -371,6 +400,20 @@ static void put_json(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/*
+ * FNV-1a (32 bits) of the name's bytes: the script computes the same for
+ * the boxes it draws (the palette is in both too).
+ */
+static uint32_t name_hash(const char *name)
+{
+	const unsigned char *c = (const unsigned char *)name;
+	uint32_t h = 2166136261U;
+
+	for (; *c; c++)
+		h = (h ^ *c) * 16777619U;
+	return h;
+}
+
 /* One channel (@n: 0 red, 8 green, 4 blue) of an HSL colour, 0 to 255 */
 static int hsl_channel(double hue, double sat, double lig, int n)
 {
@@ -387,27 +430,32 @@ static int hsl_channel(double hue, double sat, double lig, int n)
 }
 
 /*
+ * The colours of the classes: hue base, hue range, saturation, lightness
+ * base (percent). The script gets the table (CONF.palette).
+ */
+static const int palette[PF_CLASS_NR + 2][4] = {
+	[PF_USER]	= { 2, 48, 85, 56 },	/* red to yellow */
+	[PF_INLINED]	= { 172, 16, 60, 58 },	/* aqua */
+	[PF_JIT]	= { 95, 30, 55, 52 },	/* green */
+	[PF_KERNEL]	= { 208, 22, 65, 66 },	/* blue */
+	[PF_UNRESOLVED]	= { 0, 0, 0, 72 },	/* grey */
+	[PF_COMM]	= { 268, 20, 45, 70 },	/* lilac */
+	[PF_NOTE]	= { 36, 10, 30, 70 },	/* tan */
+	[PF_CLASS_NR]	= { 0, 0, 0, 88 },	/* merged: light grey */
+	[PF_CLASS_NR + 1] = { 0, 0, 0, 80 },	/* all */
+};
+
+/*
  * A colour per class; the shade comes from the name, so a function keeps
  * its colour from one graph to the next (as flamegraph.pl's do).
  */
 static void class_colour(int cls, const char *name, char *buf)
 {
-	/* hue base, hue range, saturation, lightness base (percent) */
-	static const int pal[PF_CLASS_NR + 2][4] = {
-		[PF_USER]	= { 2, 48, 85, 56 },	/* red to yellow */
-		[PF_INLINED]	= { 172, 16, 60, 58 },	/* aqua */
-		[PF_JIT]	= { 95, 30, 55, 52 },	/* green */
-		[PF_KERNEL]	= { 208, 22, 65, 66 },	/* blue */
-		[PF_UNRESOLVED]	= { 0, 0, 0, 72 },	/* grey */
-		[PF_COMM]	= { 268, 20, 45, 70 },	/* lilac */
-		[PF_NOTE]	= { 36, 10, 30, 70 },	/* tan */
-		[PF_CLASS_NR]	= { 0, 0, 0, 88 },	/* merged: light grey */
-		[PF_CLASS_NR + 1] = { 0, 0, 0, 80 },	/* all */
-	};
-	uint64_t h = ustack_hash_str(name);
-	double hue = pal[cls][0] + (double)(h % 1000) / 1000 * pal[cls][1];
-	double sat = pal[cls][2] / 100.0;
-	double lig = (pal[cls][3] + (double)(h >> 20 & 0xff) / 255 * 8) / 100.0;
+	const int *pal = palette[cls];
+	uint32_t h = name_hash(name);
+	double hue = pal[0] + (double)(h % 1000) / 1000 * pal[1];
+	double sat = pal[2] / 100.0;
+	double lig = (pal[3] + (double)(h >> 20 & 0xff) / 255 * 8) / 100.0;
 
 	sprintf(buf, "#%02x%02x%02x", hsl_channel(hue, sat, lig, 0),
 		hsl_channel(hue, sat, lig, 8), hsl_channel(hue, sat, lig, 4));
@@ -448,33 +496,35 @@ static uint32_t used_frame(struct fgraph *g, uint32_t frame)
 	return g->frame_map[frame];
 }
 
-static void put_box(struct fgraph *g, uint32_t n, double x)
+/* The class a box is coloured by (the root and merged boxes have their own) */
+static int box_class(const struct fgraph *g, uint32_t frame)
 {
-	const struct fnode *nd = &g->nodes[n];
-	double w = (double)nd->count / g->nodes[0].count * box_width(g);
-	const char *name = frame_name(g, nd->frame);
-	size_t fit = (w - 6) / CHAR_WIDTH, i;
+	return frame == FRAME_ROOT ? PF_CLASS_NR + 1 : frame_class(g, frame);
+}
+
+/* "[12 merged]" for a merged box, else the frame's name */
+static const char *box_label(const struct fgraph *g, const struct fnode *nd, char *buf,
+			     size_t size)
+{
+	if (nd->frame != FRAME_MERGED)
+		return frame_name(g, nd->frame);
+	snprintf(buf, size, "[%u merged]", nd->merged);
+	return buf;
+}
+
+/* A box wide enough to click: an element of its own, with its label */
+static void put_box_element(struct fgraph *g, const struct fnode *nd, uint32_t i,
+			    double x, double w)
+{
+	size_t fit = (w - 6) / CHAR_WIDTH;
 	char colour[8], label[32];
+	const char *name = box_label(g, nd, label, sizeof(label));
 	FILE *fp = g->fp;
 
 	box_colour(g, nd->frame, colour);
-	fprintf(fp, "<g data-f=\"%u\" data-n=\"%" PRIu64 "\"", used_frame(g, nd->frame),
-		nd->count);
-	if (nd->frame == FRAME_MERGED)
-		fprintf(fp, " data-m=\"%u\"", nd->merged);
-	if (g->ev && n < g->ev_nodes) {
-		fputs(" data-e=\"", fp);
-		for (i = 0; i < g->nr_ev; i++)
-			fprintf(fp, "%s%" PRIu64, i ? "," : "", g->ev[n * g->nr_ev + i]);
-		fputc('"', fp);
-	}
-	fprintf(fp, "><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s/>",
-		x, box_y(g, nd->depth), w, BOX_HEIGHT - 1, colour,
+	fprintf(fp, "<g data-i=\"%u\"><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"%s\"%s/>", i, x, box_y(g, nd->depth), w, BOX_HEIGHT - 1, colour,
 		nd->frame == FRAME_MERGED ? " class=\"merged\"" : "");
-	if (nd->frame == FRAME_MERGED) {
-		snprintf(label, sizeof(label), "[%u merged]", nd->merged);
-		name = label;
-	}
 	/* A label only where three characters fit; the script redoes them on zoom */
 	if (w >= 3 * CHAR_WIDTH + 6) {
 		fprintf(fp, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
@@ -490,15 +540,91 @@ static void put_box(struct fgraph *g, uint32_t n, double x)
 	fputs("</g>\n", fp);
 }
 
-static void put_boxes(struct fgraph *g, uint32_t n, double x)
+/* Draw the run of slivers of class @cls at @depth, and forget it */
+static void sliver_flush(struct fgraph *g, int cls, uint32_t depth)
+{
+	struct sliver_run *r = &g->runs[depth * SLIVER_CLASSES + cls];
+	double w = r->end - r->start;
+
+	if (w <= 0)
+		return;
+	fprintf(g->sliver[cls], "M%.2f %dh%.2fv%dh-%.2fz", r->start, box_y(g, depth), w,
+		BOX_HEIGHT - 1, w);
+	r->start = r->end = 0;
+}
+
+/*
+ * A sliver: slivers of one class side by side at one depth are one
+ * rectangle of the class's colour (as the script draws them too).
+ */
+static void sliver_add(struct fgraph *g, int cls, uint32_t depth, double x, double w)
+{
+	struct sliver_run *r = &g->runs[depth * SLIVER_CLASSES + cls];
+
+	if (r->end > r->start && x - r->end < 0.01 && r->end - x < 0.01) {
+		r->end = x + w;
+		return;
+	}
+	sliver_flush(g, cls, depth);
+	r->start = x;
+	r->end = x + w;
+}
+
+/*
+ * Box @n, number @i in depth-first order, at @x: its numbers for the
+ * script (depth, frame, samples; where it is follows from the order),
+ * then an element, or a sliver.
+ */
+static void put_box(struct fgraph *g, uint32_t n, uint32_t i, double x)
+{
+	const struct fnode *nd = &g->nodes[n];
+	double w = (double)nd->count / g->nodes[0].count * box_width(g);
+	size_t e;
+
+	fprintf(g->data, "%s%u,%u,%" PRIu64, i ? "," : "", nd->depth,
+		used_frame(g, nd->frame), nd->count);
+	if (nd->frame == FRAME_MERGED)
+		fprintf(g->merged_data, "%s%u:%u", g->merged_put++ ? "," : "", i, nd->merged);
+	for (e = 0; g->ev && e < g->nr_ev; e++)
+		fprintf(g->ev_data, "%s%" PRIu64, i || e ? "," : "",
+			n < g->ev_nodes ? g->ev[n * g->nr_ev + e] : 0);
+	if (w >= SLIVER)
+		put_box_element(g, nd, i, x, w);
+	else
+		sliver_add(g, box_class(g, nd->frame), nd->depth, x, w);
+}
+
+/* Depth first from @n at @x; returns the next box number */
+static uint32_t put_boxes(struct fgraph *g, uint32_t n, uint32_t i, double x)
 {
 	uint32_t c;
 
-	put_box(g, n, x);
+	put_box(g, n, i++, x);
 	for (c = g->nodes[n].child; c != NO_NODE; c = g->nodes[c].next) {
-		put_boxes(g, c, x);
+		i = put_boxes(g, c, i, x);
 		x += (double)g->nodes[c].count / g->nodes[0].count * box_width(g);
 	}
+	return i;
+}
+
+/* The slivers of each class as one path, and an empty one for matches */
+static void put_slivers(struct fgraph *g)
+{
+	char colour[8];
+	uint32_t d;
+	int cls;
+
+	for (d = 0; d <= g->max_depth; d++)
+		for (cls = 0; cls < SLIVER_CLASSES; cls++)
+			sliver_flush(g, cls, d);
+	fputs("<g id=\"slivers\">\n", g->fp);
+	for (cls = 0; cls < SLIVER_CLASSES; cls++) {
+		class_colour(cls, "", colour);
+		fflush(g->sliver[cls]);
+		fprintf(g->fp, "<path data-c=\"%d\" fill=\"%s\" d=\"%s\"/>\n", cls, colour,
+			g->sliver_buf[cls] ? g->sliver_buf[cls] : "");
+	}
+	fputs("<path class=\"match\" d=\"\"/>\n</g>\n", g->fp);
 }
 
 /* The frames the boxes name, for tooltips and search: name, class, file */
@@ -514,17 +640,23 @@ static void put_frames(struct fgraph *g)
 	for (f = 0; f < g->comm_base + p->nr_str; f++)
 		if (g->frame_map[f])
 			inv[g->frame_map[f]] = f;
-	fputs("var FRAMES = [[\"all\",8,0,0,0,0],[\"\",7,0,0,0,0]", fp);
+	fprintf(fp, "var FRAMES = [[\"all\",%d],[\"\",%d]", PF_CLASS_NR + 1, PF_CLASS_NR);
 	for (i = 2; i < g->nr_used; i++) {
 		fputs(",\n[", fp);
 		put_json(fp, frame_name(g, inv[i]));
 		if (inv[i] >= g->comm_base) {
-			fprintf(fp, ",%d,0,0,0,0]", PF_COMM);
+			fprintf(fp, ",%d]", PF_COMM);
 			continue;
 		}
-		fprintf(fp, ",%d,%u,%u,%d,%d]", p->frames[inv[i]]->cls,
-			p->frames[inv[i]]->dso, p->frames[inv[i]]->file,
-			p->frames[inv[i]]->line_min, p->frames[inv[i]]->line_max);
+		f = inv[i];
+		/* name, class, binary, source file, lines: as far as known */
+		fprintf(fp, ",%d", p->frames[f]->cls);
+		if (p->frames[f]->dso || p->frames[f]->file)
+			fprintf(fp, ",%u", p->frames[f]->dso);
+		if (p->frames[f]->file)
+			fprintf(fp, ",%u,%d,%d", p->frames[f]->file, p->frames[f]->line_min,
+				p->frames[f]->line_max);
+		fputc(']', fp);
 	}
 	fputs("];\n", fp);
 	free(inv);
@@ -562,6 +694,12 @@ static void put_data(struct fgraph *g)
 
 	put_frames(g);
 	put_strings(g);
+	fflush(g->data);
+	fflush(g->ev_data);
+	fflush(g->merged_data);
+	fprintf(g->fp, "var BOXES = [%s];\nvar MERGED = {%s};\nvar EVC = [%s];\n",
+		g->data_buf ? g->data_buf : "", g->merged_buf ? g->merged_buf : "",
+		g->ev_buf ? g->ev_buf : "");
 	fputs("var EVENTS = [", g->fp);
 	for (i = 0; g->ev && i < p->nr_events; i++) {
 		fputs(i ? "," : "", g->fp);
@@ -569,10 +707,14 @@ static void put_data(struct fgraph *g)
 	}
 	fprintf(g->fp, "];\nvar CONF = { total: %" PRIu64 ", reverse: %s, width: %u, "
 		"margin: %d, top: %d, bottom: %d, box: %d, charWidth: %.2f, "
-		"height: %d, minPermille: %u };\n",
+		"height: %d, minPermille: %u, sliver: %d, palette: [",
 		g->nodes[0].count, g->opts.reverse ? "true" : "false", g->opts.width,
 		MARGIN, TOP, BOTTOM, BOX_HEIGHT, CHAR_WIDTH, image_height(g),
-		g->opts.min_permille);
+		g->opts.min_permille, SLIVER);
+	for (i = 0; i < SLIVER_CLASSES; i++)
+		fprintf(g->fp, "%s[%d,%d,%d,%d]", i ? "," : "", palette[i][0], palette[i][1],
+			palette[i][2], palette[i][3]);
+	fputs("] };\n", g->fp);
 }
 
 static int event_cmp(const void *a, const void *b)
@@ -646,7 +788,7 @@ static const char style[] =
 "#subtitle, #subtitle2 { text-anchor: middle; fill: #555; }\n"
 "#frames > g:hover > rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
 "#frames text { pointer-events: none; }\n"
-"#frames rect.match { fill: #e040e0; }\n"
+"#frames rect.match, #slivers path.match { fill: #e040e0; }\n"
 "#frames g.zoomed-parent { opacity: 0.5; }\n"
 "#frames g.hidden { display: none; }\n"
 "rect.merged { stroke: #999; stroke-dasharray: 2 2; }\n"
@@ -740,8 +882,43 @@ static void put_tail(struct fgraph *g)
 	fputs("]]></script>\n</svg>\n", fp);
 }
 
+static int streams_open(struct fgraph *g)
+{
+	int cls;
+
+	g->data = open_memstream(&g->data_buf, &g->data_len);
+	g->ev_data = open_memstream(&g->ev_buf, &g->ev_len);
+	g->merged_data = open_memstream(&g->merged_buf, &g->merged_len);
+	g->runs = calloc((g->max_depth + 1) * SLIVER_CLASSES, sizeof(*g->runs));
+	if (!g->merged_data || !g->runs)
+		return -1;
+	for (cls = 0; cls < SLIVER_CLASSES; cls++)
+		g->sliver[cls] = open_memstream(&g->sliver_buf[cls], &g->sliver_len[cls]);
+	for (cls = 0; cls < SLIVER_CLASSES; cls++)
+		if (!g->sliver[cls])
+			return -1;
+	return g->data && g->ev_data ? 0 : -1;
+}
+
 static void fgraph_free(struct fgraph *g)
 {
+	int cls;
+
+	for (cls = 0; cls < SLIVER_CLASSES; cls++) {
+		if (g->sliver[cls])
+			fclose(g->sliver[cls]);
+		free(g->sliver_buf[cls]);
+	}
+	if (g->data)
+		fclose(g->data);
+	if (g->ev_data)
+		fclose(g->ev_data);
+	if (g->merged_data)
+		fclose(g->merged_data);
+	free(g->data_buf);
+	free(g->ev_buf);
+	free(g->merged_buf);
+	free(g->runs);
 	free(g->nodes);
 	free(g->ev);
 	free(g->slots);
@@ -773,12 +950,13 @@ int ustack_flamegraph_write(const struct ustack_profile *p,
 	g.frame_map = calloc(p->nr_frames + p->nr_str, sizeof(*g.frame_map));
 	g.nr_used = 2;	/* 0: all, 1: merged */
 	errno = ENOMEM;
-	if (p->failed || !g.frame_map || build_tree(&g) || shape(&g, 0))
+	if (p->failed || !g.frame_map || build_tree(&g) || shape(&g, 0) || streams_open(&g))
 		goto out;
 	put_head(&g);
 	fputs("<g id=\"frames\">\n", fp);
-	put_boxes(&g, 0, MARGIN);
+	put_boxes(&g, 0, 0, MARGIN);
 	fputs("</g>\n", fp);
+	put_slivers(&g);
 	put_tail(&g);
 	ret = 0;
 	if (fflush(fp) || ferror(fp)) {

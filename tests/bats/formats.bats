@@ -166,7 +166,7 @@ folded_as_pprof() {
 	[[ "$output" == *"Total samples = 8"* ]]
 	[[ "$output" != *" a"$'\n'* ]]
 	# the flame graph counts per event for its tooltips: 8 and 8 at the root
-	grep -q '<g data-f="0" data-n="16" data-e="8,8">' "$TMP/f.svg"
+	grep -q '^var EVC = \[8,8,' "$TMP/f.svg"
 	grep -q 'var EVENTS = \["syscalls:sys_enter_getppid","syscalls:sys_enter_clock_nanosleep"\]' "$TMP/f.svg"
 }
 
@@ -237,7 +237,9 @@ speedscope_folded() {
 	[ "$(jq -r .title <<< "$output")" = speedscope ]
 }
 
-# The boxes of a flame graph: depth (from the root), x, width, name; one a line
+# The boxes of a flame graph, from the data its script gets (the element
+# of each wide box is checked against it): depth, x, width, samples, name;
+# one a line, in depth-first order
 svg_boxes() {
 	python3 - "$1" <<'PY'
 import json, re, sys
@@ -246,17 +248,31 @@ import xml.etree.ElementTree as ET
 NS = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
 script = root.find(NS + "script").text
-frames = json.loads(re.search(r"var FRAMES = (\[.*?\]);\n", script, re.S).group(1))
-conf = re.search(r"var CONF = \{(.*?)\};", script).group(1)
-conf = dict((k.strip(), v.strip()) for k, v in (x.split(":") for x in conf.split(",")))
-for g in root.find(NS + "g[@id='frames']"):
-    r = g.find(NS + "rect")
-    y = int(r.get("y"))
-    if conf["reverse"] == "true":
-        depth = (y - int(conf["top"])) // int(conf["box"])
+def var(name):
+    return re.search(r"var %s = (.*?);\n" % name, script, re.S).group(1)
+frames = json.loads(var("FRAMES"))
+boxes = json.loads(var("BOXES"))
+conf = json.loads(re.sub(r"(\w+):", r'"\1":', var("CONF")))
+full = conf["width"] - 2 * conf["margin"]
+elements = {int(g.get("data-i")): g.find(NS + "rect")
+            for g in root.find(NS + "g[@id='frames']")}
+nxt = [conf["margin"]]
+for i in range(len(boxes) // 3):
+    depth, frame, n = boxes[3 * i:3 * i + 3]
+    x, w = nxt[depth], n / conf["total"] * full
+    nxt[depth] += w
+    del nxt[depth + 1:]
+    nxt.append(x)
+    if i in elements:
+        r = elements[i]
+        assert "%.2f" % x == r.get("x") and "%.2f" % w == r.get("width"), (i, x, w, r.attrib)
+        if conf["reverse"]:
+            assert int(r.get("y")) == conf["top"] + depth * conf["box"]
+        else:
+            assert int(r.get("y")) == conf["height"] - conf["bottom"] - (depth + 1) * conf["box"]
     else:
-        depth = (int(conf["height"]) - int(conf["bottom"]) - int(conf["box"]) - y) // int(conf["box"])
-    print(depth, r.get("x"), r.get("width"), g.get("data-n"), frames[int(g.get("data-f"))][0])
+        assert w < conf["sliver"], (i, w)
+    print(depth, "%.2f" % x, "%.2f" % w, n, frames[frame][0])
 PY
 }
 
@@ -290,10 +306,9 @@ PY
 	cat "$TMP/boxes"
 	# depth 1 (under "all") holds the leaves a() and b(), drawn at the top
 	[ "$(awk '$1 == 1 { print $5 }' "$TMP/boxes" | sort | paste -sd,)" = "a,b" ]
-	ya=$(grep -o '<g data-f="[0-9]*" data-n="[0-9]*"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" |
-	     sed -n 2p | sed 's/.*y="//; s/"//')
-	yroot=$(grep -o '<g data-f="0" data-n="[0-9]*"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" |
-		sed 's/.*y="//; s/"//')
+	# box 1, the first leaf, is drawn below the root: top down
+	ya=$(grep -o '<g data-i="1"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" | sed 's/.*y="//; s/"//')
+	yroot=$(grep -o '<g data-i="0"><rect x="[0-9.]*" y="[0-9]*"' "$TMP/r.svg" | sed 's/.*y="//; s/"//')
 	[ "$ya" -gt "$yroot" ]
 	# a() calls come from left (6) and right (2): its callers below it
 	grep -qE '^2 [0-9.]+ [0-9.]+ 6 left$' "$TMP/boxes"
@@ -323,6 +338,8 @@ PY
 	[ "$status" -eq 0 ]
 	j="$output"
 	[ "$(jq '.errors | length' <<< "$j")" -eq 0 ]
+	# the script colours boxes it draws as the file did
+	[ "$(jq '.colourMismatches' <<< "$j")" -eq 0 ]
 	# before the click left() is its share of 1180 pixels (12/16, or less
 	# when the fallback split it), after it the whole width
 	n=$(jq '.before.samples' <<< "$j")
@@ -341,9 +358,10 @@ PY
 	jq -r '.zoomed.tip[]' <<< "$j" | grep -qE '^source: .*fanout\.c(:[0-9]+|, lines [0-9]+-[0-9]+)$'
 	pct=$(awk -v n="$n" 'BEGIN { printf "%.2f", 100 * n / 16 }')
 	jq -r '.zoomed.tip[]' <<< "$j" | grep -qx "samples: $n ($pct%), 100.00% of the zoomed box"
-	# a() makes 8 of the 16 calls: a box under left and one under right
-	# (or more), 50%
-	[ "$(jq '.searched.matched' <<< "$j")" -ge 2 ]
+	# a() makes 8 of the 16 calls (50%): zoomed into left(), its a() box
+	# is the one highlighted (the one under right() is hidden)
+	[ "$(jq '.searched.matched' <<< "$j")" -ge 1 ]
+	[ "$(jq -r '.searched.matchedNames | unique | join(",")' <<< "$j")" = a ]
 	[ "$(jq -r '.searched.matchedText' <<< "$j")" = "Matched: 50.00% (8 of 16 samples)" ]
 	# Reset Zoom gives left() its width back
 	[ "$(jq '.reset.width' <<< "$j")" = "$(jq '.before.width' <<< "$j")" ]
@@ -362,7 +380,7 @@ PY
 	[ "$size" -lt $((20 * 1024 * 1024)) ]
 	# merged boxes are said to be merged
 	grep -qE '<text id="subtitle2"[^>]*>[0-9]+ boxes under 0.1% of the samples merged into [0-9]+ boxes' "$TMP/big.svg"
-	grep -q 'data-m="' "$TMP/big.svg"
+	grep -q '^var MERGED = {[0-9]' "$TMP/big.svg"
 	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_000[0-9]'
 	echo "$output" | jq -c '{load, loadEvent, boxes, errors}'
 	[ "$status" -eq 0 ]
@@ -371,6 +389,33 @@ PY
 	[ "$(jq '.boxes' <<< "$output")" -gt 100 ]
 	[ "$(jq '.after.width' <<< "$output")" = 1180 ]
 	echo "# 100,000 stacks: $size bytes, opened in $(jq .load <<< "$output") ms" >&3
+}
+
+@test "flamegraph: 100,000 stacks in the widest shape merging keeps: under 20 MB, opens in under 3 s" {
+	need_browser
+	# 1000 groups of 0.1% each, 30 functions deep: 31,000 boxes stay
+	"$ROOT/tests/tools/ustack-profile-gen" -w -F "$TMP/folded" -f "$TMP/wide.svg"
+	[ "$(wc -l < "$TMP/folded")" -eq 100000 ]
+	size=$(stat -c %s "$TMP/wide.svg")
+	echo "size: $size bytes"
+	[ "$size" -lt $((20 * 1024 * 1024)) ]
+	grep -qE '<text id="subtitle2"[^>]*>10000 boxes under 0.1% of the samples merged into 1000 boxes' "$TMP/wide.svg"
+	run --separate-stderr browse "$TMP/wide.svg" wide --zoom group007_fn00 --search 'group007_fn1'
+	echo "$output" | jq -c '{load, loadEvent, boxes, elements, zoomTo, errors}'
+	[ "$status" -eq 0 ]
+	[ "$(jq '.errors | length' <<< "$output")" -eq 0 ]
+	[ "$(jq '.load' <<< "$output")" -lt 3000 ]
+	[ "$(jq '.boxes' <<< "$output")" -ge 31000 ]
+	# a box 1.18 pixels wide is part of a sliver path, until a zoom makes
+	# it the whole width: then an element with its name
+	[ "$(jq '.zoomTo.wasElement' <<< "$output")" = false ]
+	[ "$(jq '.zoomTo.width' <<< "$output")" = 1180 ]
+	[ "$(jq -r '.zoomTo.label' <<< "$output")" = group007_fn00 ]
+	# its 29 callees and 3 ancestors with it, the root; the rest hidden
+	[ "$(jq '.zoomTo.shown' <<< "$output")" -ge 33 ]
+	[ "$(jq -r '.searched.matchedNames | unique | join(",")' <<< "$output")" = \
+	  "$(printf 'group007_fn%s\n' 10 11 12 13 14 15 16 17 18 19 | paste -sd,)" ]
+	echo "# 100,000 stacks, widest: $size bytes, opened in $(jq .load <<< "$output") ms" >&3
 }
 
 @test "profile options: not for record, --reverse needs --flamegraph, unwritable files fail" {

@@ -4,19 +4,25 @@
  * through playwright-core) the way a person does, and print what it saw
  * as JSON for the bats test to check:
  *
- *   node flamegraph.cjs FILE.svg SHOT.png [--click NAME] [--search TERM]
+ *   node flamegraph.cjs FILE.svg SHOT.png [--click NAME] [--search TERM] [--zoom NAME]
  *
  * load: milliseconds from navigation to the first frame painted with
- * every box; boxes, title, subtitle. With --click: the box named NAME
+ * every box (after a small file warmed the renderer up); loadEvent: the
+ * page's own navigation-to-load time; boxes, title, subtitle. With --click: the box named NAME
  * before and after a real mouse click on it (x, width), how many boxes
  * got hidden or dimmed, the Reset Zoom button, then the tooltip over it.
  * With --search: the Search button clicked, TERM typed into its prompt,
  * the boxes highlighted and the "Matched:" line. Reset Zoom is clicked
  * last and the box's width read again. The screenshot is taken while
- * zoomed and searched (what a person would look at).
+ * zoomed and searched (what a person would look at). --zoom zooms through
+ * the script's API into the first box named NAME, which may be too narrow
+ * to click (drawn as a sliver), and says how it is drawn then.
  */
 'use strict';
 
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const { chromium } = require('playwright-core');
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
@@ -36,8 +42,9 @@ function parseArgs(argv) {
 /* The box named @name, as the page draws it now */
 function boxState(page, name) {
 	return page.evaluate((name) => {
+		const box = (g) => +g.getAttribute('data-i');
 		const gs = Array.from(document.querySelectorAll('#frames > g'));
-		const g = gs.find((g) => FRAMES[+g.getAttribute('data-f')][0] === name);
+		const g = gs.find((g) => FRAMES[BOXES[3 * box(g) + 1]][0] === name);
 
 		if (!g)
 			return null;
@@ -46,7 +53,7 @@ function boxState(page, name) {
 			x: +g.firstChild.getAttribute('x'),
 			width: +g.firstChild.getAttribute('width'),
 			label: g.textContent,
-			samples: +g.getAttribute('data-n'),
+			samples: BOXES[3 * box(g) + 2],
 			center: { x: r.x + r.width / 2, y: r.y + r.height / 2 },
 		};
 	}, name);
@@ -55,8 +62,13 @@ function boxState(page, name) {
 function pageState(page) {
 	return page.evaluate(() => ({
 		hidden: document.querySelectorAll('#frames > g.hidden').length,
+		elements: document.querySelectorAll('#frames > g').length,
 		dimmed: document.querySelectorAll('#frames > g.zoomed-parent').length,
-		matched: document.querySelectorAll('#frames rect.match').length,
+		matched: document.querySelectorAll('#frames > g:not(.hidden) > rect.match').length,
+		matchedNames: Array.from(document.querySelectorAll('#frames > g:not(.hidden) > rect.match'))
+			.map((r) => FRAMES[BOXES[3 * +r.parentNode.getAttribute('data-i') + 1]][0]),
+		matchedSlivers: (document.querySelector('#slivers path.match').getAttribute('d')
+				 .match(/M/g) || []).length,
 		matchedText: document.getElementById('matched').textContent,
 		resetShown: !document.getElementById('unzoom').classList.contains('hide'),
 		tipShown: !document.getElementById('tip').classList.contains('hide'),
@@ -80,6 +92,15 @@ async function run(a) {
 	const errors = [];
 
 	page.on('pageerror', (e) => errors.push(String(e)));
+	/*
+	 * A small SVG file first, so that the time measured is the file's,
+	 * not the start of a renderer process (a browser that is already up)
+	 */
+	const warm = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fg-')), 'warm.svg');
+	fs.writeFileSync(warm, '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">' +
+			 '<rect width="10" height="10"/><script>var x = [1];</script></svg>');
+	await page.goto('file://' + warm, { waitUntil: 'load' });
+	fs.rmSync(path.dirname(warm), { recursive: true });
 	const t0 = Date.now();
 	await page.goto('file://' + a.svg, { waitUntil: 'load', timeout: 60000 });
 	await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -95,7 +116,12 @@ async function run(a) {
 		height: Math.min(4000, CONF.height),
 	})));
 	Object.assign(out, await page.evaluate(() => ({
-		boxes: document.querySelectorAll('#frames > g').length,
+		boxes: BOXES.length / 3,
+		/* boxes the file drew whose colour the script would draw otherwise */
+		colourMismatches: Array.from(document.querySelectorAll('#frames > g')).filter((g) =>
+			g.firstChild.getAttribute('fill') !==
+			window.flamegraph.colour(+g.getAttribute('data-i'))).length,
+		elements: document.querySelectorAll('#frames > g').length,
 		title: document.getElementById('title').textContent,
 		subtitle: document.getElementById('subtitle').textContent,
 		subtitle2: document.getElementById('subtitle2').textContent,
@@ -110,6 +136,23 @@ async function run(a) {
 		await page.mouse.move(out.after.center.x, out.after.center.y);
 		await page.mouse.move(out.after.center.x + 2, out.after.center.y);
 		out.zoomed = await pageState(page);
+	}
+	if (a.zoom) {
+		out.zoomTo = await page.evaluate((name) => {
+			let i = 0;
+
+			while (i < BOXES.length / 3 && FRAMES[BOXES[3 * i + 1]][0] !== name)
+				i++;
+			const wasElement = !!document.querySelector('#frames > g[data-i="' + i + '"]');
+			window.flamegraph.zoom(i);
+			const g = document.querySelector('#frames > g[data-i="' + i + '"]');
+			return {
+				box: i, wasElement,
+				width: g ? +g.firstChild.getAttribute('width') : null,
+				label: g ? g.textContent : null,
+				shown: document.querySelectorAll('#frames > g:not(.hidden)').length,
+			};
+		}, a.zoom);
 	}
 	if (a.search) {
 		page.once('dialog', (d) => d.accept(a.search));

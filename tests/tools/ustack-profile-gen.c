@@ -3,8 +3,8 @@
  * ustack-profile-gen: a big synthetic profile through the real output
  * layer and writers, for the size and load-time tests of flame graphs.
  *
- *   ustack-profile-gen [-n STACKS] [-s SEED] [-r] [-f FILE.svg] [-p FILE.pb.gz]
- *                      [-j FILE.json] [-F FILE.folded]
+ *   ustack-profile-gen [-n STACKS] [-s SEED] [-w] [-r] [-f FILE.svg]
+ *                      [-p FILE.pb.gz] [-j FILE.json] [-F FILE.folded]
  *
  * STACKS distinct user stacks (default 100000) of a program whose calls
  * branch like a real one: stack i takes the branches of the digits of i
@@ -14,6 +14,12 @@
  * spread where a few stacks are hot and most are seen once. Frames are
  * named by a symbolizer of our own (file offset -> "fn_<n>"); every other
  * part is the code the command runs. -F also writes the folded stacks.
+ *
+ * -w makes the widest graph instead, the one with the most boxes that
+ * merging keeps: stack i belongs to group i % 1000, each group a chain of
+ * 30 functions of its own under main, then two frames that tell its
+ * stacks apart; every stack is sampled once, so that every group has
+ * exactly 0.1% of the samples and stays.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,17 +31,26 @@
 #include "ustack-profile.h"
 
 #define POOL		3000
-#define MAX_DEPTH	40
+#define MAX_DEPTH	40	/* also more than GROUP_DEPTH + 3 */
 #define FANOUT		6
 #define FIRST_EXTRA	100	/* above every branch function */
+#define GROUPS		1000	/* -w */
+#define GROUP_DEPTH	30
 
 static char names[POOL][16];
+static bool wide;
+
+/* -w: group g's chain, then two frames of the stack */
+static char group_names[GROUPS * GROUP_DEPTH + 100][24];
 
 static int sym_lookup(void *ctx, const struct ustack_mapping *map, uint64_t offset,
 		      bool return_address, struct ustack_sym *out, int max)
 {
 	memset(out, 0, sizeof(*out));
-	out->name = names[(offset / 16) % POOL];
+	if (wide)
+		out->name = group_names[offset / 16];
+	else
+		out->name = names[(offset / 16) % POOL];
 	out->file = "gen.c";
 	out->line = 1 + (offset / 16) % POOL;
 	return 1;
@@ -52,6 +67,26 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/* -w: main, 30 functions of group i % 1000, two of the rest of i */
+static int make_wide_stack(uint64_t i, const struct ustack_mapping *map,
+			   struct ustack_frame *fr)
+{
+	uint64_t path[GROUP_DEPTH + 3], g = i % GROUPS, rest = i / GROUPS;
+	int n = 0, k;
+
+	path[n++] = GROUPS * GROUP_DEPTH + 99;		/* main */
+	for (k = 0; k < GROUP_DEPTH; k++)
+		path[n++] = g * GROUP_DEPTH + k;
+	path[n++] = GROUPS * GROUP_DEPTH + rest / 10;
+	path[n++] = GROUPS * GROUP_DEPTH + 10 + rest % 10;
+	for (k = 0; k < n; k++) {
+		fr[k].offset = path[n - 1 - k] * 16 + 4;
+		fr[k].id = 2;
+		fr[k].map = map;
+	}
+	return n;
 }
 
 /* Frames of stack @i, leaf first; returns how many */
@@ -111,13 +146,16 @@ int main(int argc, char **argv)
 	FILE *fp;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:rf:p:j:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:wrf:p:j:F:")) != -1) {
 		switch (opt) {
 		case 'n':
 			nr = strtoull(optarg, NULL, 0);
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 'w':
+			wide = true;
 			break;
 		case 'r':
 			fo.reverse = true;
@@ -140,6 +178,13 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < POOL; i++)
 		snprintf(names[i], sizeof(names[i]), i ? "fn_%04" PRIu64 : "main", i);
+	for (i = 0; i < GROUPS * GROUP_DEPTH; i++)
+		snprintf(group_names[i], sizeof(group_names[i]), "group%03" PRIu64 "_fn%02" PRIu64,
+			 i / GROUP_DEPTH, i % GROUP_DEPTH);
+	for (i = 0; i < 20; i++)
+		snprintf(group_names[GROUPS * GROUP_DEPTH + i], sizeof(group_names[0]),
+			 "%s_%" PRIu64, i < 10 ? "tens" : "ones", i % 10);
+	snprintf(group_names[GROUPS * GROUP_DEPTH + 99], sizeof(group_names[0]), "main");
 	if (folded)
 		oo.mode = USTACK_OUTPUT_FOLDED;
 	fp = folded ? create(folded) : stdout;
@@ -154,8 +199,9 @@ int main(int argc, char **argv)
 	s.status = USTACK_SAMPLE_OK;
 	s.frames = frames;
 	for (i = 0; i < nr; i++) {
-		s.nr_frames = make_stack(i, seed, &map, frames);
-		for (c = 1 + 2000 / (i + 1); c > 0; c--) {
+		s.nr_frames = wide ? make_wide_stack(i, &map, frames) :
+				     make_stack(i, seed, &map, frames);
+		for (c = wide ? 1 : 1 + 2000 / (i + 1); c > 0; c--) {
 			s.ts += 1000;
 			ustack_output_sample(out, &s);
 		}
