@@ -108,8 +108,9 @@ void ustack_tasks_learn(struct ustack_tasks *t, int pid)
 	if (!task || task->learned)
 		return;
 	task->learned = true;
+	/* Over what saved_cmdlines said: that may be an older task of the pid */
 	if (!ustack_proc_comm(pid, comm, sizeof(comm)))
-		tep_register_comm(t->tep, comm, pid);
+		tep_override_comm(t->tep, comm, pid);
 	if (task->tgid <= 0)
 		task->tgid = ustack_proc_tgid(pid);
 }
