@@ -8,6 +8,7 @@
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
+#   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
 #   make install         program, man page, bash completion; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
@@ -144,6 +145,12 @@ check-debug: all
 vm-stress:
 	tests/vm/vm-stress
 .PHONY: vm-stress
+
+# Not part of check: cost per traced system call in the VM, against the
+# synchronous option and perf (bench/kernel/README.md); ~10 minutes
+bench-kernel:
+	bench/kernel/run
+.PHONY: bench-kernel
 
 # The man page is shipped generated (make doc): installing needs no asciidoc.
 install: $(PROGRAM)
