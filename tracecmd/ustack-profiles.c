@@ -80,4 +80,15 @@ void ustack_profiles_write(struct ustack_run *run)
 		write_text(run->profile, o->speedscope, speedscope, NULL);
 	if (o->pprof && ustack_pprof_write(run->profile, o->pprof))
 		die("cannot write %s: %s", o->pprof, strerror(errno));
+	if (o->quiet)
+		return;
+	/* where the pictures went, before the summary */
+	if (o->flamegraph)
+		fprintf(stderr, "trace-cmd ustack: flame graph in %s (open it in a browser)\n",
+			o->flamegraph);
+	if (o->pprof)
+		fprintf(stderr, "trace-cmd ustack: pprof profile in %s (go tool pprof -top %s)\n",
+			o->pprof, o->pprof);
+	if (o->speedscope)
+		fprintf(stderr, "trace-cmd ustack: speedscope profile in %s\n", o->speedscope);
 }
