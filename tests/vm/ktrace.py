@@ -512,14 +512,21 @@ def next_on_cpu(recs, rec):
 
 def cmd_order(recs, pids):
     checked = 0
+    exiting = set()
     for e in recs:
         if e.kind != 'event' or e.pid not in pids:
             continue
         n = next_on_cpu(recs, e)
         if n and n.kind == 'kstack':
             n = next_on_cpu(recs, n)
-        if (not n or n.kind != 'cookie') and re.search(r'prev_state=[XZ]', e.body):
-            continue    # the task is exiting: no user stack to ask for
+        # Once a task has called exit_group it is PF_EXITING: it has no
+        # user stack to ask for, and is switched out (preempted or asleep
+        # in do_exit) without a cookie
+        if (not n or n.kind != 'cookie') and (e.pid in exiting or
+                                              re.search(r'prev_state=[XZ]', e.body)):
+            continue
+        if 'sys_exit_group(' in e.body:
+            exiting.add(e.pid)
         if not n or n.kind != 'cookie' or n.pid != e.pid:
             fail('event of pid %d at %.6f (%s) is not followed by its cookie on CPU %d' %
                  (e.pid, e.ts, e.body[:40], e.cpu))

@@ -334,7 +334,7 @@ ksave() {
 
 @test "kernel: under load, every sched_switch and syscall of a task is in order and answered" {
 	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
-	kinstance sched/sched_switch syscalls/sys_enter_getppid
+	kinstance sched/sched_switch syscalls/sys_enter_getppid syscalls/sys_enter_exit_group
 	echo 1 > "$KI/options/stacktrace"
 	# room for everything: an overwritten stack would look unanswered
 	echo 8192 > "$KI/buffer_size_kb"
