@@ -30,6 +30,7 @@ struct ustack_events;
  */
 #define USTACK_HELPER_EXEC	(1U << 0)	/* sched:sched_process_exec */
 #define USTACK_HELPER_NEWTASK	(1U << 1)	/* task:task_newtask */
+#define USTACK_HELPER_RENAME	(1U << 2)	/* task:task_rename */
 
 /* trace_marker texts of ours: maps snapshots, and what a capture enabled */
 #define USTACK_MAPS_MARKER	"ustack-maps "
@@ -102,6 +103,10 @@ const char *ustack_events_print_text(const struct ustack_events *ev,
 int ustack_events_exec_pid(const struct ustack_events *ev, const struct tep_record *rec);
 bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_record *rec,
 			   int *pid, bool *thread);
+const char *ustack_events_task_comm(const struct ustack_events *ev, const struct tep_record *rec,
+				    int *pid, char *comm, size_t size);
+const char *ustack_events_sideband_text(const struct ustack_events *ev,
+					const struct tep_record *rec);
 
 /* The info marker a capture writes, and the helpers it names */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers);

@@ -12,6 +12,7 @@
 
 struct tep_record;
 struct ustack_events;
+struct ustack_sb_rec;
 struct ustack_session;
 
 typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
@@ -87,6 +88,14 @@ void ustack_session_add_lost(struct ustack_session *s, int cpu, uint64_t n);
  */
 int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 			    const char *maps_text);
+
+/*
+ * Fallback path: a side-band record (ustack-sideband.h), in time order
+ * with the records fed; from then on its mappings map the stacks. The
+ * PROCMAPS option of a recording comes from the same history.
+ */
+int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec);
+char **ustack_session_procmaps(struct ustack_session *s);
 
 /* Tasks: their thread group, the groups shown, /proc before a task goes */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);

@@ -20,6 +20,8 @@
 struct tep_handle;
 struct tep_record;
 struct ustack_instance;
+struct ustack_perf;
+struct ustack_sb_rec;
 struct ustack_stream;
 
 /**
@@ -27,10 +29,12 @@ struct ustack_stream;
  * @tick_us:	drain period in microseconds (0 = 100 ms)
  * @save_prefix: when set, raw sub-buffers of CPU N are appended to
  *		"<save_prefix>.cpuN" (trace-cmd's temp file naming)
+ * @perf:	the perf side-band to drain in the same tick, or NULL
  */
 struct ustack_stream_opts {
-	unsigned int	tick_us;
-	const char	*save_prefix;
+	unsigned int		tick_us;
+	const char		*save_prefix;
+	struct ustack_perf	*perf;
 };
 
 /**
@@ -41,11 +45,14 @@ struct ustack_stream_opts {
  * @record:	every record, in timestamp order across CPUs
  * @horizon:	after a batch: no record older than @ts will follow (idle
  *		CPUs included); may be NULL
+ * @sideband:	every side-band record, merged by time with @record (a
+ *		side-band record first on equal times); may be NULL
  */
 struct ustack_stream_ops {
 	void	(*batch)(struct tep_record **recs, int nr, void *ctx);
 	void	(*record)(struct tep_record *rec, void *ctx);
 	void	(*horizon)(unsigned long long ts, void *ctx);
+	void	(*sideband)(const struct ustack_sb_rec *rec, void *ctx);
 };
 
 struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,

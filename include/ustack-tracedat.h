@@ -22,6 +22,8 @@ struct ustack_tracedat;
  *		(ftrace's are always stored)
  * @clock:	the instance's trace_clock file content, or NULL
  * @procmaps:	NULL-terminated PROCMAPS option payloads, or NULL
+ * @sideband:	sub-buffers of side-band records (ustack-sbfile.h) stored as
+ *		CPU 0 of the top buffer, or NULL
  */
 struct ustack_tracedat_out {
 	const char	*file;
@@ -31,6 +33,7 @@ struct ustack_tracedat_out {
 	const char	**systems;
 	const char	*clock;
 	char		**procmaps;
+	const char	*sideband;
 };
 
 int ustack_tracedat_write(const struct ustack_tracedat_out *out);
@@ -46,8 +49,12 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td);
 
 typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
 
-/* Hand out every record of the buffer in timestamp order, from the first. */
-int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx);
+/*
+ * Hand out every record of the buffer in timestamp order, from the first;
+ * @top_fn (may be NULL) gets those of the top buffer, merged by time.
+ */
+int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+			    ustack_tracedat_fn top_fn, void *ctx);
 void ustack_tracedat_close(struct ustack_tracedat *td);
 
 #endif /* _USTACK_TRACEDAT_H */

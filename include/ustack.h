@@ -136,6 +136,8 @@ struct ustack_stats {
 	uint64_t	unmatched;	/* stacks that answered no cookie */
 	uint64_t	orphans;	/* cookies with no event before them */
 	uint64_t	evicted;	/* cookies given up early (memory bound) */
+	uint64_t	sideband;	/* side-band records (mappings, names, tasks) */
+	uint64_t	sideband_lost;	/* side-band records the kernel dropped */
 };
 
 #endif /* _USTACK_H */

@@ -15,6 +15,7 @@
 #include <event-parse.h>
 
 #include "ustack-events.h"
+#include "ustack-sideband.h"
 
 struct fmt_cookie {
 	int			id;
@@ -48,11 +49,12 @@ struct fmt_trace {
 	struct tep_format_field	*caller;
 };
 
-/* ftrace:print, sched_process_exec, task_newtask: one or two fields */
+/* ftrace:print, sched_process_exec, task_newtask, task_rename: a few fields */
 struct fmt_other {
 	int			id;
 	struct tep_format_field	*a;
 	struct tep_format_field	*b;
+	struct tep_format_field	*comm;
 };
 
 struct ustack_events {
@@ -66,7 +68,8 @@ struct ustack_events {
 	struct fmt_trace	ustack;
 	struct fmt_other	print;		/* a: buf */
 	struct fmt_other	exec;		/* a: pid */
-	struct fmt_other	newtask;	/* a: pid, b: clone_flags */
+	struct fmt_other	newtask;	/* a: pid, b: clone_flags, comm */
+	struct fmt_other	rename;		/* a: pid (if any), comm: newcomm */
 };
 
 /* ------------------------------------------------------------------ */
@@ -158,6 +161,18 @@ static void setup_other(struct ustack_events *ev, struct fmt_other *f, const cha
 		f->id = e->id;
 }
 
+/* task_rename: some kernels dropped its pid field (it is always current's) */
+static void setup_rename(struct ustack_events *ev)
+{
+	struct tep_event *e = find(ev, "task", "task_rename");
+	struct fmt_other *f = &ev->rename;
+
+	f->a = field(e, "pid");
+	f->comm = field(e, "newcomm");
+	if (f->comm)
+		f->id = e->id;
+}
+
 /**
  * ustack_events_new - find our events in a set of formats
  * @tep: the formats (live tracefs or a trace.dat); not owned
@@ -173,7 +188,7 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	ev->tep = tep;
 	ev->cookie.id = ev->stack.id = ev->inode.id = -1;
 	ev->kstack.id = ev->ustack.id = -1;
-	ev->print.id = ev->exec.id = ev->newtask.id = -1;
+	ev->print.id = ev->exec.id = ev->newtask.id = ev->rename.id = -1;
 	setup_cookie(ev);
 	setup_stack(ev);
 	setup_inode(ev);
@@ -181,6 +196,8 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	setup_other(ev, &ev->print, "ftrace", "print", "buf", NULL);
 	setup_other(ev, &ev->exec, "sched", "sched_process_exec", "pid", NULL);
 	setup_other(ev, &ev->newtask, "task", "task_newtask", "pid", "clone_flags");
+	ev->newtask.comm = field(find(ev, "task", "task_newtask"), "comm");
+	setup_rename(ev);
 	return ev;
 }
 
@@ -281,7 +298,8 @@ static uint64_t array_elem(const struct ustack_events *ev, const void *base, uns
 static bool is_marker(const char *text)
 {
 	return !strncmp(text, USTACK_MAPS_MARKER, strlen(USTACK_MAPS_MARKER)) ||
-	       !strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER));
+	       !strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)) ||
+	       !strncmp(text, USTACK_SB_MARKER, strlen(USTACK_SB_MARKER));
 }
 
 /**
@@ -310,7 +328,8 @@ enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
 		return text && is_marker(text) ? USTACK_REC_OURS : USTACK_REC_EVENT;
 	}
 	if ((type == ev->exec.id && (ev->helpers & USTACK_HELPER_EXEC)) ||
-	    (type == ev->newtask.id && (ev->helpers & USTACK_HELPER_NEWTASK)))
+	    (type == ev->newtask.id && (ev->helpers & USTACK_HELPER_NEWTASK)) ||
+	    (type == ev->rename.id && (ev->helpers & USTACK_HELPER_RENAME)))
 		return USTACK_REC_OURS;
 	return USTACK_REC_EVENT;
 }
@@ -557,6 +576,69 @@ bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_reco
 	return true;
 }
 
+/* A char[16] name field, NUL-terminated into @comm */
+static const char *field_comm(const struct ustack_events *ev, const struct tep_record *rec,
+			      const struct tep_format_field *f, char *comm, size_t size)
+{
+	size_t n;
+
+	if (!f || f->offset + f->size > rec->size || !size)
+		return NULL;
+	n = f->size < size - 1 ? f->size : size - 1;
+	memcpy(comm, (const char *)rec->data + f->offset, n);
+	comm[n] = '\0';
+	comm[strnlen(comm, n)] = '\0';
+	return comm;
+}
+
+/**
+ * ustack_events_task_comm - the name a task event gives a task
+ * @ev:		the events
+ * @rec:	any record
+ * @pid:	set to the task named: the new task of task:task_newtask
+ *		(its parent's name), the renamed one of task:task_rename
+ *		(exec, prctl(PR_SET_NAME), writes to /proc/<pid>/comm)
+ * @comm:	where the name goes
+ * @size:	room in @comm
+ *
+ * Returns @comm, or NULL when @rec is neither event.
+ */
+const char *ustack_events_task_comm(const struct ustack_events *ev, const struct tep_record *rec,
+				    int *pid, char *comm, size_t size)
+{
+	int type = tep_data_type(ev->tep, (struct tep_record *)rec);
+	const struct fmt_other *f;
+
+	if (type < 0)
+		return NULL;
+	if (type == ev->newtask.id)
+		f = &ev->newtask;
+	else if (type == ev->rename.id)
+		f = &ev->rename;
+	else
+		return NULL;
+	*pid = f->a ? (int)field_num(ev, rec, f->a, 0) : ustack_events_pid(ev, rec);
+	return field_comm(ev, rec, f->comm, comm, size);
+}
+
+/**
+ * ustack_events_sideband_text - the text of one of our side-band records
+ * @ev:		the events
+ * @rec:	any record
+ *
+ * Returns NULL unless @rec is a ftrace:print record holding a side-band
+ * record (USTACK_SB_MARKER).
+ */
+const char *ustack_events_sideband_text(const struct ustack_events *ev,
+					const struct tep_record *rec)
+{
+	const char *text = ustack_events_print_text(ev, rec);
+
+	if (!text || strncmp(text, USTACK_SB_MARKER, strlen(USTACK_SB_MARKER)))
+		return NULL;
+	return text;
+}
+
 /* ------------------------------------------------------------------ */
 /* The info marker                                                    */
 /* ------------------------------------------------------------------ */
@@ -572,10 +654,11 @@ bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_reco
  */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers)
 {
-	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s",
+	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s%s",
 			deferred ? "deferred" : "fallback",
 			helpers & USTACK_HELPER_EXEC ? "sched:sched_process_exec" : "none",
-			helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "");
+			helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "",
+			helpers & USTACK_HELPER_RENAME ? ",task:task_rename" : "");
 }
 
 /**
@@ -594,5 +677,7 @@ unsigned int ustack_events_info_helpers(const char *text)
 		helpers |= USTACK_HELPER_EXEC;
 	if (strstr(text, "task:task_newtask"))
 		helpers |= USTACK_HELPER_NEWTASK;
+	if (strstr(text, "task:task_rename"))
+		helpers |= USTACK_HELPER_RENAME;
 	return helpers;
 }

@@ -369,10 +369,10 @@ static void print_header(struct ustack_output *o, const struct ustack_sample *s)
 {
 	trace_seq_reset(&o->seq);
 	if (s->record) {
-		tep_print_event(o->tep, &o->seq, s->record,
-				"%16s-%-7d [%03d] %6.1000d: %s: %s",
-				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU,
-				TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
+		/* the name the task had at the event, not the pid's last one */
+		trace_seq_printf(&o->seq, "%16s-%-7d ", s->comm ? s->comm : "<...>", s->pid);
+		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",
+				TEP_PRINT_CPU, TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
 	} else {
 		trace_seq_printf(&o->seq, "%16s-%-7d [%03d] %llu.%06llu: %s:",
 				 s->comm ? s->comm : "<...>", s->pid, s->cpu,

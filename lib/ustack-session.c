@@ -70,8 +70,10 @@
 #include "ustack-events.h"
 #include "ustack-fileids.h"
 #include "ustack-hash.h"
+#include "ustack-history.h"
 #include "ustack-list.h"
 #include "ustack-session.h"
+#include "ustack-sideband.h"
 #include "ustack-snapshots.h"
 #include "ustack-tasks.h"
 
@@ -169,6 +171,7 @@ struct ustack_session {
 
 	struct ustack_fileids		*fileids;
 	struct ustack_snapshots		*snaps;
+	struct ustack_history		*hist;
 	struct ustack_tasks		tasks;
 
 	struct ucpu			*cpus;
@@ -472,7 +475,22 @@ static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
 	return final;
 }
 
-/* Map the raw addresses of a synchronous stack through a maps snapshot. */
+/*
+ * The side-band is fed in time order with the events: its mappings are
+ * the process's at the event, final (what comes later is later).
+ */
+static void bind_history(struct ustack_session *s, struct ustk *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr; i++)
+		ustack_history_map(s->hist, st->tgid, st->raw_off[i], &st->frames[i]);
+}
+
+/*
+ * Map the raw addresses of a synchronous stack through the side-band's
+ * mappings, or else a maps snapshot.
+ */
 static bool bind_sync(struct ustack_session *s, struct ustk *st, bool force)
 {
 	const struct ustack_snapshot *snap;
@@ -480,6 +498,10 @@ static bool bind_sync(struct ustack_session *s, struct ustk *st, bool force)
 	bool after;
 	unsigned int i;
 
+	if (ustack_history_has_maps(s->hist)) {
+		bind_history(s, st);
+		return true;
+	}
 	snap = ustack_snapshots_find(s->snaps, st->tgid, st->ts, &after);
 	if ((!snap || after) && !force)
 		return false;
@@ -854,7 +876,10 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	smp->pub.cpu = rec->cpu;
 	smp->pub.pid = pid;
 	smp->pub.tgid = ustack_tasks_tgid(&s->tasks, pid);
-	smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
+	/* the name at the event, else what saved_cmdlines or /proc said */
+	smp->pub.comm = ustack_history_comm(s->hist, pid);
+	if (!smp->pub.comm)
+		smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
 	smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
 	smp->pub.record = smp->rec;
 	smp->pub.status = USTACK_SAMPLE_NO_COOKIE;
@@ -974,11 +999,12 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 		release_waiters(s, st, USTACK_SAMPLE_OK);
 }
 
-/* Announcements stored plus distinct files named by maps snapshots */
+/* Announcements stored plus distinct files named by snapshots or the side-band */
 static void update_mappings(struct ustack_session *s)
 {
 	s->stats.mappings = ustack_fileids_count(s->fileids) +
-			    ustack_snapshots_mappings(s->snaps);
+			    ustack_snapshots_mappings(s->snaps) +
+			    ustack_history_files(s->hist);
 }
 
 static void on_inode(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
@@ -1104,7 +1130,8 @@ struct ustack_session *ustack_session_new(const struct ustack_events *ev,
 	s->nocookie_deadline = UINT64_MAX;
 	s->fileids = ustack_fileids_new();
 	s->snaps = ustack_snapshots_new();
-	if (ustack_htable_init(&s->stacks, 1024) || !s->fileids || !s->snaps) {
+	s->hist = ustack_history_new();
+	if (ustack_htable_init(&s->stacks, 1024) || !s->fileids || !s->snaps || !s->hist) {
 		ustack_session_free(s);
 		return NULL;
 	}
@@ -1122,13 +1149,14 @@ void ustack_session_free(struct ustack_session *s)
 	if (!s)
 		return;
 	s->fn = NULL;
-	if (s->stacks.buckets && s->fileids && s->snaps)
+	if (s->stacks.buckets && s->fileids && s->snaps && s->hist)
 		ustack_session_flush(s);
 	ustack_tasks_release(&s->tasks);
 	ustack_htable_release(&s->stacks);
 	free(s->cpus);
 	ustack_fileids_free(s->fileids);
 	ustack_snapshots_free(s->snaps);
+	ustack_history_free(s->hist);
 	free(s);
 }
 
@@ -1138,6 +1166,20 @@ static void advance(struct ustack_session *s, uint64_t ts)
 		s->now = ts;
 	run_timeline(s, false);
 	run_nocookie_timeouts(s, false);
+}
+
+/*
+ * Names from the task events of the instance (the deferred path, or a
+ * fallback without the side-band): task_newtask names a new task after
+ * its parent, task_rename tells exec and prctl(PR_SET_NAME).
+ */
+static void learn_name(struct ustack_session *s, const struct tep_record *rec)
+{
+	char comm[32];
+	int pid;
+
+	if (ustack_events_task_comm(s->ev, rec, &pid, comm, sizeof(comm)) && pid > 0)
+		ustack_history_set_comm(s->hist, pid, comm);
 }
 
 /* Live: what /proc says about a task, and the tasks it creates. */
@@ -1212,8 +1254,17 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 {
 	enum ustack_rec kind = ustack_events_classify(s->ev, rec);
 	int pid = ustack_events_pid(s->ev, rec);
+	struct ustack_sb_rec sb;
+	const char *text;
 	struct ucpu *c;
 
+	/* A side-band record of a trace.dat: no event, nothing follows it */
+	text = kind == USTACK_REC_OURS ? ustack_events_sideband_text(s->ev, rec) : NULL;
+	if (text) {
+		if (!ustack_sb_parse(text, rec->ts, &sb))
+			ustack_session_sideband(s, &sb);
+		return 0;
+	}
 	c = get_cpu(s, rec->cpu);
 	if (!c)
 		return -1;
@@ -1221,6 +1272,7 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 		account_missed(s, c, rec->missed_events);
 	advance(s, rec->ts);
 	learn(s, rec, pid);
+	learn_name(s, rec);
 	if (skip(s, c, kind, pid))
 		return 0;
 
@@ -1301,6 +1353,47 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 		return -1;
 	update_mappings(s);
 	return 0;
+}
+
+/**
+ * ustack_session_sideband - one side-band record, in time order with the feed
+ * @s:		the session
+ * @rec:	the record (only used during the call)
+ *
+ * Live, the reader merges the perf side-band with the trace records by
+ * time; from a trace.dat the records come as print records of the top
+ * buffer (ustack_session_feed() hands them here). Once a mapping has come
+ * this way, fallback stacks are mapped through the side-band alone, and
+ * every task it names is shown with the name it had at each event.
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec)
+{
+	int ret;
+
+	advance(s, rec->ts);
+	s->stats.sideband++;
+	if (rec->kind == USTACK_SB_LOST)
+		s->stats.sideband_lost += rec->lost;
+	/* the side-band knows the thread group of every task it names */
+	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)
+		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
+	ret = ustack_history_add(s->hist, rec);
+	update_mappings(s);
+	return ret;
+}
+
+/**
+ * ustack_session_procmaps - trace-cmd's PROCMAPS of the processes mapped so far
+ * @s: the session
+ *
+ * The last mappings the side-band gave each process a stack was mapped
+ * through. Returns a NULL-terminated array (free() each entry and the
+ * array), or NULL when out of memory.
+ */
+char **ustack_session_procmaps(struct ustack_session *s)
+{
+	return ustack_history_procmaps(s->hist);
 }
 
 /**

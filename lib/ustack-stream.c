@@ -10,6 +10,13 @@
  * Records of a batch are released only up to the trace-clock time read
  * just before the drain: anything later may still be in flight on a CPU
  * drained earlier, and the session needs timestamp order across CPUs.
+ *
+ * The perf side-band (fallback path) is drained in the same tick, after
+ * the trace buffers: a task's mapping and name records are written before
+ * its later events, so every side-band record an event drained here
+ * depends on is in the rings by then. Its records are merged with the
+ * trace records by time (one clock on both sides), a record first when
+ * times are equal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +33,10 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "ustack-array.h"
 #include "ustack-instance.h"
 #include "ustack-list.h"
+#include "ustack-sideband.h"
 #include "ustack-stream.h"
 #include "ustack-warn.h"
 
@@ -49,6 +58,16 @@ struct batch {
 	unsigned long long	horizon;	/* release records up to this ts */
 	bool			final;
 	struct ustack_list	pages;
+	char			*sb;		/* raw perf side-band records */
+	size_t			sb_len;
+	size_t			sb_alloc;
+};
+
+/* A side-band record waiting for its turn, with its own copy of the name */
+struct sb_item {
+	struct ustack_sb_rec	rec;
+	uint64_t		seq;
+	char			name[];
 };
 
 struct cpu_reader {
@@ -75,6 +94,12 @@ struct ustack_stream {
 	struct ustack_list	queue;
 	bool			stopping;
 	volatile pid_t		tid;
+	struct ustack_perf	*perf;
+	struct sb_item		**sb;		/* by (ts, seq); from sb_pos on */
+	size_t			nr_sb;
+	size_t			sb_pos;
+	size_t			sb_alloc;
+	uint64_t		sb_seq;
 };
 
 static struct page *page_alloc(int size, int cpu)
@@ -100,6 +125,13 @@ static void free_pages(struct ustack_list *pages)
 {
 	while (!ustack_list_empty(pages))
 		page_free(ustack_list_first_entry(pages, struct page, list));
+}
+
+static void batch_free(struct batch *b)
+{
+	free_pages(&b->pages);
+	free(b->sb);
+	free(b);
 }
 
 static struct batch *batch_new(bool final)
@@ -180,11 +212,14 @@ static void push_batch(struct ustack_stream *st, struct batch *b)
 		ustack_warning("reader notify: %s", strerror(errno));
 }
 
-static struct pollfd *reader_pollfds(struct ustack_stream *st)
+/* The CPUs, the stop pipe, then the side-band rings. */
+static struct pollfd *reader_pollfds(struct ustack_stream *st, int *nr)
 {
-	struct pollfd *pfd = calloc(st->nr_cpus + 1, sizeof(*pfd));
-	int c;
+	int c, i, nr_sb = ustack_perf_nr_fds(st->perf);
+	struct pollfd *pfd;
 
+	*nr = st->nr_cpus + 1 + nr_sb;
+	pfd = calloc(*nr, sizeof(*pfd));
 	if (!pfd)
 		return NULL;
 	for (c = 0; c < st->nr_cpus; c++) {
@@ -193,6 +228,10 @@ static struct pollfd *reader_pollfds(struct ustack_stream *st)
 	}
 	pfd[c].fd = st->ctl[0];
 	pfd[c].events = POLLIN;
+	for (i = 0; i < nr_sb; i++) {
+		pfd[c + 1 + i].fd = ustack_perf_fd(st->perf, i);
+		pfd[c + 1 + i].events = POLLIN;
+	}
 	return pfd;
 }
 
@@ -202,13 +241,13 @@ static void *reader_thread(void *arg)
 	struct pollfd *pfd;
 	struct batch *b;
 	bool final = false;
+	int cpu, nr_pfd;
 	char c;
-	int cpu;
 
 	st->tid = gettid();
-	pfd = reader_pollfds(st);
+	pfd = reader_pollfds(st, &nr_pfd);
 	while (pfd && !final) {
-		poll(pfd, st->nr_cpus + 1, st->tick_us / 1000);
+		poll(pfd, nr_pfd, st->tick_us / 1000);
 		if (pfd[st->nr_cpus].revents & POLLIN) {
 			while (read(st->ctl[0], &c, 1) > 0)
 				;
@@ -220,6 +259,8 @@ static void *reader_thread(void *arg)
 		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
 		for (cpu = 0; cpu < st->nr_cpus; cpu++)
 			drain_cpu(st, cpu, b);
+		if (ustack_perf_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc))
+			ustack_warning("side-band: out of memory");
 		push_batch(st, b);
 	}
 	free(pfd);
@@ -276,6 +317,7 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 		return NULL;
 	st->ui = ui;
 	st->tep = tep;
+	st->perf = opts ? opts->perf : NULL;
 	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
 	st->tick_us = opts && opts->tick_us ? opts->tick_us : DEFAULT_TICK_US;
 	if (st->tick_us < 1000)
@@ -407,6 +449,82 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* The side-band                                                      */
+/* ------------------------------------------------------------------ */
+
+static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
+{
+	struct ustack_stream *st = ctx;
+	size_t len = rec->name ? strlen(rec->name) + 1 : 0;
+	struct sb_item *it;
+
+	if (ustack_array_grow((void **)&st->sb, &st->sb_alloc, st->nr_sb + 1, sizeof(*st->sb)))
+		return;
+	it = malloc(sizeof(*it) + len);
+	if (!it)
+		return;
+	it->rec = *rec;
+	it->seq = st->sb_seq++;
+	if (rec->name) {
+		memcpy(it->name, rec->name, len);
+		it->rec.name = it->name;
+	}
+	st->sb[st->nr_sb++] = it;
+}
+
+static int sb_cmp(const void *a, const void *b)
+{
+	const struct sb_item *x = *(struct sb_item * const *)a, *y = *(struct sb_item * const *)b;
+
+	if (x->rec.ts != y->rec.ts)
+		return x->rec.ts < y->rec.ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The records of a batch join those still waiting, in time order. */
+static void queue_sb(struct ustack_stream *st, struct batch *b)
+{
+	if (st->sb_pos) {
+		memmove(st->sb, st->sb + st->sb_pos, (st->nr_sb - st->sb_pos) * sizeof(*st->sb));
+		st->nr_sb -= st->sb_pos;
+		st->sb_pos = 0;
+	}
+	if (!b->sb_len)
+		return;
+	ustack_perf_parse(b->sb, b->sb_len, add_sb, st);
+	qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
+}
+
+static struct sb_item *sb_head(struct ustack_stream *st)
+{
+	return st->sb_pos < st->nr_sb ? st->sb[st->sb_pos] : NULL;
+}
+
+static void free_sb(struct ustack_stream *st)
+{
+	while (st->sb_pos < st->nr_sb)
+		free(st->sb[st->sb_pos++]);
+	free(st->sb);
+	st->sb = NULL;
+	st->nr_sb = st->sb_pos = st->sb_alloc = 0;
+}
+
+/* A side-band record goes before a trace record of the same time. */
+static bool release_sb(struct ustack_stream *st, struct tep_record *best,
+		       unsigned long long horizon, const struct ustack_stream_ops *ops, void *ctx)
+{
+	struct sb_item *it = sb_head(st);
+
+	if (!it || it->rec.ts > horizon || (best && it->rec.ts > best->ts))
+		return false;
+	if (ops->sideband)
+		ops->sideband(&it->rec, ctx);
+	free(it);
+	st->sb_pos++;
+	return true;
+}
+
 /* Hand out every record up to @horizon, smallest timestamp first. */
 static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 			  const struct ustack_stream_ops *ops, void *ctx)
@@ -424,6 +542,8 @@ static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 				best_cpu = cpu;
 			}
 		}
+		if (release_sb(st, best, horizon, ops, ctx))
+			continue;
 		if (!best || best->ts > horizon)
 			return;
 		ops->record(best, ctx);
@@ -475,7 +595,8 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 		ustack_list_del(&p->list);
 		ustack_list_add_tail(&p->list, &st->cpus[p->cpu].pages);
 	}
-	free(b);
+	queue_sb(st, b);
+	batch_free(b);
 	merge_release(st, final ? ULLONG_MAX : horizon, ops, ctx);
 	if (ops->horizon && !final && horizon)
 		ops->horizon(horizon, ctx);
@@ -559,10 +680,9 @@ void ustack_stream_close(struct ustack_stream *st)
 		pthread_join(st->thread, NULL);
 		st->running = false;
 	}
-	while ((b = pop_batch(st))) {
-		free_pages(&b->pages);
-		free(b);
-	}
+	while ((b = pop_batch(st)))
+		batch_free(b);
+	free_sb(st);
 	for (cpu = 0; cpu < st->nr_cpus; cpu++)
 		close_cpu(st, &st->cpus[cpu]);
 	close_fd(&st->ctl[0]);

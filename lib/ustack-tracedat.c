@@ -6,7 +6,9 @@
  * tracecmd-private-decls.h), called in the order `trace-cmd record` uses:
  * headers (copied from the live tracefs: header page, ftrace formats, the
  * formats of our systems, kallsyms, printk), options, buffer description,
- * cmdlines, then the CPU data of the top buffer (empty) and of ours.
+ * cmdlines, then the CPU data of the top buffer and of ours. The top
+ * buffer was not traced: its CPU 0 carries the side-band when there is
+ * one (ustack-sbfile.h), every other CPU is empty.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,9 +101,10 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	empty = calloc(o->nr_cpus + 1, sizeof(*empty));
 	if (!empty)
 		return -1;
-	/* The top buffer was not traced: each of its CPUs has no data. */
 	for (i = 0; i < o->nr_cpus; i++)
 		empty[i] = "/dev/null";
+	if (o->sideband && o->nr_cpus)
+		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
 	out = tracecmd_output_create(o->file);
 	if (!out)
@@ -220,7 +223,7 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
 	return tracecmd_get_tep(td->buf);
 }
 
-/* The CPU whose next record comes first (the lowest CPU on ties), or -1 */
+/* The CPU whose next record comes first (the lowest on ties), or -1 */
 static int first_cpu(struct tep_record **next, int nr)
 {
 	int cpu, best = -1;
@@ -231,32 +234,65 @@ static int first_cpu(struct tep_record **next, int nr)
 	return best;
 }
 
+/*
+ * The CPUs of the selected buffer, then (when it is not the top one) the
+ * CPUs of the top buffer: @from_top tells them apart.
+ */
+struct reader {
+	struct tracecmd_input	*in[2];
+	int			nr[2];
+	struct tep_record	**next;
+	int			total;
+};
+
+static struct tep_record *read_next(struct reader *r, int slot, bool first)
+{
+	struct tracecmd_input *in = r->in[slot >= r->nr[0]];
+	int cpu = slot >= r->nr[0] ? slot - r->nr[0] : slot;
+
+	return first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+}
+
 /**
  * ustack_tracedat_iterate - hand out every record of the selected buffer
  * @td: the open file
  * @fn: called per record, in timestamp order across CPUs
- * @ctx: passed to @fn
+ * @top_fn: called, merged in the same order, with every record of the top
+ *	buffer when another buffer is selected (the side-band); may be NULL
+ * @ctx: passed to @fn and @top_fn
  *
  * Each call starts from the first record again (tracecmd_iterate_events()
  * cannot: it leaves the file at its end). Returns 0, or -1 when out of
  * memory.
  */
-int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn, void *ctx)
+int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+			    ustack_tracedat_fn top_fn, void *ctx)
 {
-	int nr = tep_get_cpus(tracecmd_get_tep(td->buf)), cpu;
-	struct tep_record **next;
+	struct reader r = { .in = { td->buf, td->top } };
+	int slot;
 
-	next = calloc(nr > 0 ? nr : 1, sizeof(*next));
-	if (!next)
+	r.nr[0] = tep_get_cpus(tracecmd_get_tep(td->buf));
+	if (r.nr[0] < 0)
+		r.nr[0] = 0;
+	if (top_fn && td->top != td->buf)
+		r.nr[1] = tep_get_cpus(tracecmd_get_tep(td->top));
+	if (r.nr[1] < 0)
+		r.nr[1] = 0;
+	r.total = r.nr[0] + r.nr[1];
+	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
+	if (!r.next)
 		return -1;
-	for (cpu = 0; cpu < nr; cpu++)
-		next[cpu] = tracecmd_read_cpu_first(td->buf, cpu);
-	while ((cpu = first_cpu(next, nr)) >= 0) {
-		fn(next[cpu], ctx);
-		tracecmd_free_record(next[cpu]);
-		next[cpu] = tracecmd_read_data(td->buf, cpu);
+	for (slot = 0; slot < r.total; slot++)
+		r.next[slot] = read_next(&r, slot, true);
+	while ((slot = first_cpu(r.next, r.total)) >= 0) {
+		if (slot < r.nr[0])
+			fn(r.next[slot], ctx);
+		else
+			top_fn(r.next[slot], ctx);
+		tracecmd_free_record(r.next[slot]);
+		r.next[slot] = read_next(&r, slot, false);
 	}
-	free(next);
+	free(r.next);
 	return 0;
 }
 

@@ -7,7 +7,9 @@
  * On kernels with options/userstacktrace_delay (kernel-patches/) every
  * traced event gets a cookie and the kernel writes the user stack once
  * the task returns to user space; elsewhere the synchronous userstacktrace
- * option is used (8 frames at most) with /proc/<pid>/maps snapshots.
+ * option is used (8 frames at most) with the perf side-band (mappings and
+ * names as the kernel reports them, ustack-sideband.h) or, where perf
+ * events are missing or refused, /proc/<pid>/maps snapshots.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +30,9 @@
 #include "ustack-instance.h"
 #include "ustack-proc.h"
 #include "ustack-procmaps.h"
+#include "ustack-sbfile.h"
 #include "ustack-session.h"
+#include "ustack-sideband.h"
 #include "ustack-stream.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
@@ -41,7 +45,11 @@
  * @run:	session and printer
  * @ui:		the instance recorded into
  * @stream:	its per-CPU readers
- * @procmaps:	fallback: /proc/<pid>/maps snapshots (NULL when deferred)
+ * @procmaps:	fallback without side-band: /proc/<pid>/maps snapshots
+ * @perf:	fallback: the perf side-band, NULL when deferred or refused
+ * @sbfile:	record with a side-band: its records for the trace.dat
+ * @sbfile_path: where they are written until the trace.dat is
+ * @no_perf:	why there is no side-band on the fallback path
  * @child:	the command we launched, or NULL
  * @systems:	event systems whose formats the data needs
  * @deferred:	the kernel writes deferred stacks (else the fallback)
@@ -55,6 +63,10 @@ struct capture {
 	struct ustack_instance	*ui;
 	struct ustack_stream	*stream;
 	struct ustack_procmaps	*procmaps;
+	struct ustack_perf	*perf;
+	struct ustack_sbfile	*sbfile;
+	char			*sbfile_path;
+	char			no_perf[256];
 	struct ustack_child	*child;
 	const char		**systems;
 	bool			deferred;
@@ -74,9 +86,18 @@ static const char *fallback_notice =
 	"this kernel has no deferred user stacks (options/userstacktrace_delay);\n"
 	"  using the synchronous userstacktrace option instead: at most 8 frames,\n"
 	"  taken in the event (no page faults: frames on non-resident stack pages end\n"
-	"  the walk), and addresses mapped through /proc/<pid>/maps snapshots, so\n"
-	"  frames of processes that exit within one tick (-s) may stay unresolved.\n"
+	"  the walk), %s\n"
 	"  The kernel patches are in kernel-patches/ of trace-cmd-ustack.";
+
+static const char *sideband_notice =
+	"with addresses mapped through the mappings perf reports (side-band).";
+
+static const char *snapshot_notice =
+	"and addresses mapped through /proc/<pid>/maps snapshots, so\n"
+	"  frames of processes that exit within one tick (-s) may stay unresolved\n"
+	"  (no perf side-band: %s).";
+
+static void on_maps(int tgid, uint64_t ts, const char *text, void *data);
 
 /* exit() on any path: stop the reader, then remove or restore the instance */
 static void capture_atexit(void)
@@ -109,6 +130,8 @@ static void set_buffers(struct capture *c)
 	char buf[32];
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
+	c->deferred = !o->force_fallback &&
+		ustack_instance_has_option(c->ui, "userstacktrace_delay");
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
 		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
@@ -116,6 +139,9 @@ static void set_buffers(struct capture *c)
 	}
 	if (o->clock && ustack_instance_write(c->ui, "trace_clock", o->clock) < 0)
 		die("unknown trace clock '%s'", o->clock);
+	/* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
+	if (!o->clock && !c->deferred)
+		ustack_instance_write(c->ui, "trace_clock", "mono");
 	/* Wake the reader at a quarter full; never 0 (one wakeup per event). */
 	ustack_instance_write(c->ui, "buffer_percent", "25");
 	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
@@ -125,10 +151,6 @@ static void set_buffers(struct capture *c)
 /* Deferred stacks when the kernel has them, else the synchronous option. */
 static void set_stack_path(struct capture *c)
 {
-	const struct ustack_opts *o = c->o;
-
-	c->deferred = !o->force_fallback &&
-		ustack_instance_has_option(c->ui, "userstacktrace_delay");
 	if (c->deferred) {
 		if (ustack_instance_set_option(c->ui, "userstacktrace_delay", true) < 0)
 			die("cannot set options/userstacktrace_delay: %s", strerror(errno));
@@ -138,10 +160,30 @@ static void set_stack_path(struct capture *c)
 	}
 	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
 		die("cannot set options/userstacktrace: %s", strerror(errno));
-	/* An exec replaces the maps: snapshot again (sched_process_exec). */
-	if (!ustack_opts_asked(o, "sched", "sched_process_exec") &&
-	    !ustack_instance_enable_event(c->ui, "sched", "sched_process_exec", NULL))
-		c->helpers |= USTACK_HELPER_EXEC;
+}
+
+static void enable_helper(struct capture *c, const char *sys, const char *name,
+			  unsigned int helper)
+{
+	if (!ustack_opts_asked(c->o, sys, name) &&
+	    !ustack_instance_enable_event(c->ui, sys, name, NULL))
+		c->helpers |= helper;
+}
+
+/*
+ * Without the side-band: names from the instance's task events, and on
+ * the fallback maps snapshots, taken again after an exec.
+ */
+static void without_sideband(struct capture *c)
+{
+	enable_helper(c, "task", "task_rename", USTACK_HELPER_RENAME);
+	enable_helper(c, "task", "task_newtask", USTACK_HELPER_NEWTASK);
+	if (c->deferred)
+		return;
+	enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
+	c->procmaps = ustack_procmaps_new(c->o->mode == MODE_RECORD ? c->ui : NULL, on_maps, c);
+	if (!c->procmaps)
+		die("out of memory");
 }
 
 static void enable_spec(struct capture *c, const struct event_spec *ev)
@@ -223,8 +265,7 @@ static void find_systems(struct capture *c)
 	int nr = 0, i, j;
 
 	add_system(&systems, &nr, "ftrace");
-	if (c->helpers & USTACK_HELPER_NEWTASK)
-		add_system(&systems, &nr, "task");
+	add_system(&systems, &nr, "task");
 	if (c->deferred)
 		add_system(&systems, &nr, "inode_cache");
 	else
@@ -351,10 +392,24 @@ static void on_horizon(unsigned long long ts, void *data)
 	ustack_session_advance(c->run.session, ts);
 }
 
+/* A side-band record: to the session, and into the trace.dat when recording */
+static void on_sideband(const struct ustack_sb_rec *rec, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_sideband(c->run.session, rec);
+	if (c->sbfile && ustack_sbfile_add(c->sbfile, rec) < 0) {
+		ustack_warning("cannot write %s: the side-band is not recorded", c->sbfile_path);
+		ustack_sbfile_close(c->sbfile);
+		c->sbfile = NULL;
+	}
+}
+
 static const struct ustack_stream_ops stream_ops = {
 	.batch		= on_batch,
 	.record		= on_record,
 	.horizon	= on_horizon,
+	.sideband	= on_sideband,
 };
 
 /* A task of our command stops at its exit: take its last maps. */
@@ -374,6 +429,7 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	struct ustack_stream_opts so = { 0 };
 
 	so.tick_us = c->o->tick_us;
+	so.perf = c->perf;
 	if (c->o->mode == MODE_RECORD)
 		so.save_prefix = c->o->output;
 	c->stream = ustack_stream_open(c->ui, tep, &so);
@@ -418,17 +474,13 @@ static void print_progress(struct capture *c, bool final)
 	c->progress_shown = true;
 }
 
-/* Launch the command, held until tracing is on; it is traced from exec. */
-static void launch(struct capture *c)
+/*
+ * Without the side-band, the command's tasks stop at their exit so that
+ * their last maps can be read (the side-band reports every mapping).
+ */
+static void watch_command(struct capture *c)
 {
-	pid_t pid;
-
-	c->child = ustack_child_fork(c->o->cmd);
-	pid = ustack_child_pid(c->child);
-	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
-		die("cannot filter pid %d: %s", pid, strerror(errno));
-	follow(c, pid);
-	if (c->procmaps)
+	if (c->child && c->procmaps)
 		ustack_child_watch_exit(c->child, c->o->children, on_child_exit, c);
 }
 
@@ -491,6 +543,14 @@ static void write_tracedat(struct capture *c)
 
 	if (c->procmaps)
 		maps = ustack_procmaps_options(c->procmaps);
+	else if (c->perf)
+		maps = ustack_session_procmaps(c->run.session);
+	if (c->sbfile) {
+		if (ustack_sbfile_close(c->sbfile) < 0)
+			die("cannot write %s", c->sbfile_path);
+		c->sbfile = NULL;
+		out.sideband = c->sbfile_path;
+	}
 	out.file = c->o->output;
 	out.instance = ustack_instance_name(c->ui);
 	out.nr_cpus = ustack_stream_nr_cpus(c->stream);
@@ -502,6 +562,8 @@ static void write_tracedat(struct capture *c)
 	for (i = 0; i < out.nr_cpus; i++)
 		if (out.cpu_files[i])
 			unlink(out.cpu_files[i]);
+	if (out.sideband)
+		unlink(out.sideband);
 	for (i = 0; maps && maps[i]; i++)
 		free(maps[i]);
 	free(maps);
@@ -522,6 +584,95 @@ static void check_capture_env(void)
 		die("%s", err);
 }
 
+/* The processes the side-band watches: -P's and the command, else all. */
+static int *watched(struct capture *c, size_t *nr)
+{
+	const struct ustack_opts *o = c->o;
+	int *pids = calloc(o->nr_pids + 1, sizeof(*pids));
+	int i;
+
+	if (!pids)
+		die("out of memory");
+	*nr = 0;
+	for (i = 0; i < o->nr_pids; i++)
+		pids[(*nr)++] = ustack_proc_tgid(o->pids[i]);
+	if (c->child)
+		pids[(*nr)++] = ustack_child_pid(c->child);
+	return pids;
+}
+
+/* The clock's name in the trace_clock file: "local [mono] ..." */
+static char *clock_name(struct capture *c)
+{
+	char *clock = read_clock(c), *open, *close;
+
+	open = clock ? strchr(clock, '[') : NULL;
+	close = open ? strchr(open, ']') : NULL;
+	if (!close) {
+		free(clock);
+		return NULL;
+	}
+	*close = '\0';
+	memmove(clock, open + 1, close - open);
+	return clock;
+}
+
+/*
+ * Fallback: the perf side-band, opened before tracing starts (what
+ * exists is described from /proc then), its records kept for the file.
+ */
+static void start_sideband(struct capture *c)
+{
+	char *clock = clock_name(c);
+	int *pids = NULL;
+	size_t nr = 0;
+
+	if (c->o->mode == MODE_RECORD) {
+		if (asprintf(&c->sbfile_path, "%s.sideband", c->o->output) < 0)
+			die("out of memory");
+		c->sbfile = ustack_sbfile_open(ustack_events_tep(c->run.events), c->sbfile_path);
+		if (!c->sbfile)
+			die("cannot write %s: %s", c->sbfile_path, strerror(errno));
+	}
+	if (c->o->nr_pids || c->child)
+		pids = watched(c, &nr);
+	c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
+					ustack_instance_now(c->ui), on_sideband, c,
+					c->no_perf, sizeof(c->no_perf));
+	free(pids);
+	free(clock);
+	if (c->perf || !c->sbfile)
+		return;
+	ustack_sbfile_close(c->sbfile);
+	c->sbfile = NULL;
+	unlink(c->sbfile_path);
+}
+
+/* Held before its exec until tracing is on: traced from its exec on. */
+static void fork_command(struct capture *c)
+{
+	pid_t pid;
+
+	c->child = ustack_child_fork(c->o->cmd);
+	pid = ustack_child_pid(c->child);
+	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
+		die("cannot filter pid %d: %s", pid, strerror(errno));
+	follow(c, pid);
+}
+
+static void say_path(struct capture *c)
+{
+	char more[512];
+
+	if (c->deferred)
+		return;
+	if (c->perf)
+		snprintf(more, sizeof(more), "%s", sideband_notice);
+	else
+		snprintf(more, sizeof(more), snapshot_notice, c->no_perf);
+	ustack_warning(fallback_notice, more);
+}
+
 /* Everything up to tracing_on: the instance, the session, the readers. */
 static void set_up(struct capture *c)
 {
@@ -536,18 +687,17 @@ static void set_up(struct capture *c)
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
 	ustack_run_open(&c->run, c->o, tep, true, c->o->mode == MODE_LIVE);
-	ustack_events_set_helpers(c->run.events, c->helpers);
 	trace_processes(c);
-	if (!c->deferred) {
-		c->procmaps = ustack_procmaps_new(c->o->mode == MODE_RECORD ? c->ui : NULL,
-						  on_maps, c);
-		if (!c->procmaps)
-			die("out of memory");
-	}
+	if (c->o->cmd)
+		fork_command(c);
+	if (!c->deferred)
+		start_sideband(c);
+	if (!c->perf)
+		without_sideband(c);
+	ustack_events_set_helpers(c->run.events, c->helpers);
 	open_stream(c, tep);
 	/* Said once the setup worked, so that errors stay one line. */
-	if (!c->deferred)
-		ustack_warning("%s", fallback_notice);
+	say_path(c);
 }
 
 static void tear_down(struct capture *c)
@@ -559,6 +709,7 @@ static void tear_down(struct capture *c)
 	exiting_capture = NULL;
 	ustack_signals_guard(NULL);
 	ustack_stream_free(c->stream);
+	ustack_perf_close(c->perf);
 	ustack_instance_close(c->ui);
 	ustack_child_free(c->child);
 	ustack_run_close(&c->run);
@@ -566,6 +717,7 @@ static void tear_down(struct capture *c)
 	for (i = 0; c->systems && c->systems[i]; i++)
 		free((char *)c->systems[i]);
 	free(c->systems);
+	free(c->sbfile_path);
 }
 
 /**
@@ -583,8 +735,7 @@ void ustack_capture(struct ustack_opts *o)
 	ustack_signals_install();
 	ustack_child_block_sigchld();
 	set_up(&c);
-	if (o->cmd)
-		launch(&c);
+	watch_command(&c);
 	ustack_instance_write(c.ui, "tracing_on", "1");
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);

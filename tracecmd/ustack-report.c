@@ -2,11 +2,13 @@
 /*
  * report: print a trace.dat the way live would have printed its run.
  *
- * The file is read twice. Fallback files carry their maps snapshots as
- * markers that may come after the stacks they map (a snapshot is taken
- * when a process is first seen), and the info marker says which events
- * the capture enabled for itself: both are read first, then every record
- * goes to the session.
+ * The file is read twice. Fallback files made without the perf side-band
+ * carry their maps snapshots as markers that may come after the stacks
+ * they map (a snapshot is taken when a process is first seen), and the
+ * info marker says which events the capture enabled for itself: both are
+ * read first, then every record goes to the session. The side-band, when
+ * the file has one, is in the top buffer: its records go to the session
+ * merged by time with the others, as they did live.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -65,7 +67,7 @@ static void read_markers(struct report *r)
 	m.maps = ustack_maps_reader_new(add_maps, r);
 	if (!m.maps)
 		die("out of memory");
-	ustack_tracedat_iterate(r->td, read_marker, &m);
+	ustack_tracedat_iterate(r->td, read_marker, NULL, &m);
 	ustack_maps_reader_free(m.maps);
 	ustack_events_set_helpers(r->run.events, r->helpers);
 }
@@ -75,6 +77,15 @@ static void feed(struct tep_record *rec, void *data)
 	struct report *r = data;
 
 	if (!r->run.output_failed)
+		ustack_session_feed(r->run.session, rec);
+}
+
+/* The top buffer: only our side-band records, whatever else it holds */
+static void feed_top(struct tep_record *rec, void *data)
+{
+	struct report *r = data;
+
+	if (!r->run.output_failed && ustack_events_sideband_text(r->run.events, rec))
 		ustack_session_feed(r->run.session, rec);
 }
 
@@ -97,7 +108,7 @@ void ustack_report(struct ustack_opts *o)
 		die("%s", err);
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
 	read_markers(&r);
-	ustack_tracedat_iterate(r.td, feed, &r);
+	ustack_tracedat_iterate(r.td, feed, feed_top, &r);
 	ustack_run_finish(&r.run);
 	failed = r.run.output_failed;
 	ustack_run_close(&r.run);

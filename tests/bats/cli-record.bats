@@ -62,7 +62,7 @@ record() {
 	fi
 }
 
-@test "the file keeps the maps: PROCMAPS for trace-cmd, snapshots for report" {
+@test "the file keeps the maps: PROCMAPS for trace-cmd, the side-band for report" {
 	has_deferred && skip "fallback only"
 	record -- "$PROGS/shlib" 2
 	run trace-cmd dump --options -i "$TMP/t.dat"

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The side-band of a recording, written as ring-buffer sub-buffers of
+ * ftrace:print records (the layout trace_pipe_raw gives), one record per
+ * side-band record with its time. The file becomes CPU 0 of the top
+ * buffer of the trace.dat: stock `trace-cmd report` prints the records
+ * like any print event, and `trace-cmd ustack report` feeds them to the
+ * session in time order with the events, as live did.
+ */
+#ifndef _USTACK_SBFILE_H
+#define _USTACK_SBFILE_H
+
+struct tep_handle;
+struct ustack_sb_rec;
+struct ustack_sbfile;
+
+struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *path);
+int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec);
+int ustack_sbfile_close(struct ustack_sbfile *f);
+
+#endif /* _USTACK_SBFILE_H */

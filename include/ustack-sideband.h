@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The side-band of the fallback path: what the kernel tells perf about
+ * tasks and their executable mappings (PERF_RECORD_MMAP2, COMM, FORK,
+ * EXIT), taken from a dummy software event, plus records synthesized from
+ * /proc for what existed before it was opened. The synchronous
+ * ftrace:user_stack event carries raw virtual addresses; this history,
+ * ordered by time with the trace events (same clock on both sides), maps
+ * each of them through the mappings its process had when the event
+ * happened, and names each task as it was named then.
+ *
+ * A recorded trace.dat carries the history as ftrace:print records
+ * ("ustack-sb ...", USTACK_SB_MARKER) of the top buffer, each with the
+ * time of the record it stands for (ustack-sbfile.h).
+ */
+#ifndef _USTACK_SIDEBAND_H
+#define _USTACK_SIDEBAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ustack.h"
+
+#define USTACK_SB_MARKER	"ustack-sb "
+
+enum ustack_sb_kind {
+	USTACK_SB_MMAP,		/* an executable mapping appeared */
+	USTACK_SB_COMM,		/* a task got a name (exec, prctl, at start) */
+	USTACK_SB_FORK,		/* a task was created */
+	USTACK_SB_EXIT,		/* a task exited */
+	USTACK_SB_LOST,		/* the kernel dropped side-band records */
+};
+
+/**
+ * struct ustack_sb_rec - one side-band record
+ * @kind:	what it says
+ * @ts:		when, in the trace clock
+ * @pid:	thread group (process)
+ * @tid:	task
+ * @ppid:	FORK, EXIT: the parent's thread group
+ * @ptid:	FORK, EXIT: the parent task
+ * @exec:	COMM: the name comes with an exec (the address space is new)
+ * @start:	MMAP: first address
+ * @len:	MMAP: length in bytes
+ * @pgoff:	MMAP: file offset of @start
+ * @prot:	MMAP: PROT_* bits
+ * @flags:	MMAP: MAP_* bits
+ * @maj:	MMAP: device major (when no build id)
+ * @min:	MMAP: device minor
+ * @ino:	MMAP: inode number
+ * @build_id_len: MMAP: bytes in @build_id, 0 = none given
+ * @build_id:	MMAP: GNU build id of the file
+ * @lost:	LOST: how many records
+ * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
+ *		COMM: the name; not owned
+ */
+struct ustack_sb_rec {
+	enum ustack_sb_kind	kind;
+	uint64_t		ts;
+	int			pid;
+	int			tid;
+	int			ppid;
+	int			ptid;
+	bool			exec;
+	uint64_t		start;
+	uint64_t		len;
+	uint64_t		pgoff;
+	uint32_t		prot;
+	uint32_t		flags;
+	uint32_t		maj;
+	uint32_t		min;
+	uint64_t		ino;
+	uint32_t		build_id_len;
+	unsigned char		build_id[USTACK_BUILD_ID_MAX];
+	uint64_t		lost;
+	const char		*name;
+};
+
+typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);
+
+/* The text of a record in a trace.dat (without the time: the record's own) */
+int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size);
+int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
+
+/* Records for what exists now: every process (@pids NULL) or those listed */
+int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
+
+struct ustack_perf;
+
+/* The perf events opened for @pids (NULL: system-wide), then the scan */
+struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
+					  const char *trace_clock, uint64_t now,
+					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size);
+
+/* ------------------------------------------------------------------ */
+/* The perf events (ustack-perf.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct ustack_perf_opts - what to watch
+ * @tids:	these tasks and (inherit) the tasks they create; NULL: every
+ *		task on every CPU (system-wide, needs CAP_PERFMON)
+ * @nr_tids:	entries in @tids
+ * @clockid:	clock of the records' times (a CLOCK_* id), or -1 for perf's
+ *		default clock (tracefs "perf")
+ * @ring_kb:	ring size per CPU, rounded to a power of two pages (0: 512)
+ */
+struct ustack_perf_opts {
+	const int	*tids;
+	size_t		nr_tids;
+	int		clockid;
+	size_t		ring_kb;
+};
+
+struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
+				     size_t why_size);
+void ustack_perf_close(struct ustack_perf *p);
+int ustack_perf_nr_fds(const struct ustack_perf *p);
+int ustack_perf_fd(const struct ustack_perf *p, int i);
+int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);
+size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx);
+bool ustack_perf_clockid(const char *trace_clock, int *clockid);
+
+#endif /* _USTACK_SIDEBAND_H */

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Names and executable mappings as the side-band tells them (see
+ * ustack-history.h).
+ *
+ * Each process has its address space as it is now: executable mappings
+ * sorted by address. A new mapping replaces what it overlaps (the kernel
+ * reports no unmap: a library loaded where one was closed simply comes on
+ * top of it), an exec empties the space, a fork copies the parent's. As
+ * records come in time order with the events, a lookup made when an event
+ * is fed sees the mappings the process had then.
+ *
+ * Each distinct (process, path, flags, build id) becomes one struct
+ * ustack_mapping with a synthetic file id, kept until the history is
+ * freed (samples keep plain pointers to them); so are names, interned.
+ * Address spaces and names are kept after exit too: the events of a task
+ * may come after its exit record, and PROCMAPS wants the last picture.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ustack-array.h"
+#include "ustack-fileids.h"
+#include "ustack-hash.h"
+#include "ustack-history.h"
+#include "ustack-sideband.h"
+
+/* Away from the ids of maps snapshots, which count up from 2 */
+#define FIRST_ID	(1ULL << 32)
+
+struct vma {
+	uint64_t			start;
+	uint64_t			end;
+	uint64_t			pgoff;
+	const struct ustack_mapping	*map;	/* NULL: anonymous memory */
+};
+
+struct space {
+	struct ustack_hnode	node;
+	int			tgid;
+	bool			used;		/* a stack was mapped through it */
+	struct vma		*v;
+	size_t			nr;
+	size_t			alloc;
+};
+
+struct task {
+	struct ustack_hnode	node;
+	int			tid;
+	const char		*comm;		/* interned */
+};
+
+struct name {
+	struct ustack_hnode	node;
+	char			s[];
+};
+
+struct file {
+	struct ustack_hnode	node;
+	struct ustack_mapping	*map;
+};
+
+struct ustack_history {
+	struct ustack_htable	spaces;
+	struct ustack_htable	tasks;
+	struct ustack_htable	names;
+	struct ustack_htable	files;
+	uint64_t		next_id;
+	bool			have_maps;
+};
+
+/**
+ * ustack_history_new - an empty history
+ */
+struct ustack_history *ustack_history_new(void)
+{
+	struct ustack_history *h = calloc(1, sizeof(*h));
+
+	if (h)
+		h->next_id = FIRST_ID;
+	return h;
+}
+
+/**
+ * ustack_history_free - free the history, its names and mappings
+ * @h: the history (may be NULL)
+ */
+void ustack_history_free(struct ustack_history *h)
+{
+	struct ustack_hnode *pos, *tmp;
+	struct space *sp;
+	struct file *f;
+	size_t i;
+
+	if (!h)
+		return;
+	ustack_htable_for_each_safe(&h->spaces, i, pos, tmp) {
+		sp = ustack_htable_entry(pos, struct space, node);
+		free(sp->v);
+		free(sp);
+	}
+	ustack_htable_for_each_safe(&h->tasks, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct task, node));
+	ustack_htable_for_each_safe(&h->names, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct name, node));
+	ustack_htable_for_each_safe(&h->files, i, pos, tmp) {
+		f = ustack_htable_entry(pos, struct file, node);
+		ustack_mapping_free(f->map);
+		free(f);
+	}
+	ustack_htable_release(&h->spaces);
+	ustack_htable_release(&h->tasks);
+	ustack_htable_release(&h->names);
+	ustack_htable_release(&h->files);
+	free(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *intern(struct ustack_history *h, const char *s)
+{
+	uint64_t hash = ustack_hash_str(s);
+	struct ustack_hnode *pos;
+	struct name *n;
+
+	ustack_htable_for_each_hash(&h->names, pos, hash) {
+		n = ustack_htable_entry(pos, struct name, node);
+		if (!strcmp(n->s, s))
+			return n->s;
+	}
+	n = malloc(sizeof(*n) + strlen(s) + 1);
+	if (!n)
+		return NULL;
+	strcpy(n->s, s);
+	if (ustack_htable_add(&h->names, &n->node, hash)) {
+		free(n);
+		return NULL;
+	}
+	return n->s;
+}
+
+static struct task *task_find(const struct ustack_history *h, int tid)
+{
+	struct ustack_hnode *pos;
+	struct task *t;
+
+	ustack_htable_for_each_hash(&h->tasks, pos, ustack_hash_u64(tid)) {
+		t = ustack_htable_entry(pos, struct task, node);
+		if (t->tid == tid)
+			return t;
+	}
+	return NULL;
+}
+
+/**
+ * ustack_history_set_comm - @tid is named @comm from now on
+ * @h:		the history
+ * @tid:	the task
+ * @comm:	its name
+ *
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm)
+{
+	struct task *t = task_find(h, tid);
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -1;
+		t->tid = tid;
+		if (ustack_htable_add(&h->tasks, &t->node, ustack_hash_u64(tid))) {
+			free(t);
+			return -1;
+		}
+	}
+	t->comm = intern(h, comm);
+	return t->comm ? 0 : -1;
+}
+
+/**
+ * ustack_history_comm - the name of @tid now, NULL when none was told
+ * @h:		the history
+ * @tid:	the task
+ *
+ * The string lives as long as the history.
+ */
+const char *ustack_history_comm(const struct ustack_history *h, int tid)
+{
+	const struct task *t = task_find(h, tid);
+
+	return t ? t->comm : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                              */
+/* ------------------------------------------------------------------ */
+
+#define DELETED_SUFFIX	" (deleted)"
+
+/*
+ * What perf calls anonymous memory (no file to read symbols from: JIT
+ * code, named by /tmp/perf-<pid>.map), and special mappings other than
+ * the vDSO (heap, stack): both are frames without a file.
+ */
+static bool anonymous(const char *name)
+{
+	if (!*name || !strcmp(name, "//anon") || !strcmp(name, "/dev/zero") ||
+	    !strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "/memfd:", 7))
+		return true;
+	return name[0] != '/' && strcmp(name, "[vdso]");
+}
+
+static bool same_file(const struct ustack_mapping *m, const struct ustack_mapping *t)
+{
+	return m->tgid == t->tgid && m->flags == t->flags &&
+	       m->build_id_len == t->build_id_len &&
+	       !memcmp(m->build_id, t->build_id, t->build_id_len) && !strcmp(m->path, t->path);
+}
+
+static const struct ustack_mapping *file_get(struct ustack_history *h,
+					     const struct ustack_mapping *tmpl)
+{
+	uint64_t hash = ustack_hash_mem(tmpl->path, strlen(tmpl->path), ustack_hash_u64(tmpl->tgid));
+	struct ustack_hnode *pos;
+	struct file *f;
+
+	ustack_htable_for_each_hash(&h->files, pos, hash) {
+		f = ustack_htable_entry(pos, struct file, node);
+		if (same_file(f->map, tmpl))
+			return f->map;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->map = ustack_mapping_dup(tmpl);
+	if (!f->map || ustack_htable_add(&h->files, &f->node, hash)) {
+		ustack_mapping_free(f->map);
+		free(f);
+		return NULL;
+	}
+	f->map->id = h->next_id++;
+	return f->map;
+}
+
+/* The file of an mmap record; *@map stays NULL for anonymous memory. */
+static int record_file(struct ustack_history *h, const struct ustack_sb_rec *r,
+		       const struct ustack_mapping **map)
+{
+	size_t len = strlen(r->name), slen = strlen(DELETED_SUFFIX);
+	struct ustack_mapping tmpl = { 0 };
+	char *path;
+
+	*map = NULL;
+	if (anonymous(r->name))
+		return 0;
+	path = strdup(r->name);
+	if (!path)
+		return -1;
+	if (len > slen && !strcmp(path + len - slen, DELETED_SUFFIX)) {
+		path[len - slen] = '\0';
+		tmpl.flags |= USTACK_MAP_DELETED;
+	}
+	if (!strcmp(path, "[vdso]"))
+		tmpl.flags |= USTACK_MAP_SPECIAL;
+	tmpl.path = path;
+	tmpl.ts = r->ts;
+	tmpl.tgid = r->pid;
+	tmpl.ino = r->ino;
+	tmpl.dev = (r->maj << 20) | (r->min & ((1U << 20) - 1));
+	tmpl.build_id_len = r->build_id_len;
+	memcpy(tmpl.build_id, r->build_id, r->build_id_len);
+	*map = file_get(h, &tmpl);
+	free(path);
+	return *map ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address spaces                                                     */
+/* ------------------------------------------------------------------ */
+
+static struct space *space_find(const struct ustack_history *h, int tgid)
+{
+	struct ustack_hnode *pos;
+	struct space *sp;
+
+	ustack_htable_for_each_hash(&h->spaces, pos, ustack_hash_u64(tgid)) {
+		sp = ustack_htable_entry(pos, struct space, node);
+		if (sp->tgid == tgid)
+			return sp;
+	}
+	return NULL;
+}
+
+static struct space *space_get(struct ustack_history *h, int tgid)
+{
+	struct space *sp = space_find(h, tgid);
+
+	if (sp)
+		return sp;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->tgid = tgid;
+	if (ustack_htable_add(&h->spaces, &sp->node, ustack_hash_u64(tgid))) {
+		free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+static int vma_cmp(const void *a, const void *b)
+{
+	const struct vma *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void keep(struct vma *out, size_t *n, uint64_t start, uint64_t end, uint64_t pgoff,
+		 const struct ustack_mapping *map)
+{
+	out[*n].start = start;
+	out[*n].end = end;
+	out[*n].pgoff = pgoff;
+	out[*n].map = map;
+	(*n)++;
+}
+
+/* @nv on top of the space: what it overlaps is cut away (or split). */
+static int space_insert(struct space *sp, const struct vma *nv)
+{
+	struct vma *out, *o;
+	size_t i, n = 0;
+
+	out = malloc((sp->nr + 2) * sizeof(*out));
+	if (!out)
+		return -1;
+	for (i = 0; i < sp->nr; i++) {
+		o = &sp->v[i];
+		if (o->end <= nv->start || o->start >= nv->end) {
+			out[n++] = *o;
+			continue;
+		}
+		if (o->start < nv->start)
+			keep(out, &n, o->start, nv->start, o->pgoff, o->map);
+		if (o->end > nv->end)
+			keep(out, &n, nv->end, o->end, o->pgoff + (nv->end - o->start), o->map);
+	}
+	out[n++] = *nv;
+	qsort(out, n, sizeof(*out), vma_cmp);
+	free(sp->v);
+	sp->v = out;
+	sp->nr = n;
+	sp->alloc = sp->nr + 2;
+	return 0;
+}
+
+static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
+{
+	struct space *sp = space_get(h, r->pid);
+	struct vma nv = { .start = r->start, .end = r->start + r->len, .pgoff = r->pgoff };
+
+	if (!sp || record_file(h, r, &nv.map))
+		return -1;
+	if (nv.end <= nv.start)
+		return 0;
+	h->have_maps = true;
+	return space_insert(sp, &nv);
+}
+
+/* A new process starts with a copy of its parent's mappings. */
+static int fork_space(struct ustack_history *h, int parent, int child)
+{
+	struct space *ps = space_find(h, parent), *cs;
+
+	cs = space_get(h, child);
+	if (!cs)
+		return -1;
+	cs->nr = 0;
+	cs->used = false;
+	if (!ps || !ps->nr)
+		return 0;
+	if (ustack_array_grow((void **)&cs->v, &cs->alloc, ps->nr, sizeof(*cs->v)))
+		return -1;
+	memcpy(cs->v, ps->v, ps->nr * sizeof(*cs->v));
+	cs->nr = ps->nr;
+	return 0;
+}
+
+static int add_fork(struct ustack_history *h, const struct ustack_sb_rec *r)
+{
+	const char *comm = ustack_history_comm(h, r->ptid);
+
+	if (comm && ustack_history_set_comm(h, r->tid, comm))
+		return -1;
+	/* a thread shares its group's space */
+	if (r->pid == r->ppid)
+		return 0;
+	return fork_space(h, r->ppid, r->pid);
+}
+
+static int add_comm(struct ustack_history *h, const struct ustack_sb_rec *r)
+{
+	struct space *sp;
+
+	if (r->exec) {
+		sp = space_find(h, r->pid);
+		if (sp)
+			sp->nr = 0;
+	}
+	return ustack_history_set_comm(h, r->tid, r->name);
+}
+
+/**
+ * ustack_history_add - one side-band record, in time order
+ * @h:		the history
+ * @rec:	the record
+ *
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec)
+{
+	switch (rec->kind) {
+	case USTACK_SB_MMAP:
+		return add_mmap(h, rec);
+	case USTACK_SB_COMM:
+		return add_comm(h, rec);
+	case USTACK_SB_FORK:
+		return add_fork(h, rec);
+	case USTACK_SB_EXIT:
+	case USTACK_SB_LOST:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * ustack_history_has_maps - whether any mapping was told
+ * @h: the history
+ *
+ * From then on, stacks are mapped through the history alone.
+ */
+bool ustack_history_has_maps(const struct ustack_history *h)
+{
+	return h->have_maps;
+}
+
+/**
+ * ustack_history_map - map a frame's virtual address as its process has it now
+ * @h:		the history
+ * @tgid:	the process
+ * @va:		the address
+ * @fr:		set to the file offset and file, or to the address with
+ *		USTACK_ID_ANON (anonymous memory) or USTACK_ID_NOMAP
+ */
+void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
+			struct ustack_frame *fr)
+{
+	struct space *sp = space_find(h, tgid);
+	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
+	const struct vma *v;
+
+	fr->offset = va;
+	fr->id = USTACK_ID_NOMAP;
+	fr->map = NULL;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (sp->v[mid].start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || va >= sp->v[lo - 1].end)
+		return;
+	sp->used = true;
+	v = &sp->v[lo - 1];
+	if (!v->map) {
+		fr->id = USTACK_ID_ANON;
+		return;
+	}
+	fr->offset = va - v->start + v->pgoff;
+	fr->id = v->map->id;
+	fr->map = v->map;
+}
+
+/**
+ * ustack_history_files - distinct files the mappings named
+ * @h: the history
+ */
+size_t ustack_history_files(const struct ustack_history *h)
+{
+	return h->files.nr;
+}
+
+/* trace-cmd's PROCMAPS: "pid nr comm" then "start end path", one per file. */
+static char *procmaps_option(const struct ustack_history *h, const struct space *sp)
+{
+	const char *comm = ustack_history_comm(h, sp->tgid);
+	size_t i, j, len = 0, alloc = 128;
+	char *out, *tmp, word[32], *c;
+	int nr = 0;
+
+	/* PROCMAPS stores the name as one word */
+	snprintf(word, sizeof(word), "%s", comm ? comm : "<...>");
+	for (c = word; *c; c++)
+		if (*c == ' ')
+			*c = '_';
+
+	for (i = 0; i < sp->nr; i++)
+		if (sp->v[i].map)
+			alloc += strlen(sp->v[i].map->path) + 40;
+	out = malloc(alloc);
+	tmp = malloc(alloc);
+	if (!out || !tmp) {
+		free(out);
+		free(tmp);
+		return NULL;
+	}
+	/* consecutive mappings of one file make one line */
+	for (i = 0; i < sp->nr; i = j) {
+		for (j = i + 1; j < sp->nr && sp->v[j].map == sp->v[i].map; j++)
+			;
+		if (!sp->v[i].map)
+			continue;
+		len += snprintf(tmp + len, alloc - len, "%llx %llx %s\n",
+				(unsigned long long)sp->v[i].start,
+				(unsigned long long)sp->v[j - 1].end, sp->v[i].map->path);
+		nr++;
+	}
+	tmp[len] = '\0';
+	snprintf(out, alloc, "%x %x %s\n%s", sp->tgid, nr, word, tmp);
+	free(tmp);
+	return out;
+}
+
+/**
+ * ustack_history_procmaps - PROCMAPS payloads of the processes stacks used
+ * @h: the history
+ *
+ * Returns a NULL-terminated array (free() each entry and the array), or
+ * NULL when out of memory.
+ */
+char **ustack_history_procmaps(const struct ustack_history *h)
+{
+	struct ustack_hnode *pos, *tmp;
+	const struct space *sp;
+	char **opts;
+	size_t i, n = 0;
+
+	opts = calloc(h->spaces.nr + 1, sizeof(*opts));
+	if (!opts)
+		return NULL;
+	ustack_htable_for_each_safe(&h->spaces, i, pos, tmp) {
+		sp = ustack_htable_entry(pos, struct space, node);
+		if (sp->used && sp->nr && (opts[n] = procmaps_option(h, sp)))
+			n++;
+	}
+	return opts;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private to lib/: what the side-band (and, on the deferred path, the
+ * task events of the instance) said so far about each task's name and
+ * each process's executable mappings. The session feeds it in time order
+ * with the trace events, so that at each event it holds the picture as
+ * it was when the event happened.
+ */
+#ifndef _USTACK_HISTORY_H
+#define _USTACK_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ustack.h"
+
+struct ustack_history;
+struct ustack_sb_rec;
+
+struct ustack_history *ustack_history_new(void);
+void ustack_history_free(struct ustack_history *h);
+
+int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec);
+int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm);
+
+const char *ustack_history_comm(const struct ustack_history *h, int tid);
+bool ustack_history_has_maps(const struct ustack_history *h);
+void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
+			struct ustack_frame *fr);
+size_t ustack_history_files(const struct ustack_history *h);
+char **ustack_history_procmaps(const struct ustack_history *h);
+
+#endif /* _USTACK_HISTORY_H */

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The perf side-band (see ustack-sideband.h): a dummy software event per
+ * CPU that counts nothing and only asks for the task and mapping records
+ * perf record itself reads beside its samples.
+ *
+ * Why each attribute:
+ *  - mmap + mmap2: executable mappings (file and anonymous: JIT code), with
+ *    offset, protection and, where the kernel can (build_id, Linux 5.12),
+ *    the file's build id instead of its device and inode;
+ *  - comm + comm_exec: names, and which of them come with an exec (the
+ *    address space is replaced then, and perf says nothing of unmaps);
+ *  - task: fork and exit, so that children start with their parent's
+ *    mappings and name;
+ *  - sample_id_all with TID and TIME: every record carries its time, in
+ *    @clockid (use_clockid), the clock of the trace instance, so that both
+ *    sides are ordered by one clock;
+ *  - exclude_kernel: asks for no kernel data, which lets a user whose
+ *    perf_event_paranoid is 2 watch its own command;
+ *  - inherit (per task): the tasks a command creates are watched too; the
+ *    kernel refuses to map the ring of an inherited event that is not
+ *    bound to a CPU, hence one event per CPU as perf does.
+ * Every event of a CPU writes into that CPU's one ring (SET_OUTPUT).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "ustack-array.h"
+#include "ustack-proc.h"
+#include "ustack-sideband.h"
+
+#define DEFAULT_RING_KB		512
+/* sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: pid, tid, time */
+#define SAMPLE_ID_SIZE		16
+
+struct ring {
+	void		*base;
+	size_t		map_size;
+	size_t		data_size;	/* a power of two */
+};
+
+struct ustack_perf {
+	int		*fds;
+	size_t		nr_fds;
+	size_t		alloc_fds;
+	struct ring	*rings;		/* one per CPU that has an event */
+	int		nr_rings;
+	int		*ring_fd;	/* the fd that owns each ring */
+};
+
+static int perf_open(struct perf_event_attr *attr, int pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opts *o,
+		      size_t ring_bytes)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr->sample_id_all = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->build_id = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->inherit = o->tids ? 1 : 0;
+	attr->watermark = 1;
+	attr->wakeup_watermark = ring_bytes / 4;
+	if (o->clockid >= 0) {
+		attr->use_clockid = 1;
+		attr->clockid = o->clockid;
+	}
+}
+
+/* Open one event; older kernels have no build ids in mmap2 records. */
+static int open_event(struct perf_event_attr *attr, int pid, int cpu)
+{
+	int fd = perf_open(attr, pid, cpu);
+
+	if (fd < 0 && errno == EINVAL && attr->build_id) {
+		attr->build_id = 0;
+		fd = perf_open(attr, pid, cpu);
+	}
+	return fd;
+}
+
+static void explain(int err, char *why, size_t size)
+{
+	char *paranoid = ustack_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+
+	if (paranoid)
+		paranoid[strcspn(paranoid, "\n")] = '\0';
+	if (err == EACCES || err == EPERM)
+		snprintf(why, size, "perf_event_open refused (%s; kernel.perf_event_paranoid is %s)",
+			 strerror(err), paranoid ? paranoid : "unknown");
+	else if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP)
+		snprintf(why, size, "this kernel has no perf events (%s)", strerror(err));
+	else
+		snprintf(why, size, "perf_event_open: %s", strerror(err));
+	free(paranoid);
+}
+
+static int add_fd(struct ustack_perf *p, int fd)
+{
+	if (ustack_array_grow((void **)&p->fds, &p->alloc_fds, p->nr_fds + 1, sizeof(*p->fds))) {
+		close(fd);
+		return -1;
+	}
+	p->fds[p->nr_fds++] = fd;
+	return 0;
+}
+
+static int map_ring(struct ring *r, int fd, size_t ring_bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	r->map_size = page + ring_bytes;
+	r->base = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -1;
+	}
+	r->data_size = ring_bytes;
+	return 0;
+}
+
+/* The events of @cpu: the first one owns the ring, the others write into it. */
+static int open_cpu(struct ustack_perf *p, const struct ustack_perf_opts *o, int cpu,
+		    size_t ring_bytes, int *err)
+{
+	struct perf_event_attr attr;
+	size_t i, n = o->tids ? o->nr_tids : 1;
+	int owner = -1, fd;
+
+	fill_attr(&attr, o, ring_bytes);
+	for (i = 0; i < n; i++) {
+		fd = open_event(&attr, o->tids ? o->tids[i] : -1, cpu);
+		if (fd < 0) {
+			/* an offline CPU, or a task gone meanwhile */
+			if (errno == ENODEV || errno == ESRCH)
+				continue;
+			*err = errno;
+			return -1;
+		}
+		if (add_fd(p, fd))
+			return -1;
+		if (owner < 0) {
+			if (map_ring(&p->rings[p->nr_rings], fd, ring_bytes)) {
+				*err = errno;
+				return -1;
+			}
+			p->ring_fd[p->nr_rings++] = fd;
+			owner = fd;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
+			*err = errno;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static size_t ring_size(const struct ustack_perf_opts *o)
+{
+	size_t page = sysconf(_SC_PAGESIZE), want, bytes = page;
+
+	want = (o->ring_kb ? o->ring_kb : DEFAULT_RING_KB) * 1024;
+	while (bytes < want)
+		bytes *= 2;
+	return bytes;
+}
+
+/**
+ * ustack_perf_open - open and enable the side-band events
+ * @opts:	what to watch
+ * @why:	set to a one-line reason when it fails
+ * @why_size:	room in @why
+ *
+ * Returns NULL when the kernel has no perf events or refuses them.
+ */
+struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
+				     size_t why_size)
+{
+	int cpu, nr_cpus = sysconf(_SC_NPROCESSORS_CONF), err = ENOMEM;
+	size_t ring_bytes = ring_size(opts);
+	struct ustack_perf *p;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto fail;
+	p->rings = calloc(nr_cpus, sizeof(*p->rings));
+	p->ring_fd = calloc(nr_cpus, sizeof(*p->ring_fd));
+	if (!p->rings || !p->ring_fd)
+		goto fail;
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		if (open_cpu(p, opts, cpu, ring_bytes, &err))
+			goto fail;
+	if (!p->nr_rings) {
+		err = ESRCH;
+		goto fail;
+	}
+	return p;
+ fail:
+	explain(err, why, why_size);
+	ustack_perf_close(p);
+	return NULL;
+}
+
+/**
+ * ustack_perf_close - disable and close every event, unmap the rings
+ * @p: the side-band (may be NULL)
+ */
+void ustack_perf_close(struct ustack_perf *p)
+{
+	size_t i;
+	int r;
+
+	if (!p)
+		return;
+	for (r = 0; r < p->nr_rings; r++)
+		munmap(p->rings[r].base, p->rings[r].map_size);
+	for (i = 0; i < p->nr_fds; i++)
+		close(p->fds[i]);
+	free(p->fds);
+	free(p->rings);
+	free(p->ring_fd);
+	free(p);
+}
+
+/* One fd per ring to poll(): readable past the wakeup watermark. */
+int ustack_perf_nr_fds(const struct ustack_perf *p)
+{
+	return p ? p->nr_rings : 0;
+}
+
+int ustack_perf_fd(const struct ustack_perf *p, int i)
+{
+	return p->ring_fd[i];
+}
+
+/* Copy @n bytes at ring position @pos, wrapping at the end of the ring. */
+static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t n)
+{
+	const char *data = (const char *)r->base + (r->map_size - r->data_size);
+	size_t off = pos & (r->data_size - 1), first = r->data_size - off;
+
+	if (first > n)
+		first = n;
+	memcpy(dst, data + off, first);
+	memcpy((char *)dst + first, data, n - first);
+}
+
+static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *alloc)
+{
+	struct perf_event_mmap_page *pc = r->base;
+	uint64_t head, tail = pc->data_tail;
+	struct perf_event_header hdr;
+	int ret = 0;
+
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	while (tail + sizeof(hdr) <= head) {
+		ring_copy(r, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+			break;
+		if (ustack_array_grow((void **)buf, alloc, *len + hdr.size, 1)) {
+			ret = -1;
+			break;
+		}
+		ring_copy(r, tail, *buf + *len, hdr.size);
+		*len += hdr.size;
+		tail += hdr.size;
+	}
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/**
+ * ustack_perf_drain - append every complete record of every ring to a buffer
+ * @p:		the side-band
+ * @buf:	growing buffer (realloc'ed)
+ * @len:	bytes used in it, advanced
+ * @alloc:	its size
+ *
+ * Rings are read in CPU order: the records of one ring are in time order,
+ * those of different rings are not merged. Returns 0, or -1 when out of
+ * memory (what did not fit stays in the ring).
+ */
+int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc)
+{
+	int r;
+
+	for (r = 0; p && r < p->nr_rings; r++)
+		if (drain_ring(&p->rings[r], buf, len, alloc))
+			return -1;
+	return 0;
+}
+
+static uint32_t get32(const char *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(const char *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+/* A NUL-terminated string at @off that ends before the sample id. */
+static const char *get_str(const char *rec, size_t off, size_t size)
+{
+	if (off >= size - SAMPLE_ID_SIZE ||
+	    !memchr(rec + off, '\0', size - SAMPLE_ID_SIZE - off))
+		return NULL;
+	return rec + off;
+}
+
+/*
+ * PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff at 8..39, then either
+ * maj, min, ino, ino_generation or (MISC_MMAP_BUILD_ID) build_id_size, two
+ * reserved bytes and 20 bytes of build id at 40..63, prot and flags at 64,
+ * the file name at 72.
+ */
+static bool parse_mmap2(const char *rec, uint16_t misc, size_t size, struct ustack_sb_rec *out)
+{
+	out->kind = USTACK_SB_MMAP;
+	out->pid = get32(rec, 8);
+	out->tid = get32(rec, 12);
+	out->start = get64(rec, 16);
+	out->len = get64(rec, 24);
+	out->pgoff = get64(rec, 32);
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		out->build_id_len = (unsigned char)rec[40];
+		if (out->build_id_len > USTACK_BUILD_ID_MAX)
+			out->build_id_len = USTACK_BUILD_ID_MAX;
+		memcpy(out->build_id, rec + 44, out->build_id_len);
+	} else {
+		out->maj = get32(rec, 40);
+		out->min = get32(rec, 44);
+		out->ino = get64(rec, 48);
+	}
+	out->prot = get32(rec, 64);
+	out->flags = get32(rec, 68);
+	out->name = get_str(rec, 72, size);
+	return out->name != NULL;
+}
+
+/* COMM: pid, tid, name; FORK and EXIT: pid, ppid, tid, ptid; LOST: id, count */
+static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size,
+		      struct ustack_sb_rec *out)
+{
+	switch (type) {
+	case PERF_RECORD_MMAP2:
+		return size >= 72 + SAMPLE_ID_SIZE && parse_mmap2(rec, misc, size, out);
+	case PERF_RECORD_COMM:
+		out->kind = USTACK_SB_COMM;
+		out->pid = get32(rec, 8);
+		out->tid = get32(rec, 12);
+		out->exec = misc & PERF_RECORD_MISC_COMM_EXEC;
+		out->name = get_str(rec, 16, size);
+		return out->name != NULL;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (size < 32 + SAMPLE_ID_SIZE)
+			return false;
+		out->kind = type == PERF_RECORD_FORK ? USTACK_SB_FORK : USTACK_SB_EXIT;
+		out->pid = get32(rec, 8);
+		out->ppid = get32(rec, 12);
+		out->tid = get32(rec, 16);
+		out->ptid = get32(rec, 20);
+		return true;
+	case PERF_RECORD_LOST:
+		if (size < 24 + SAMPLE_ID_SIZE)
+			return false;
+		out->kind = USTACK_SB_LOST;
+		out->lost = get64(rec, 16);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * ustack_perf_parse - hand out the records of a drained buffer
+ * @buf:	what ustack_perf_drain() gave
+ * @len:	its length
+ * @fn:		called for each record we use (the name points into @buf)
+ * @ctx:	passed to @fn
+ *
+ * Returns how many records were handed out.
+ */
+size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx)
+{
+	struct perf_event_header hdr;
+	struct ustack_sb_rec rec;
+	size_t pos = 0, n = 0;
+
+	while (pos + sizeof(hdr) <= len) {
+		memcpy(&hdr, buf + pos, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) + SAMPLE_ID_SIZE || pos + hdr.size > len)
+			break;
+		memset(&rec, 0, sizeof(rec));
+		if (parse_one(buf + pos, hdr.type, hdr.misc, hdr.size, &rec)) {
+			rec.ts = get64(buf + pos, hdr.size - 8);
+			if (rec.kind == USTACK_SB_LOST)
+				rec.pid = rec.tid = get32(buf + pos, hdr.size - 12);
+			fn(&rec, ctx);
+			n++;
+		}
+		pos += hdr.size;
+	}
+	return n;
+}
+
+/**
+ * ustack_perf_clockid - the perf clock that counts as a trace clock does
+ * @trace_clock:	the tracefs clock name ("mono", "boot", ...)
+ * @clockid:		set to its CLOCK_* id, -1 for perf's default clock
+ *
+ * Returns false when perf has no such clock (local, global, counter,
+ * uptime, x86-tsc): the two sides could not be ordered.
+ */
+bool ustack_perf_clockid(const char *trace_clock, int *clockid)
+{
+	static const struct {
+		const char	*name;
+		int		id;
+	} clocks[] = {
+		{ "mono",	CLOCK_MONOTONIC },
+		{ "mono_raw",	CLOCK_MONOTONIC_RAW },
+		{ "boot",	CLOCK_BOOTTIME },
+		{ "tai",	CLOCK_TAI },
+		/* trace_clock() is local_clock(), perf's own clock */
+		{ "perf",	-1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (!strcmp(trace_clock, clocks[i].name)) {
+			*clockid = clocks[i].id;
+			return true;
+		}
+	}
+	return false;
+}

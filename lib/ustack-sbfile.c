@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Sub-buffers of ftrace:print records for the side-band (see
+ * ustack-sbfile.h), in the format the kernel's ring buffer uses and the
+ * trace.dat header describes (events/header_page, header_event):
+ *
+ *	page:	u64 timestamp of the first event, commit (the header page's
+ *		long: bytes of data), then the events
+ *	event:	u32 type_len:5 | time_delta:27 << 5, then for type_len 0 a
+ *		u32 length (data + 4) and the data padded to 4 bytes;
+ *		type_len 30 (time extend) carries the bits of a delta above
+ *		27 in the next u32
+ *
+ * The record's fields are placed where the print event's format says.
+ * Times must not go backwards: a record older than the one before it
+ * (one that came late from its perf ring) is written with the previous
+ * time, which is also the order live fed it in.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "ustack-sbfile.h"
+#include "ustack-sideband.h"
+
+#define TYPE_TIME_EXTEND	30
+#define TS_BITS			27
+#define TEXT_MAX		4096
+
+struct ustack_sbfile {
+	int		fd;
+	int		page_size;
+	int		hdr_size;	/* timestamp + commit */
+	int		commit_size;
+	char		*page;
+	int		used;		/* bytes of events in @page */
+	uint64_t	page_ts;
+	uint64_t	last_ts;
+	int		event_id;
+	int		type_off;
+	int		pid_off;
+	int		buf_off;
+	bool		failed;
+};
+
+static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
+{
+	struct tep_event *e = tep_find_event_by_name(tep, "ftrace", "print");
+	struct tep_format_field *type, *pid, *buf;
+
+	if (!e)
+		return false;
+	type = tep_find_common_field(e, "common_type");
+	pid = tep_find_common_field(e, "common_pid");
+	buf = tep_find_field(e, "buf");
+	if (!type || !pid || !buf || type->size != 2 || pid->size != 4)
+		return false;
+	f->event_id = e->id;
+	f->type_off = type->offset;
+	f->pid_off = pid->offset;
+	f->buf_off = buf->offset;
+	return true;
+}
+
+/**
+ * ustack_sbfile_open - start a side-band data file
+ * @tep:	the formats of the recording (print event, page layout)
+ * @path:	the file, created or truncated
+ *
+ * Returns NULL with errno on failure.
+ */
+struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *path)
+{
+	struct ustack_sbfile *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->fd = -1;
+	f->page_size = tep_get_sub_buffer_size(tep);
+	if (f->page_size <= 0)
+		f->page_size = getpagesize();
+	f->commit_size = tep_get_header_page_size(tep);
+	if (f->commit_size != 4 && f->commit_size != 8)
+		f->commit_size = tep_get_long_size(tep);
+	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
+	f->page = calloc(1, f->page_size);
+	if (!f->page || !find_fields(f, tep)) {
+		errno = f->page ? ENOENT : ENOMEM;
+		free(f->page);
+		free(f);
+		return NULL;
+	}
+	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f->fd < 0) {
+		free(f->page);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static int flush_page(struct ustack_sbfile *f)
+{
+	uint64_t commit = f->used;
+	uint32_t commit32 = f->used;
+
+	if (!f->used)
+		return 0;
+	memcpy(f->page, &f->page_ts, 8);
+	if (f->commit_size == 8)
+		memcpy(f->page + 8, &commit, 8);
+	else
+		memcpy(f->page + 8, &commit32, 4);
+	if (write(f->fd, f->page, f->page_size) != f->page_size)
+		f->failed = true;
+	memset(f->page, 0, f->page_size);
+	f->used = 0;
+	return f->failed ? -1 : 0;
+}
+
+static void put32(struct ustack_sbfile *f, uint32_t v)
+{
+	memcpy(f->page + f->hdr_size + f->used, &v, 4);
+	f->used += 4;
+}
+
+/* The delta from the event before, with a time extend when it is wide. */
+static void put_delta(struct ustack_sbfile *f, uint64_t delta)
+{
+	uint32_t low = delta & ((1U << TS_BITS) - 1);
+
+	if (delta >> TS_BITS) {
+		put32(f, TYPE_TIME_EXTEND | low << 5);
+		put32(f, delta >> TS_BITS);
+		low = 0;
+	}
+	put32(f, low << 5);
+}
+
+/* The print record's data: common_type, common_pid, ip 0, the text. */
+static int build_data(struct ustack_sbfile *f, const struct ustack_sb_rec *rec, char *data,
+		      int room)
+{
+	uint16_t type = f->event_id;
+	int32_t pid = rec->tid;
+	int len;
+
+	if (room <= f->buf_off + 1)
+		return -1;
+	memset(data, 0, f->buf_off);
+	memcpy(data + f->type_off, &type, 2);
+	memcpy(data + f->pid_off, &pid, 4);
+	len = ustack_sb_format(rec, data + f->buf_off, room - f->buf_off);
+	if (len < 0)
+		return -1;
+	if (len >= room - f->buf_off)
+		len = room - f->buf_off - 1;
+	return f->buf_off + len + 1;
+}
+
+/**
+ * ustack_sbfile_add - append one record
+ * @f:		the file
+ * @rec:	the record; its time must not be much before the last one's
+ *		(see above)
+ *
+ * Returns 0, or -1 when the file could not be written.
+ */
+int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec)
+{
+	char data[TEXT_MAX];
+	uint64_t ts = rec->ts > f->last_ts ? rec->ts : f->last_ts;
+	int len, padded, need, max;
+
+	/* an event with its length word and a time extend fit one page */
+	max = f->page_size - f->hdr_size - 16;
+	len = build_data(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
+	if (len < 0 || f->failed)
+		return -1;
+	padded = (len + 3) & ~3;
+	need = 16 + padded;
+	if (f->used && f->hdr_size + f->used + need > f->page_size && flush_page(f))
+		return -1;
+	if (!f->used)
+		f->page_ts = f->last_ts = ts;
+	put_delta(f, ts - f->last_ts);
+	put32(f, padded + 4);
+	memset(f->page + f->hdr_size + f->used, 0, padded);
+	memcpy(f->page + f->hdr_size + f->used, data, len);
+	f->used += padded;
+	f->last_ts = ts;
+	return 0;
+}
+
+/**
+ * ustack_sbfile_close - write the last page and close
+ * @f: the file (may be NULL)
+ *
+ * Returns 0, or -1 when some of it could not be written.
+ */
+int ustack_sbfile_close(struct ustack_sbfile *f)
+{
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = flush_page(f);
+	if (close(f->fd) < 0 || f->failed)
+		ret = -1;
+	free(f->page);
+	free(f);
+	return ret;
+}

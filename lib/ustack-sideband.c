@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Side-band records as text, and the records that stand for what existed
+ * before the perf events were opened (see ustack-sideband.h).
+ *
+ * Text of a record, one ftrace:print buffer each:
+ *
+ *	ustack-sb mmap pid=P tid=T start=0x.. len=0x.. pgoff=0x.. prot=N flags=0x..
+ *		(build_id=HEX | dev=MAJ:MIN ino=N) path=PATH
+ *	ustack-sb comm pid=P tid=T exec=0|1 comm=NAME
+ *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
+ *	ustack-sb lost pid=P n=N
+ *
+ * key=value pairs separated by one blank; path= and comm= come last and
+ * take the rest of the text (names may hold blanks).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ustack-array.h"
+#include "ustack-proc.h"
+#include "ustack-sideband.h"
+
+static const char *const kind_names[] = {
+	[USTACK_SB_MMAP]	= "mmap",
+	[USTACK_SB_COMM]	= "comm",
+	[USTACK_SB_FORK]	= "fork",
+	[USTACK_SB_EXIT]	= "exit",
+	[USTACK_SB_LOST]	= "lost",
+};
+
+static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	int n, i;
+
+	n = snprintf(buf, size, USTACK_SB_MARKER "mmap pid=%d tid=%d start=%#" PRIx64
+		     " len=%#" PRIx64 " pgoff=%#" PRIx64 " prot=%u flags=%#x ",
+		     r->pid, r->tid, r->start, r->len, r->pgoff, r->prot, r->flags);
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	if (r->build_id_len) {
+		n += snprintf(buf + n, size - n, "build_id=");
+		for (i = 0; i < (int)r->build_id_len && (size_t)n < size; i++)
+			n += snprintf(buf + n, size - n, "%02x", r->build_id[i]);
+		if ((size_t)n < size)
+			n += snprintf(buf + n, size - n, " ");
+	} else {
+		n += snprintf(buf + n, size - n, "dev=%u:%u ino=%" PRIu64 " ",
+			      r->maj, r->min, r->ino);
+	}
+	if ((size_t)n < size)
+		n += snprintf(buf + n, size - n, "path=%s", r->name ? r->name : "");
+	return n;
+}
+
+/**
+ * ustack_sb_format - the text a record is stored as
+ * @rec:	the record
+ * @buf:	where to
+ * @size:	room in @buf
+ *
+ * Returns the length, as snprintf() (the text is cut when it does not fit).
+ */
+int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
+{
+	switch (rec->kind) {
+	case USTACK_SB_MMAP:
+		return format_mmap(rec, buf, size);
+	case USTACK_SB_COMM:
+		return snprintf(buf, size, USTACK_SB_MARKER "comm pid=%d tid=%d exec=%d comm=%s",
+				rec->pid, rec->tid, rec->exec, rec->name ? rec->name : "");
+	case USTACK_SB_FORK:
+	case USTACK_SB_EXIT:
+		return snprintf(buf, size, USTACK_SB_MARKER "%s pid=%d ppid=%d tid=%d ptid=%d",
+				kind_names[rec->kind], rec->pid, rec->ppid, rec->tid, rec->ptid);
+	case USTACK_SB_LOST:
+		return snprintf(buf, size, USTACK_SB_MARKER "lost pid=%d n=%" PRIu64,
+				rec->pid, rec->lost);
+	}
+	return -1;
+}
+
+static int parse_build_id(const char *hex, size_t len, struct ustack_sb_rec *r)
+{
+	unsigned int byte;
+	size_t i;
+
+	if (len % 2 || len / 2 > USTACK_BUILD_ID_MAX)
+		return -1;
+	for (i = 0; i < len / 2; i++) {
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return -1;
+		r->build_id[i] = byte;
+	}
+	r->build_id_len = len / 2;
+	return 0;
+}
+
+/* One key=value pair; @val has @len bytes (up to the next blank). */
+static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
+		      struct ustack_sb_rec *r)
+{
+#define KEY(k)	(klen == strlen(k) && !strncmp(key, k, klen))
+	if (KEY("pid"))
+		r->pid = strtol(val, NULL, 10);
+	else if (KEY("tid"))
+		r->tid = strtol(val, NULL, 10);
+	else if (KEY("ppid"))
+		r->ppid = strtol(val, NULL, 10);
+	else if (KEY("ptid"))
+		r->ptid = strtol(val, NULL, 10);
+	else if (KEY("exec"))
+		r->exec = strtol(val, NULL, 10) != 0;
+	else if (KEY("start"))
+		r->start = strtoull(val, NULL, 0);
+	else if (KEY("len"))
+		r->len = strtoull(val, NULL, 0);
+	else if (KEY("pgoff"))
+		r->pgoff = strtoull(val, NULL, 0);
+	else if (KEY("prot"))
+		r->prot = strtoul(val, NULL, 0);
+	else if (KEY("flags"))
+		r->flags = strtoul(val, NULL, 0);
+	else if (KEY("ino"))
+		r->ino = strtoull(val, NULL, 10);
+	else if (KEY("n"))
+		r->lost = strtoull(val, NULL, 10);
+	else if (KEY("dev"))
+		return sscanf(val, "%u:%u", &r->maj, &r->min) == 2 ? 0 : -1;
+	else if (KEY("build_id"))
+		return parse_build_id(val, len, r);
+	return 0;
+#undef KEY
+}
+
+static int parse_kind(const char *word, size_t len, struct ustack_sb_rec *r)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
+		if (strlen(kind_names[k]) == len && !strncmp(word, kind_names[k], len)) {
+			r->kind = k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/**
+ * ustack_sb_parse - read a record back from its text
+ * @text:	a ftrace:print buffer
+ * @ts:		the time of the print record
+ * @rec:	filled in; @rec->name points into @text
+ *
+ * Returns 0, or -1 when @text is not a side-band record.
+ */
+int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+{
+	const char *p = text, *end, *eq;
+
+	if (strncmp(p, USTACK_SB_MARKER, strlen(USTACK_SB_MARKER)))
+		return -1;
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ts;
+	p += strlen(USTACK_SB_MARKER);
+	end = p + strcspn(p, " ");
+	if (parse_kind(p, end - p, rec))
+		return -1;
+	for (p = end; *p == ' '; p = end) {
+		p++;
+		if (!strncmp(p, "path=", 5) || !strncmp(p, "comm=", 5)) {
+			rec->name = p + 5;
+			break;
+		}
+		end = p + strcspn(p, " ");
+		eq = memchr(p, '=', end - p);
+		if (!eq || parse_pair(p, eq - p, eq + 1, end - eq - 1, rec))
+			return -1;
+	}
+	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* What exists now, from /proc                                        */
+/* ------------------------------------------------------------------ */
+
+static uint32_t perms_prot(const char *perms)
+{
+	return (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+	       (perms[2] == 'x' ? PROT_EXEC : 0);
+}
+
+/* An executable line of /proc/<pid>/maps as perf would have told it. */
+static void scan_maps_line(char *line, struct ustack_sb_rec *r, ustack_sb_fn fn, void *ctx)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char perms[8];
+	char *path;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end, perms, &pgoff,
+		   &maj, &min, &ino, &n) < 7 || !n || strlen(perms) < 4 || perms[2] != 'x')
+		return;
+	path = line + n;
+	path += strspn(path, " \t");
+	r->kind = USTACK_SB_MMAP;
+	r->start = start;
+	r->len = end - start;
+	r->pgoff = pgoff;
+	r->prot = perms_prot(perms);
+	r->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	r->maj = maj;
+	r->min = min;
+	r->ino = ino;
+	/* perf's name for anonymous memory */
+	r->name = *path ? path : "//anon";
+	fn(r, ctx);
+}
+
+static void scan_maps(int pid, uint64_t ts, ustack_sb_fn fn, void *ctx)
+{
+	char *maps = ustack_proc_read(pid, "maps", NULL);
+	char *line, *save = NULL;
+	struct ustack_sb_rec r;
+
+	for (line = maps ? strtok_r(maps, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		memset(&r, 0, sizeof(r));
+		r.ts = ts;
+		r.pid = r.tid = pid;
+		scan_maps_line(line, &r, fn, ctx);
+	}
+	free(maps);
+}
+
+static void scan_comm(int pid, int tid, uint64_t ts, ustack_sb_fn fn, void *ctx)
+{
+	struct ustack_sb_rec r = { .kind = USTACK_SB_COMM, .ts = ts, .pid = pid, .tid = tid };
+	char what[64], *comm;
+
+	snprintf(what, sizeof(what), "task/%d/comm", tid);
+	comm = ustack_proc_read(pid, what, NULL);
+	if (!comm)
+		return;
+	comm[strcspn(comm, "\n")] = '\0';
+	r.name = comm;
+	fn(&r, ctx);
+	free(comm);
+}
+
+/* A process: the name of each of its threads, then its mappings. */
+static void scan_process(int pid, uint64_t ts, ustack_sb_fn fn, void *ctx)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			scan_comm(pid, atoi(de->d_name), ts, fn, ctx);
+	closedir(dir);
+	scan_maps(pid, ts, fn, ctx);
+}
+
+/**
+ * ustack_sb_scan - records for the processes that exist now
+ * @pids:	the processes (thread group ids), or NULL for every process
+ * @nr_pids:	entries in @pids
+ * @ts:		the time the records get: when the perf events were opened,
+ *		so that what they report next sorts after this picture
+ * @fn:		called per record (COMM of each thread, MMAP of each
+ *		executable mapping)
+ * @ctx:	passed to @fn
+ *
+ * Processes gone meanwhile are skipped. Returns 0, or -1 when /proc cannot
+ * be read.
+ */
+int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *dir;
+
+	if (pids) {
+		for (i = 0; i < nr_pids; i++)
+			scan_process(pids[i], ts, fn, ctx);
+		return 0;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)))
+		if (isdigit((unsigned char)de->d_name[0]))
+			scan_process(atoi(de->d_name), ts, fn, ctx);
+	closedir(dir);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting it                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Every thread of @pids, for per-task events. */
+static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
+{
+	size_t i, alloc = 0;
+	struct dirent *de;
+	int *tids = NULL;
+	char path[64];
+	DIR *dir;
+
+	*nr = 0;
+	for (i = 0; i < nr_pids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+		dir = opendir(path);
+		while (dir && (de = readdir(dir))) {
+			if (!isdigit((unsigned char)de->d_name[0]) ||
+			    ustack_array_grow((void **)&tids, &alloc, *nr + 1, sizeof(*tids)))
+				continue;
+			tids[(*nr)++] = atoi(de->d_name);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	return tids;
+}
+
+/**
+ * ustack_sideband_start - open the perf side-band and describe what exists
+ * @pids:	watch these processes (their threads, and with inherit what
+ *		they create), or NULL for every task (system-wide)
+ * @nr_pids:	entries in @pids
+ * @trace_clock: the instance's clock: the records are timed in it
+ * @now:	the trace clock now, before the events are opened: the time of
+ *		the records that describe what exists
+ * @fn:		called with each of those records (names, then mappings)
+ * @ctx:	passed to @fn
+ * @why:	set to a one-line reason when there is no side-band
+ * @why_size:	room in @why
+ *
+ * The events are opened first, /proc read after, so that nothing that
+ * changes in between is missed (it comes from the events, and sorts after
+ * the picture). Returns NULL when the clock has no perf counterpart or
+ * the kernel has no perf events or refuses them.
+ */
+struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
+					  const char *trace_clock, uint64_t now,
+					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size)
+{
+	struct ustack_perf_opts po = { 0 };
+	struct ustack_perf *p;
+	int *tids = NULL;
+
+	if (!ustack_perf_clockid(trace_clock, &po.clockid)) {
+		snprintf(why, why_size, "perf has no clock like the trace clock %s", trace_clock);
+		return NULL;
+	}
+	if (pids) {
+		tids = list_threads(pids, nr_pids, &po.nr_tids);
+		if (!tids) {
+			snprintf(why, why_size, "no such process");
+			return NULL;
+		}
+		po.tids = tids;
+	}
+	p = ustack_perf_open(&po, why, why_size);
+	free(tids);
+	if (p)
+		ustack_sb_scan(pids, nr_pids, now, fn, ctx);
+	return p;
+}
