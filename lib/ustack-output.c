@@ -741,6 +741,9 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", st->rb_lost,
 		st->rb_lost_unknown ? " (at least; some of unknown size)" : "");
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
+	if (st->sideband)
+		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
+			st->sideband, st->sideband_lost);
 	if (st->unmatched || st->orphans || st->evicted)
 		fprintf(fp, "  unmatched stacks: %" PRIu64 ", orphan cookies: %" PRIu64
 			", evicted cookies: %" PRIu64 "\n",
