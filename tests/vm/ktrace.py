@@ -21,6 +21,12 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
   ktrace.py leaf-in TRACE PID SUBSTR     the leaf frame of PID's stacks is in
                                          a file whose announced path contains
                                          SUBSTR
+  ktrace.py remap TRACE PID PATH_A PATH_B N
+                                         PID's 2N stacks have their leaf at one
+                                         offset, in PATH_A for the first N and
+                                         in PATH_B for the next N; with "-" for
+                                         both paths, one file id for the first
+                                         N and another for the next N
   ktrace.py shared TRACE PID EVENT1 EVENT2
                                          in one kernel entry both events get
                                          the same cookie and one stack
@@ -286,6 +292,38 @@ def cmd_leaf_in(recs, pid, substr):
             fail('leaf frame of pid %d is in %s, not in %s' %
                  (pid, m.path if m else 'an unannounced file', substr))
     print('leaf frames of pid %d are in %s' % (pid, substr))
+
+
+def cmd_remap(recs, pid, path_a, path_b, n):
+    maps = mappings(recs)
+    leaves = []
+    for stack in pid_stacks(recs, pid):
+        if not stack.frames:
+            fail('empty stack for pid %d' % pid)
+        off, fid = stack.frames[0]
+        if path_a == '-':
+            leaves.append((fid, off))
+            continue
+        m = binding(recs, maps, stack, fid)
+        path = m.path if m else 'an unannounced file'
+        if path in (path_a, path_b):
+            leaves.append((path, off))
+    if path_a == '-' and len(leaves) == 2 * n:
+        # the two files by the ids the kernel gave them
+        path_a, path_b = leaves[0][0], leaves[-1][0]
+        if path_a == path_b:
+            fail('both phases of pid %d have leaf id %s' % (pid, path_a))
+    want = [path_a] * n + [path_b] * n
+    got = [p for p, _ in leaves]
+    if got != want:
+        fail('leaf files of pid %d, in order: %s; expected %d in %s then %d in %s' %
+             (pid, ', '.join('%s x%d' % (p, got.count(p)) for p in dict.fromkeys(got)),
+              n, path_a, n, path_b))
+    offs = {o for _, o in leaves}
+    if len(offs) != 1:
+        fail('leaf offsets of pid %d differ: %s' % (pid, sorted(hex(o) for o in offs)))
+    print('%d stacks of pid %d in %s then %d in %s, at offset %#x' %
+          (n, pid, path_a, n, path_b, offs.pop()))
 
 
 def cmd_shared(recs, pid, ev1, ev2):
@@ -602,6 +640,8 @@ def main():
         cmd_chain(recs, int(a[0]), a[1], a[2].split(','))
     elif cmd == 'leaf-in':
         cmd_leaf_in(recs, int(a[0]), a[1])
+    elif cmd == 'remap':
+        cmd_remap(recs, int(a[0]), a[1], a[2], int(a[3]))
     elif cmd == 'shared':
         cmd_shared(recs, int(a[0]), a[1], a[2])
     elif cmd == 'crosscpu':

@@ -440,6 +440,28 @@ ksave() {
 	[ "$status" -eq 0 ]
 }
 
+# kremap: N calls from a stub mapped from file A, then N from file B
+# mapped at the same address after A was unmapped
+@test "kernel: a file mapped where another was unmapped names the new file from its first stack" {
+	kinstance syscalls/sys_enter_getppid
+	krun "$ROOT/tests/progs/kernel/kremap" "$BATS_TEST_TMPDIR/stub-a" "$BATS_TEST_TMPDIR/stub-b" 50
+	ksave
+	run "$KTRACE" remap "$KT" $KPID "$BATS_TEST_TMPDIR/stub-a" "$BATS_TEST_TMPDIR/stub-b" 50
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "kernel: without inode_cache too, the file mapped in place of another gets its own id" {
+	mkdir "$KI"
+	echo 1 > "$KI/options/userstacktrace_delay"
+	echo 1 > "$KI/events/syscalls/sys_enter_getppid/enable"
+	krun "$ROOT/tests/progs/kernel/kremap" "$BATS_TEST_TMPDIR/stub-a" "$BATS_TEST_TMPDIR/stub-b" 50
+	ksave
+	run "$KTRACE" remap "$KT" $KPID - - 50
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "kernel: a 32-bit task's frames in its vDSO name [vdso] with the 32-bit image's build id" {
 	[ -x "$ROOT/tests/progs/kernel/kchain32v" ]
 	kinstance raw_syscalls/sys_enter
