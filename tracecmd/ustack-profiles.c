@@ -4,6 +4,7 @@
  * written once every sample is in, with what the run was and what it
  * lost for their titles.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,33 @@
 #include "ustack-cmd.h"
 #include "ustack-session.h"
 
+/*
+ * @arg appended to @buf at @len as a shell reads it back: quoted when it
+ * holds anything but letters, digits and "%+,-./:=@_"
+ */
+static size_t put_arg(char *buf, size_t size, size_t len, const char *arg)
+{
+	const char *c;
+
+	if (len >= size)
+		return len;
+	for (c = arg; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("%+,-./:=@_", *c))
+			break;
+	if (*arg && !*c)
+		return len + snprintf(buf + len, size - len, " %s", arg);
+	len += snprintf(buf + len, size - len, " '");
+	for (c = arg; *c && len < size; c++) {
+		if (*c == '\'')
+			len += snprintf(buf + len, size - len, "'\\''");
+		else
+			len += snprintf(buf + len, size - len, "%c", *c);
+	}
+	if (len < size)
+		len += snprintf(buf + len, size - len, "'");
+	return len;
+}
+
 /* What the profile is of, as the command line said it */
 static void describe(const struct ustack_opts *o, char *buf, size_t size)
 {
@@ -19,7 +47,8 @@ static void describe(const struct ustack_opts *o, char *buf, size_t size)
 	int i;
 
 	if (o->mode == MODE_REPORT) {
-		snprintf(buf, size, "trace-cmd ustack report -i %s", o->input);
+		len = snprintf(buf, size, "trace-cmd ustack report -i");
+		put_arg(buf, size, len, o->input);
 		return;
 	}
 	len = snprintf(buf, size, "trace-cmd ustack");
@@ -28,7 +57,7 @@ static void describe(const struct ustack_opts *o, char *buf, size_t size)
 	if (o->cmd && len < size)
 		len += snprintf(buf + len, size - len, " --");
 	for (i = 0; o->cmd && o->cmd[i] && len < size; i++)
-		len += snprintf(buf + len, size - len, " %s", o->cmd[i]);
+		len = put_arg(buf, size, len, o->cmd[i]);
 	if (!o->cmd && !o->nr_pids && len < size)
 		snprintf(buf + len, size - len, " (all tasks)");
 }

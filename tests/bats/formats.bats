@@ -370,6 +370,88 @@ PY
 	echo "# screenshot: $SHOTS/fanout.png" >&3
 }
 
+# hue FILL: the hue of an #rrggbb colour in degrees, "grey" without saturation
+hue() {
+	python3 -c 'import colorsys, sys
+c = sys.argv[1].lstrip("#")
+h, l, s = colorsys.rgb_to_hls(*(int(c[i:i + 2], 16) / 255 for i in (0, 2, 4)))
+print("grey" if s < 0.02 else round(h * 360))' "$1"
+}
+
+@test "flamegraph in Chromium: colours and tooltips tell user, inlined, kernel, unresolved frames and tasks apart" {
+	need_browser
+	# a copy without symbols: its own frames can only be "[stripped]"
+	cp "$PROGS/profile/fanout" "$TMP/stripped"
+	strip -s "$TMP/stripped"
+	capture -c --kernel --inline --lines --folded --flamegraph "$TMP/f.svg" -- \
+		sh -c "'$PROGS/profile/inlchain' 4; '$TMP/stripped' 4" > "$TMP/folded"
+	cat "$TMP/folded"
+	run --separate-stderr browse "$TMP/f.svg" kinds \
+		--hover 'outer_fn,inl_leaf,do_syscall_64,[stripped],inlchain'
+	echo "$output"; echo "$stderr"
+	[ "$status" -eq 0 ]
+	j="$output"
+	[ "$(jq '.errors | length' <<< "$j")" -eq 0 ]
+	tip() { jq -r --arg n "$1" '.hovers[$n].tip[]' <<< "$j"; }
+	fill() { jq -r --arg n "$1" '.hovers[$n].fill' <<< "$j"; }
+	# the tooltip: the frame's name, its kind, binary, source line as known
+	[ "$(tip outer_fn | head -1)" = outer_fn ]
+	tip outer_fn | grep -qx 'kind: user function'
+	tip outer_fn | grep -qx "binary: $PROGS/profile/inlchain"
+	tip outer_fn | grep -qE '^source: .*/inlchain\.c:[0-9]+$'
+	# 4 of 8 samples, or of 9 when sh calls getppid (dash does)
+	tip outer_fn | grep -qE '^samples: 4 \((50\.00|44\.44)%\)$'
+	tip inl_leaf | grep -qx 'kind: inlined call (inlined into its caller)'
+	tip inl_leaf | grep -qE '^source: .*/inlchain\.c:[0-9]+$'
+	tip do_syscall_64 | grep -qx 'kind: kernel function'
+	! tip do_syscall_64 | grep -q '^binary:'
+	tip '[stripped]' | grep -qx 'kind: unresolved (no symbol)'
+	tip '[stripped]' | grep -qx "binary: $TMP/stripped"
+	! tip '[stripped]' | grep -q '^source:'
+	tip inlchain | grep -qx 'kind: task'
+	# the colours: user red to yellow, inlined aqua, kernel blue,
+	# unresolved grey, tasks lilac
+	h=$(hue "$(fill outer_fn)"); echo "user: $h"; [ "$h" -ge 0 ] && [ "$h" -le 52 ]
+	h=$(hue "$(fill inl_leaf)"); echo "inlined: $h"; [ "$h" -ge 170 ] && [ "$h" -le 190 ]
+	h=$(hue "$(fill do_syscall_64)"); echo "kernel: $h"; [ "$h" -ge 206 ] && [ "$h" -le 232 ]
+	[ "$(hue "$(fill '[stripped]')")" = grey ]
+	h=$(hue "$(fill inlchain)"); echo "task: $h"; [ "$h" -ge 266 ] && [ "$h" -le 290 ]
+	# the title is the command line as a shell reads it back (shlex
+	# splits like sh), one word a line
+	run python3 -c 'import shlex, sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}title").text
+print(t)
+print("\n".join(shlex.split(t)))' "$TMP/f.svg"
+	printf '%s\n' "${lines[@]}"
+	[ "${#lines[@]}" -eq 7 ]
+	[ "${lines[*]:1}" = "trace-cmd ustack -- sh -c '$PROGS/profile/inlchain' 4; '$TMP/stripped' 4" ]
+	[ "${lines[6]}" = "'$PROGS/profile/inlchain' 4; '$TMP/stripped' 4" ]
+	echo "# screenshot: $SHOTS/kinds.png" >&3
+}
+
+@test "record, then report: flame graph, pprof and speedscope hold the recorded stacks" {
+	need_go
+	require_capture
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/profile/fanout" 16
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded \
+		--flamegraph "$TMP/f.svg" --pprof "$TMP/p.pb.gz" --speedscope "$TMP/s.json"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	folded="$output"
+	[ "$(awk '{ n += $NF } END { print n }' <<< "$folded")" -eq 16 ]
+	grep -q ';main;left;a 6$' <<< "$folded"
+	# the flame graph: 16 samples, left() with 12 of them, titled after the report
+	svg_boxes "$TMP/f.svg" > "$TMP/boxes"
+	grep -qx '0 10.00 1180.00 16 all' "$TMP/boxes"
+	[ "$(awk '$5 == "left" { n += $4 } END { print n }' "$TMP/boxes")" -eq 12 ]
+	grep -q "<text id=\"title\"[^>]*>trace-cmd ustack report -i $TMP/t.dat</text>" "$TMP/f.svg"
+	# pprof and speedscope: the stacks of the folded output
+	[ "$(pprof_folded "$TMP/p.pb.gz")" = "$(folded_as_pprof <<< "$folded")" ]
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort <<< "$folded")" ]
+}
+
 @test "flamegraph: 100,000 distinct stacks make a file under 20 MB that Chromium opens in under 3 s" {
 	need_browser
 	gen="$ROOT/tests/tools/ustack-profile-gen"

@@ -5,6 +5,7 @@
  * as JSON for the bats test to check:
  *
  *   node flamegraph.cjs FILE.svg SHOT.png [--click NAME] [--search TERM] [--zoom NAME]
+ *                       [--hover NAME,NAME...]
  *
  * load: milliseconds from navigation to the first frame painted with
  * every box (after a small file warmed the renderer up); loadEvent: the
@@ -16,7 +17,9 @@
  * last and the box's width read again. The screenshot is taken while
  * zoomed and searched (what a person would look at). --zoom zooms through
  * the script's API into the first box named NAME, which may be too narrow
- * to click (drawn as a sliver), and says how it is drawn then.
+ * to click (drawn as a sliver), and says how it is drawn then. --hover
+ * moves the mouse over the first box of each NAME (before any click) and
+ * gives, per name, the box's fill and the tooltip's lines (hovers).
  */
 'use strict';
 
@@ -35,7 +38,8 @@ function parseArgs(argv) {
 	for (let i = 4; i < argv.length; i += 2)
 		a[argv[i].replace(/^--/, '')] = argv[i + 1];
 	if (!a.svg || !a.shot)
-		throw new Error('usage: flamegraph.cjs FILE.svg SHOT.png [--click NAME] [--search TERM]');
+		throw new Error('usage: flamegraph.cjs FILE.svg SHOT.png [--click NAME] [--search TERM] ' +
+				'[--zoom NAME] [--hover NAME,...]');
 	return a;
 }
 
@@ -53,6 +57,7 @@ function boxState(page, name) {
 			x: +g.firstChild.getAttribute('x'),
 			width: +g.firstChild.getAttribute('width'),
 			label: g.textContent,
+			fill: g.firstChild.getAttribute('fill'),
 			samples: BOXES[3 * box(g) + 2],
 			center: { x: r.x + r.width / 2, y: r.y + r.height / 2 },
 		};
@@ -127,6 +132,19 @@ async function run(a) {
 		subtitle2: document.getElementById('subtitle2').textContent,
 		api: typeof window.flamegraph,
 	})));
+	if (a.hover) {
+		out.hovers = {};
+		for (const name of a.hover.split(',')) {
+			const b = await boxState(page, name);
+
+			if (!b)
+				throw new Error('no box named ' + name);
+			await page.mouse.move(b.center.x, b.center.y);
+			await page.mouse.move(b.center.x + 1, b.center.y);
+			out.hovers[name] = { fill: b.fill, tip: (await pageState(page)).tip };
+		}
+		await page.mouse.move(5, 5);
+	}
 	if (a.click) {
 		out.before = await boxState(page, a.click);
 		if (!out.before)
