@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The man page and the bash completion: every option of --help is in the
-# man page, which has trace-cmd's sections and the modes, the fallback and
-# the exit codes; its examples show what the command prints; make install
-# puts the completion where bash-completion looks; the completion offers
-# the modes, the options of this build and the event names of tracefs.
+# The man page, the README and the bash completion: every option of
+# --help is in the man page, which has trace-cmd's sections and the modes,
+# the fallback and the exit codes; its examples show what the command
+# (and go tool pprof) prints; the README's picture is a flame graph the
+# tool wrote and its table names every output; make install puts the
+# completion where bash-completion looks; the completion offers the
+# modes, the options of this build and the event names of tracefs.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -79,6 +81,86 @@ teardown() {
 	# keeps the name the kernel's saved_cmdlines had for its pid)
 	fallback() { sed -E 's/^[^;]*;(start_thread|\[libc\.so\.6\]);/TASK;LIBC;/' | sort; }
 	[ "$(fallback <<< "$output")" = "$(fallback <<< "$want")" ]
+}
+
+# The output of the man page's example whose command line ends in $1,
+# up to the end of its block
+man_example() {
+	sed -n "/$1\$/,/^------------\$/p" "$MAN_TXT" | sed '1d;$d'
+}
+
+@test "man page: the first example shows the stack, notice and summary the command prints" {
+	require_capture
+	NAME=$(instance_name)
+	want=$(man_example 'tests\/progs\/shlib 1')
+	[ -n "$want" ]
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/shlib" 1
+	[ "$status" -eq 0 ]
+	echo "want:"; echo "$want"; echo "got:"; echo "$output"; echo "$stderr"
+	# the frames, as printed (the event line has this run's pid and time)
+	frames() { grep '^  [^ ]' | grep -v ':  ' | sed 's/ *$//'; }
+	[ "$(grep -c '^  ' <<< "$output")" -ge 5 ]
+	[ "$(frames <<< "$output")" = "$(sed -n '/sys_enter_getppid:/,/^ustack summary:/p' <<< "$want" | frames)" ]
+	# every line of the summary, by its label, in the same order
+	labels() { sed -n '/^ustack summary:/,$p' | sed 's/:.*//'; }
+	[ "$(labels <<< "$stderr")" = "$(labels <<< "$want")" ]
+	# the fallback's notice, word for word, where this machine takes
+	# the same path (no deferred stacks, the perf side-band)
+	if ! has_deferred && [[ "$stderr" == *"(side-band)"* ]]; then
+		notice() { sed -n '/^trace-cmd ustack: this kernel/,/kernel-patches/p'; }
+		[ "$(notice <<< "$stderr")" = "$(notice <<< "$want")" ]
+	fi
+}
+
+@test "man page: the pprof example shows what go tool pprof -traces prints of such a file" {
+	require_capture
+	command -v go >/dev/null || {
+		echo "go is missing: install Debian's golang-go (scripts/install-deps)" >&2
+		return 1
+	}
+	NAME=$(instance_name)
+	want=$(man_example 'go tool pprof -traces fanout.pb.gz')
+	[ -n "$want" ]
+	# as the example ran: from the top of the tree, relative paths
+	(cd "$ROOT" && "$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid --flamegraph "$TMP/f.svg" \
+		--pprof "$TMP/fanout.pb.gz" --speedscope "$TMP/s.json" -- tests/progs/profile/fanout 16) \
+		2>/dev/null
+	[ -s "$TMP/f.svg" ] && [ -s "$TMP/s.json" ]
+	got=$(cd "$TMP" && go tool pprof -traces fanout.pb.gz 2>/dev/null)
+	echo "want:"; echo "$want"; echo "got:"; echo "$got"
+	# up to the end of the first stack, but the build's id and the duration
+	head_of() { sed -e 's/ *$//' -e '/^Build ID: /d' -e 's/^Duration: [0-9.]*ms,/Duration:/' |
+		    awk '/^-+\+-+$/ && ++n == 2 { exit } { print }'; }
+	[ "$(head_of <<< "$got")" = "$(head_of <<< "$want")" ]
+	[ "$(grep -c '^Build ID: [0-9a-f]\{40\}$' <<< "$got")" -eq 1 ]
+}
+
+@test "README: its picture is a flame graph this tool wrote, the table names every output" {
+	readme="$ROOT/README.md"
+	svg="$ROOT/Documentation/flamegraph-demo.svg"
+	png="$ROOT/Documentation/flamegraph-demo.png"
+	grep -qF '](Documentation/flamegraph-demo.png)' "$readme"
+	# the PNG is the SVG's size, and the SVG our writer's, of the bundled programs
+	run python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(24)
+assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+print("%dx%d" % struct.unpack(">II", d[16:24]))' "$png"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(sed -n 's/^<svg [^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1x\2/p' "$svg")" ]
+	grep -qx '<!-- Flame graph written by trace-cmd ustack -->' "$svg"
+	grep -q '<text id="title"[^>]*>trace-cmd ustack -- tests/progs/profile/together</text>' "$svg"
+	for f in left alpha_thread lib_inner inl_leaf chain_20 do_syscall_64; do
+		grep -q "^\[\"$f\"," "$svg" || { echo "no frame $f"; return 1; }
+	done
+	# made by the writer as it is (scripts/readme-picture again when the
+	# script of the flame graphs changes)
+	sed -n '/^\/\/ SPDX-License-Identifier/,/^})();$/p' "$svg" | diff - "$ROOT/lib/ustack-flamegraph.js"
+	# which output for which viewer: a row per output option of --help
+	for o in --flamegraph --pprof --speedscope --folded --perf-script; do
+		"$USTACK" --help | grep -q -- "$o" || { echo "$o is not in --help"; return 1; }
+		grep -qE "^\| [^|]+ \| \`$o( [^\`]*)?\` \| [^|]+ \|$" "$readme" ||
+			{ echo "no row for $o"; return 1; }
+	done
 }
 
 @test "make install puts the bash completion where bash-completion looks" {
