@@ -787,3 +787,115 @@ EOF
 	echo "$output"
 	echo "$output" | grep -q '^  frames unresolved: *2 of 3 (no file 1, outside any segment 1)$'
 }
+
+# The side-band of the fallback (ustack-sideband.h) as a trace.dat holds
+# it: print records "ustack-sb ..." fed in time order with the events.
+
+# sb TS KIND FIELDS...: a side-band print record of pid 100 on CPU 1
+sb() {
+	local ts="$1" text
+
+	shift
+	text="$*"
+	echo "1 $ts 100 print buf=ustack-sb\\s${text// /\\s}" >> "$S"
+}
+
+@test "side-band: each stack maps through its process's mappings at the event" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x55d000001000 len=0x1000 pgoff=0x1000 prot=5 flags=0x2 dev=8:1 ino=1234 path=/usr/bin/prog
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100
+EOF
+	# a library loaded late, then another one over part of it
+	sb 1500 mmap pid=100 tid=100 start=0x7f0000000000 len=0x100000 pgoff=0x20000 prot=5 flags=0x2 build_id=0a0b path=/usr/lib/one.so
+	echo "0 2000 100 sys_enter_test __syscall_nr=1" >> "$S"
+	echo "0 2001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100" >> "$S"
+	sb 2500 mmap pid=100 tid=100 start=0x7f0000000000 len=0x80000 pgoff=0x10000 prot=5 flags=0x2 dev=8:1 ino=77 path=/usr/lib/two.so
+	echo "0 3000 100 sys_enter_test __syscall_nr=1" >> "$S"
+	echo "0 3001 100 user_stack tgid=100 caller=0x7f0000000100,0x7f0000090000" >> "$S"
+	# exec: the space is new; JIT code in anonymous memory
+	sb 3500 comm pid=100 tid=100 exec=1 comm=new prog
+	sb 3600 mmap pid=100 tid=100 start=0x7f1000000000 len=0x1000 pgoff=0 prot=5 flags=0x22 dev=0:0 ino=0 path=//anon
+	echo "0 4000 100 sys_enter_test __syscall_nr=1" >> "$S"
+	echo "0 4001 100 user_stack tgid=100 caller=0x7f1000000010,0x55d000001010" >> "$S"
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*comm=prog .*status=SYNC frames=0x1010:/usr/bin/prog,0x7f0000000100:nomap$'
+	samples | grep -q '^sample ts=2000 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/one.so$'
+	samples | grep -q '^sample ts=3000 .*status=SYNC frames=0x10100:/usr/lib/two.so,0xb0000:/usr/lib/one.so$'
+	samples | grep -q '^sample ts=4000 .*comm=new prog .*status=SYNC frames=0x7f1000000010:anon,0x55d000001010:nomap$'
+	[ "$(samples | wc -l)" -eq 4 ]
+	[ "$(stat sideband)" = 5 ]
+	[ "$(stat mappings)" = 3 ]
+}
+
+@test "side-band: names at the event: a fork takes the parent's name and mappings, comm renames" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=1 path=/bin/a
+	sb 200 comm pid=100 tid=100 exec=0 comm=first
+	sb 300 fork pid=300 ppid=100 tid=300 ptid=100
+	sb 310 fork pid=100 ppid=100 tid=101 ptid=100
+	cat >> "$S" <<EOF
+0 1000 300 sys_enter_test __syscall_nr=1
+0 1001 300 user_stack tgid=300 caller=0x1010
+0 1100 101 sys_enter_test __syscall_nr=1
+0 1101 101 user_stack tgid=100 caller=0x1020
+EOF
+	sb 1200 comm pid=100 tid=101 exec=0 comm=worker
+	cat >> "$S" <<EOF
+0 1300 101 sys_enter_test __syscall_nr=1
+0 1301 101 user_stack tgid=100 caller=0x1030
+0 1400 100 sys_enter_test __syscall_nr=1
+0 1401 100 user_stack tgid=100 caller=0x1040
+EOF
+	sb 1500 exit pid=300 ppid=100 tid=300 ptid=100
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 cpu=0 pid=300 tgid=300 comm=first .*frames=0x10:/bin/a$'
+	samples | grep -q '^sample ts=1100 cpu=0 pid=101 tgid=100 comm=first .*frames=0x20:/bin/a$'
+	samples | grep -q '^sample ts=1300 cpu=0 pid=101 tgid=100 comm=worker .*frames=0x30:/bin/a$'
+	samples | grep -q '^sample ts=1400 cpu=0 pid=100 tgid=100 comm=first .*frames=0x40:/bin/a$'
+	[ "$(samples | wc -l)" -eq 4 ]
+}
+
+@test "side-band: its records leave the CPU's pairing alone (no event, no orphan)" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1000 100 print buf=ustack-sb\\scomm\\spid=100\\stid=100\\sexec=0\\scomm=named
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1002 100 print buf=ustack-sb\\sbad\\srecord
+0 1050 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10 ids=1
+EOF
+	drv --stats
+	samples
+	[ "$(samples | wc -l)" -eq 1 ]
+	samples | grep -q '^sample ts=1000 .*comm=prog .*status=OK'
+	[ "$(stat events)" = 1 ]
+	[ "$(stat orphans)" = 0 ]
+	[ "$(stat sideband)" = 1 ]
+}
+
+@test "deferred path: names from task_newtask and task_rename, the old name before" {
+	cat >> "$S" <<EOF
+format task $SFMT/task_newtask.format
+format task $SFMT/task_rename.format
+helpers newtask,rename
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1100 100 task_rename pid=100 oldcomm=prog newcomm=renamed oom_score_adj=0
+0 1200 100 sys_enter_test __syscall_nr=1
+0 1300 100 task_newtask pid=101 comm=renamed clone_flags=0x10000 oom_score_adj=0
+0 1400 101 sys_enter_test __syscall_nr=1
+0 1500 101 task_rename pid=101 oldcomm=renamed newcomm=thr oom_score_adj=0
+0 1600 101 sys_enter_test __syscall_nr=1
+EOF
+	drv --stats
+	samples
+	[ "$(samples | wc -l)" -eq 4 ]
+	samples | grep -q '^sample ts=1000 cpu=0 pid=100 .*comm=prog '
+	samples | grep -q '^sample ts=1200 cpu=0 pid=100 .*comm=renamed '
+	samples | grep -q '^sample ts=1400 cpu=0 pid=101 .*comm=renamed '
+	samples | grep -q '^sample ts=1600 cpu=0 pid=101 .*comm=thr '
+	[ "$(stat events)" = 4 ]
+}

@@ -23,7 +23,7 @@
  *   comm PID NAME               register a task name
  *   tgid PID TGID               tell the session the thread group
  *   follow TGID                 ustack_session_follow()
- *   helpers exec,newtask        events the capture enabled for itself
+ *   helpers exec,newtask,rename events the capture enabled for itself
  *   ksym ADDR NAME              kernel symbol (for --kernel)
  *   sym PATH START SIZE NAME[,OUTER...]
  *                               fake symbol: NAME inlined into OUTER...
@@ -245,11 +245,13 @@ static void print_stats(const struct ustack_stats *st)
 	       " pending=%" PRIu64 " truncated=%" PRIu64 " mappings=%" PRIu64
 	       " frames=%" PRIu64 " unresolved=%" PRIu64 " rb_lost=%" PRIu64
 	       " rb_lost_unknown=%" PRIu64 " no_cookie=%" PRIu64 " sync=%" PRIu64
-	       " unmatched=%" PRIu64 " orphans=%" PRIu64 " evicted=%" PRIu64 "\n",
+	       " unmatched=%" PRIu64 " orphans=%" PRIu64 " evicted=%" PRIu64
+	       " sideband=%" PRIu64 " sideband_lost=%" PRIu64 "\n",
 	       st->events, st->cookies, st->stacks, st->matched, st->lost,
 	       st->no_stack, st->pending, st->truncated, st->mappings, st->frames,
 	       st->unresolved, st->rb_lost, st->rb_lost_unknown, st->no_cookie,
-	       st->sync, st->unmatched, st->orphans, st->evicted);
+	       st->sync, st->unmatched, st->orphans, st->evicted, st->sideband,
+	       st->sideband_lost);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,7 +589,8 @@ static void run_line(struct driver *d, FILE *fp, char *line)
 	else if (!strcmp(tok[0], "helpers") && n == 2)
 		ustack_events_set_helpers(d->events,
 					  (strstr(tok[1], "exec") ? USTACK_HELPER_EXEC : 0) |
-					  (strstr(tok[1], "newtask") ? USTACK_HELPER_NEWTASK : 0));
+					  (strstr(tok[1], "newtask") ? USTACK_HELPER_NEWTASK : 0) |
+					  (strstr(tok[1], "rename") ? USTACK_HELPER_RENAME : 0));
 	else if (!strcmp(tok[0], "maps") && n == 3)
 		read_maps_block(d, fp, num(d, tok[1]), num(d, tok[2]));
 	else if (!strcmp(tok[0], "lost") && n == 3)
