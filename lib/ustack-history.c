@@ -134,7 +134,7 @@ static const char *intern(struct ustack_history *h, const char *s)
 	n = malloc(sizeof(*n) + strlen(s) + 1);
 	if (!n)
 		return NULL;
-	strcpy(n->s, s);
+	memcpy(n->s, s, strlen(s) + 1);
 	if (ustack_htable_add(&h->names, &n->node, hash)) {
 		free(n);
 		return NULL;
@@ -224,10 +224,11 @@ static bool same_file(const struct ustack_mapping *m, const struct ustack_mappin
 static const struct ustack_mapping *file_get(struct ustack_history *h,
 					     const struct ustack_mapping *tmpl)
 {
-	uint64_t hash = ustack_hash_mem(tmpl->path, strlen(tmpl->path), ustack_hash_u64(tmpl->tgid));
+	uint64_t hash = ustack_hash_u64(tmpl->tgid);
 	struct ustack_hnode *pos;
 	struct file *f;
 
+	hash = ustack_hash_mem(tmpl->path, strlen(tmpl->path), hash);
 	ustack_htable_for_each_hash(&h->files, pos, hash) {
 		f = ustack_htable_entry(pos, struct file, node);
 		if (same_file(f->map, tmpl))
@@ -555,7 +556,10 @@ char **ustack_history_procmaps(const struct ustack_history *h)
 		return NULL;
 	ustack_htable_for_each_safe(&h->spaces, i, pos, tmp) {
 		sp = ustack_htable_entry(pos, struct space, node);
-		if (sp->used && sp->nr && (opts[n] = procmaps_option(h, sp)))
+		if (!sp->used || !sp->nr)
+			continue;
+		opts[n] = procmaps_option(h, sp);
+		if (opts[n])
 			n++;
 	}
 	return opts;

@@ -107,7 +107,8 @@ static void explain(int err, char *why, size_t size)
 	if (paranoid)
 		paranoid[strcspn(paranoid, "\n")] = '\0';
 	if (err == EACCES || err == EPERM)
-		snprintf(why, size, "perf_event_open refused (%s; kernel.perf_event_paranoid is %s)",
+		snprintf(why, size,
+			 "perf_event_open refused (%s; kernel.perf_event_paranoid is %s)",
 			 strerror(err), paranoid ? paranoid : "unknown");
 	else if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP)
 		snprintf(why, size, "this kernel has no perf events (%s)", strerror(err));

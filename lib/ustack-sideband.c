@@ -92,9 +92,11 @@ static int parse_build_id(const char *hex, size_t len, struct ustack_sb_rec *r)
 
 	if (len % 2 || len / 2 > USTACK_BUILD_ID_MAX)
 		return -1;
+	for (i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)hex[i]))
+			return -1;
 	for (i = 0; i < len / 2; i++) {
-		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
-		    sscanf(hex + 2 * i, "%2x", &byte) != 1)
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
 			return -1;
 		r->build_id[i] = byte;
 	}
