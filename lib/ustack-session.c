@@ -53,6 +53,18 @@
  * from trace.dat) gives the same samples in the same order. With
  * opts.ordered samples are handed out in feed (event timestamp) order.
  *
+ * Fallback (synchronous) stacks carry raw addresses. They are mapped when
+ * their ftrace:user_stack record is fed, through the perf side-band
+ * (ustack-history.c) when there is one: its records are fed in time order
+ * with the trace (live by the reader, from a trace.dat as print records of
+ * the top buffer), so the history then holds the mappings the process had
+ * at the event, and nothing later can change the answer. Without it they
+ * go through the /proc maps snapshot at or before the event, else the
+ * earliest after it (held up to hold_ns for one to come). Names, on both
+ * paths, are the task's at the event: the side-band's, or those of the
+ * instance's task_newtask and task_rename events; else what libtraceevent
+ * knows (saved_cmdlines, /proc when live).
+ *
  * What is not shown: our own records (maps and info markers, the helper
  * events a capture enabled) and, once thread groups are followed, events
  * of tasks known to be in another group. Such an event is skipped with
