@@ -109,3 +109,14 @@ lines_like() {
 	[ "$(lines_like '^sb-exec;.*;main;before_exec 50$')" -eq 1 ]
 	[ "$(lines_like '^sb-exec-after;.*;main;after_exec 30$')" -eq 1 ]
 }
+
+@test "--fallback in the VM: the perf side-band of the tiny kernel names and maps every stack" {
+	run --separate-stderr ustack --fallback --folded -- "$SB/sb-exec" 50 30
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	echo "$output"
+	[[ "$stderr" == *"mappings perf reports (side-band)"* ]]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(lines_like '^sb-exec;.*;main;before_exec 50$')" -eq 1 ]
+	[ "$(lines_like '^sb-exec-after;.*;main;after_exec 30$')" -eq 1 ]
+}
