@@ -38,7 +38,9 @@ def has_dwarf(path):
             bid = line.split()[-1]
             if os.path.exists(f'/usr/lib/debug/.build-id/{bid[:2]}/{bid[2:]}.debug'):
                 return 'build-id debug file'
-    return 'no (symtab/dynsym only)'
+    if ' .symtab ' in out:
+        return 'no (.symtab and .dynsym)'
+    return 'no (.dynsym only)'
 
 
 # (row name, label, frames key, reference row for the ratio)
@@ -50,9 +52,9 @@ ROWS = [
     ('llvm-inlines', 'llvm-symbolizer --inlines', 'n', None),
     ('addr2line-f', 'addr2line -f (binutils)', 'n', 'llvm-no-inlines'),
     ('addr2line-fi', 'addr2line -f -i (binutils)', 'n', 'llvm-inlines'),
-    ('ours-names-nodwarf', 'ustack-symbolize (names), files without DWARF', 'd',
+    ('ours-names-nodwarf', 'ustack-symbolize (names), NODWARF', 'd',
      'llvm-no-inlines-nodwarf'),
-    ('llvm-no-inlines-nodwarf', 'llvm-symbolizer --no-inlines, files without DWARF', 'd', None),
+    ('llvm-no-inlines-nodwarf', 'llvm-symbolizer --no-inlines, NODWARF', 'd', None),
     ('ours-inlines-sub', 'ustack-symbolize --lines --inlines (subset)', 's', None),
     ('eu-addr2line-f', 'eu-addr2line -f (subset)', 's', None),
     ('eu-addr2line-fi', 'eu-addr2line -f -i (subset)', 's', None),
@@ -95,9 +97,16 @@ def main():
     p('Files (frames spread over executable PT_LOADs, weighted by size):\n')
     p('| file | DWARF |')
     p('|---|---|')
+    kinds = {f: has_dwarf(f) for f in files}
     for f in files:
-        p(f'| `{f}` | {has_dwarf(f)} |')
+        p(f'| `{f}` | {kinds[f]} |')
     p()
+    # The files of the rows without DWARF: .dynsym alone when none of
+    # them has a .symtab (the stripped files of a distribution).
+    nodwarf_kinds = {k for k in kinds.values() if k.startswith('no ')}
+    nodwarf_label = ('dynsym-only files'
+                     if nodwarf_kinds == {'no (.dynsym only)'}
+                     else 'files without DWARF')
     checks = []
     for mix in mixes:
         tpath = os.path.join(outdir, f'{mix}.times')
@@ -127,6 +136,7 @@ def main():
             ratio = ''
             if ref and ref in t:
                 ratio = f'{t[ref][0] / cpu:.1f}x'
+            label = label.replace('NODWARF', nodwarf_label)
             p(f'| {label} | {frames:,} | {cpu:.2f} | {wall:.2f} | {rate:,.0f} | {rss / 1024:.1f} | {ratio} |')
         p()
         dw = {}
@@ -164,10 +174,11 @@ def main():
     p('* eu-addr2line is run on a subset because it is slow with `-f` (its '
       'symbol lookup scans the symbol table per address); `ours-inlines-sub` '
       'is our run on the same subset.')
-    p('* "files without DWARF": the frames of the files above that have '
-      'only symbol tables, names alone, ours against llvm-symbolizer on '
-      'exactly those frames. llvm-symbolizer reads no DWARF for them '
-      'either, so the ratio there is smaller than over all files.')
+    p(f'* "{nodwarf_label}": the frames of the files above that have '
+      'no DWARF (in the file or a build-id debug file), names alone, ours '
+      'against llvm-symbolizer on exactly those frames. llvm-symbolizer '
+      'reads no DWARF for them either, so the ratio there is smaller than '
+      'over all files.')
     p('* Agreement of our names and inline chains with llvm-symbolizer, '
       'addr2line and eu-addr2line is measured by bench/symbolize/agree.py '
       'and checked by tests/bats/resolve.bats and resolve-ref.bats, not '
