@@ -55,6 +55,10 @@ drv() {
 		echo "sample record is not a copy of its event: $output" >&2
 		return 1
 	fi
+	if [[ "$output" == *BAD-ID* ]]; then
+		echo "a frame bound to a file has a reserved or foreign id: $output" >&2
+		return 1
+	fi
 }
 
 # stat NAME: value of a counter from the --stats line
@@ -898,4 +902,182 @@ EOF
 	samples | grep -q '^sample ts=1400 cpu=0 pid=101 .*comm=renamed '
 	samples | grep -q '^sample ts=1600 cpu=0 pid=101 .*comm=thr '
 	[ "$(stat events)" = 4 ]
+}
+
+# Edge cases a mutation run found untested (issue 11). Expected answers
+# come from kernel-abi.md and the session's contract in ustack-session.h.
+
+@test "rule 1: more than 8 nested events pending: the oldest is given up, the newest keeps its cookie" {
+	for i in 0 1 2 3 4 5 6 7 8; do
+		echo "0 $((1000 + i)) 100 sys_enter_test __syscall_nr=$i" >> "$S"
+	done
+	cat >> "$S" <<EOF
+0 1009 100 user_unwind_cookie cookie=0x5
+1 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10 ids=0
+EOF
+	drv --stats
+	samples
+	# the cookie is written right behind the newest event (ts 1008)
+	samples | grep -q '^sample ts=1008 .*status=OK cookie=0x5 frames=0x10:anon$'
+	samples | grep -q '^sample ts=1000 .*status=NO_COOKIE frames=-$'
+	[ "$(samples | grep -c 'status=NO_COOKIE')" -eq 8 ]
+	[ "$(stat matched)" = 1 ]
+}
+
+@test "an event that never gets a cookie is given up once hold time has passed, not at the end" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+1 5000 200 sys_enter_test __syscall_nr=2
+1 5001 200 user_unwind_cookie cookie=0
+1 9000 200 sys_enter_test __syscall_nr=3
+1 9001 200 user_unwind_cookie cookie=0
+EOF
+	# completion order (the default) shows when each sample was decided
+	drv --hold 100
+	samples
+	[ "$(samples | awk '{print $2, $8}' | tr '\n' ' ')" = "ts=1000 status=NO_COOKIE ts=5000 status=NO_STACK ts=9000 status=NO_STACK " ]
+	# within the hold time it still waits for its cookie
+	drv --hold 100000
+	[ "$(samples | awk '{print $2}' | tr '\n' ' ')" = "ts=5000 ts=9000 ts=1000 " ]
+}
+
+@test "rule 1: a kernel stack of another task is not attached to a pending event" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 200 kernel_stack size=2 caller=0xffffffff81000010,0xffffffff81001020
+0 1002 100 user_unwind_cookie cookie=0
+EOF
+	drv --kernel
+	samples
+	samples | grep -q '^sample ts=1000 cpu=0 pid=100 .*status=NO_STACK frames=-$'
+	! samples | grep -q kframes
+}
+
+@test "unmatched counts the stacks that answered no cookie, only those" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1100 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10 ids=0
+0 2000 100 sys_enter_test __syscall_nr=1
+0 2001 100 user_unwind_cookie cookie=0x6
+0 2100 100 user_unwind_stack cookie=0x6 flags=0 offsets=0x10 ids=0
+EOF
+	drv --stats --hold 50
+	[ "$(stat matched)" = 2 ]
+	[ "$(stat unmatched)" = 0 ]
+	# a stack no cookie asked for (its event lost), then a new entry
+	cat >> "$S" <<EOF
+0 3100 100 user_unwind_stack cookie=0x7 flags=0 offsets=0x10 ids=0
+0 4000 100 sys_enter_test __syscall_nr=1
+0 4001 100 user_unwind_cookie cookie=0x8
+0 4100 100 user_unwind_stack cookie=0x8 flags=0 offsets=0x10 ids=0
+EOF
+	drv --stats --hold 50
+	[ "$(stat matched)" = 3 ]
+	[ "$(stat unmatched)" = 1 ]
+}
+
+@test "rule 3: two announcements of one id with the same timestamp: the later one wins" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+EOF
+	inode 1500 1 0x77 /usr/lib/first.so
+	inode 1500 1 0x77 /usr/lib/second.so
+	echo "1 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x77" >> "$S"
+	drv --hold 100
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/second.so$'
+}
+
+@test "rule 3: an announcement at exactly the stack's timestamp is at or before it" {
+	inode 500 1 0x77 /usr/lib/old.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+EOF
+	inode 2000 1 0x77 /usr/lib/new.so
+	echo "1 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x77" >> "$S"
+	inode 2050 1 0x77 /usr/lib/later.so
+	drv --hold 1000
+	samples
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/new.so$'
+	# final at once: it comes out before an event after the stack
+	cat >> "$S" <<EOF
+0 2010 200 sys_enter_test __syscall_nr=1
+0 2011 200 user_unwind_cookie cookie=0
+EOF
+	drv --hold 1000
+	[ "$(samples | awk '{print $2}' | tr '\n' ' ')" = "ts=1000 ts=2010 " ]
+}
+
+# maps TGID TS then lines: a /proc maps snapshot for the fallback
+snap() {	# snap TS START END PATH
+	printf 'maps 100 %s\n%s-%s r-xp 00000000 08:01 7 %s\nend\n' "$1" "$2" "$3" "$4" >> "$S"
+}
+
+@test "fallback: a snapshot at exactly the event's timestamp is at or before it" {
+	snap 500 7f0000000000 7f0000100000 /usr/lib/old.so
+	snap 1000 7f0000000000 7f0000100000 /usr/lib/new.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+EOF
+	drv
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/new.so$'
+}
+
+@test "fallback: two snapshots with the same timestamp: the later one wins" {
+	snap 500 7f0000000000 7f0000100000 /usr/lib/first.so
+	snap 500 7f0000000000 7f0000100000 /usr/lib/second.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+EOF
+	drv
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/second.so$'
+}
+
+@test "fallback: a snapshot taken after the event waits the hold time for one taken before it" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+EOF
+	snap 1200 7f0000000000 7f0000100000 /usr/lib/after.so
+	# the snapshot marker of an earlier snapshot reaches the reader late
+	snap 900 7f0000000000 7f0000100000 /usr/lib/before.so
+	echo "0 5000 200 sys_enter_test __syscall_nr=1" >> "$S"
+	drv --hold 1000
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/before.so$'
+	# none before it by then: the one after it
+	sed -i '/before.so/,/^end$/d; /^maps 100 900$/d' "$S"
+	drv --hold 1000
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/after.so$'
+}
+
+@test "fallback: an address equal to a mapping's end is outside it" {
+	snap 500 7f0000000000 7f0000100000 /usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f00000fffff,0x7f0000100000,0x7f0000000000,0x7effffffffff
+EOF
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
+}
+
+@test "fallback: files named by snapshots never get the reserved ids 0 and 1" {
+	cat >> "$S" <<EOF
+maps 100 500
+7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so
+7f1000000000-7f1000100000 r-xp 00000000 08:01 8 /usr/lib/two.so
+end
+EOF
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100,0x7f1000000100
+EOF
+	# drv fails on a BAD-ID frame (a bound frame whose id is 0, 1 or not its file's)
+	drv
+	samples | grep -q 'frames=0x100:/usr/lib/one.so,0x100:/usr/lib/two.so$'
 }

@@ -184,6 +184,10 @@ static void free_syms(struct driver *d)
 
 static void dump_frame(const struct ustack_frame *fr)
 {
+	/* ustack.h: a frame bound to a file carries that file's id, never 0 or 1 */
+	if (fr->map && (fr->id != fr->map->id || fr->id == USTACK_ID_ANON ||
+			fr->id == USTACK_ID_NOMAP))
+		printf("BAD-ID(0x%" PRIx64 ")", fr->id);
 	if (fr->map && fr->map->flags)
 		printf("0x%" PRIx64 ":%s[flags=0x%x]", fr->offset, fr->map->path,
 		       fr->map->flags);
