@@ -1081,3 +1081,51 @@ EOF
 	drv
 	samples | grep -q 'frames=0x100:/usr/lib/one.so,0x100:/usr/lib/two.so$'
 }
+
+# stacks N ROUNDS: N distinct one-frame stacks of pid 100, ROUNDS times each
+stacks() {
+	awk -v n="$1" -v rounds="$2" 'BEGIN {
+		for (r = 0; r < rounds; r++)
+			for (i = 0; i < n; i++) {
+				c = r * n + i + 1; ts = 1000 + c * 10
+				printf "0 %d 100 sys_enter_test __syscall_nr=1\n", ts
+				printf "0 %d 100 user_unwind_cookie cookie=%d\n", ts + 1, c
+				printf "0 %d 100 user_unwind_stack cookie=%d flags=0 offsets=%d ids=0x77\n", ts + 2, c, 4096 + i * 16
+			}
+	}' >> "$S"
+}
+
+@test "folded: thousands of distinct stacks, each once with its whole count" {
+	inode 10 0 0x77 /usr/bin/prog
+	# real profiles have more than the table's first sizes (1,024 and more)
+	stacks 3000 2
+	drv --folded --raw
+	[ "${#lines[@]}" -eq 3000 ]
+	[ "$(echo "$output" | awk '$2 != 2' | wc -l)" -eq 0 ]
+	[ "$(echo "$output" | awk '{ print $1 }' | sort -u | wc -l)" -eq 3000 ]
+	[ "${lines[0]}" = "prog;prog+0x1000 2" ]
+}
+
+@test "folded: a stack line exactly as long as its buffer is written inside it (malloc checking)" {
+	dbg=$(ls /usr/lib/*/libc_malloc_debug.so.0 2>/dev/null | head -1)
+	[ -n "$dbg" ] || skip "glibc's libc_malloc_debug.so.0 not found"
+	inode 10 0 0x77 /usr/bin/prog
+	# "prog;NAME": 5 + length of NAME bytes, across 256 and 512
+	n=0
+	for len in $(seq 236 260) $(seq 490 520); do
+		n=$((n + 1))
+		name=$(printf "%${len}s" | tr ' ' f)
+		echo "sym /usr/bin/prog $((0x1000 * n)) 0x100 $name" >> "$S"
+		cat >> "$S" <<EOF
+0 $((1000 + n * 10)) 100 sys_enter_test __syscall_nr=1
+0 $((1001 + n * 10)) 100 user_unwind_cookie cookie=$n
+0 $((1002 + n * 10)) 100 user_unwind_stack cookie=$n flags=0 offsets=$((0x1000 * n + 0x10)) ids=0x77
+EOF
+	done
+	# glibc checks a guard byte right after each block on realloc and free
+	run env LD_PRELOAD="$dbg" MALLOC_CHECK_=3 "$DRV" --folded "$S"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "$n" ]
+	# every line whole: "prog;" and the name
+	[ "$(echo "$output" | awk '{ print length($1) }' | sort -n | head -1)" -eq 241 ]
+}
