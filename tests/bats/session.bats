@@ -671,7 +671,7 @@ EOF2
 
 @test "random scenarios: every event comes out once, with its own stack or the right status" {
 	command -v python3 >/dev/null || skip "python3 needed"
-	for seed in $(seq 1 60); do
+	for seed in $(seq 1 "${USTACK_RANDOM_SEEDS:-60}"); do
 		python3 "$BATS_TEST_DIRNAME/session-random.py" "$seed" "$S" \
 			"$TMP/rand" "$TMP/expect"
 		for opt in "" --ordered "--hold 20"; do
