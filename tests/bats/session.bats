@@ -1015,13 +1015,15 @@ snap() {	# snap TS START END PATH
 	printf 'maps 100 %s\n%s-%s r-xp 00000000 08:01 7 %s\nend\n' "$1" "$2" "$3" "$4" >> "$S"
 }
 
+# An event of pid 100 at ts 1000 and its synchronous stack of CALLERS
+sync_event() {	# sync_event CALLERS
+	printf '0 1000 100 sys_enter_test __syscall_nr=1\n0 1001 100 user_stack tgid=100 caller=%s\n' "$1" >> "$S"
+}
+
 @test "fallback: a snapshot at exactly the event's timestamp is at or before it" {
 	snap 500 7f0000000000 7f0000100000 /usr/lib/old.so
 	snap 1000 7f0000000000 7f0000100000 /usr/lib/new.so
-	cat >> "$S" <<EOF
-0 1000 100 sys_enter_test __syscall_nr=1
-0 1001 100 user_stack tgid=100 caller=0x7f0000000100
-EOF
+	sync_event 0x7f0000000100
 	drv
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/new.so$'
 }
@@ -1029,19 +1031,13 @@ EOF
 @test "fallback: two snapshots with the same timestamp: the later one wins" {
 	snap 500 7f0000000000 7f0000100000 /usr/lib/first.so
 	snap 500 7f0000000000 7f0000100000 /usr/lib/second.so
-	cat >> "$S" <<EOF
-0 1000 100 sys_enter_test __syscall_nr=1
-0 1001 100 user_stack tgid=100 caller=0x7f0000000100
-EOF
+	sync_event 0x7f0000000100
 	drv
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/second.so$'
 }
 
 @test "fallback: a snapshot taken after the event waits the hold time for one taken before it" {
-	cat >> "$S" <<EOF
-0 1000 100 sys_enter_test __syscall_nr=1
-0 1001 100 user_stack tgid=100 caller=0x7f0000000100
-EOF
+	sync_event 0x7f0000000100
 	snap 1200 7f0000000000 7f0000100000 /usr/lib/after.so
 	# the snapshot marker of an earlier snapshot reaches the reader late
 	snap 900 7f0000000000 7f0000100000 /usr/lib/before.so
@@ -1073,10 +1069,7 @@ maps 100 500
 7f1000000000-7f1000100000 r-xp 00000000 08:01 8 /usr/lib/two.so
 end
 EOF
-	cat >> "$S" <<EOF
-0 1000 100 sys_enter_test __syscall_nr=1
-0 1001 100 user_stack tgid=100 caller=0x7f0000000100,0x7f1000000100
-EOF
+	sync_event 0x7f0000000100,0x7f1000000100
 	# drv fails on a BAD-ID frame (a bound frame whose id is 0, 1 or not its file's)
 	drv
 	samples | grep -q 'frames=0x100:/usr/lib/one.so,0x100:/usr/lib/two.so$'
