@@ -112,12 +112,7 @@ ustack() {
 @test "-P traces a running process, -d stops the run" {
 	# runs until killed (one getppid every 20 ms), whatever the load
 	"$PROGS/deep" 1000000 & pid=$!
-	# -P on the forked shell before its exec would trace the wrong image
-	for i in $(seq 1 300); do
-		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = deep ] && break
-		sleep 0.1
-	done
-	[ "$(cat "/proc/$pid/comm")" = deep ]
+	wait_exec "$pid" deep
 	run --separate-stderr "$USTACK" -B "$NAME" -q --folded -e syscalls:sys_enter_getppid -P "$pid" -d 2
 	kill "$pid"; wait "$pid" || true
 	[ "$status" -eq 0 ]

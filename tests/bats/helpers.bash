@@ -85,6 +85,19 @@ wait_for_comm() {
 	sleep 1
 }
 
+# wait_exec PID NAME: wait (up to 30 s) until process PID has exec'ed
+# NAME; fails if it has not. A forked shell child keeps the shell's name
+# until its exec, and -P on it would trace the wrong image.
+wait_exec() {
+	local i
+
+	for i in $(seq 1 300); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_tracing NAME EVENT: wait (up to 30 s) until instance NAME records
 # EVENT (system/event). A new instance starts with tracing_on 1; the
 # command turns it off, enables its events, then turns it on: once EVENT
