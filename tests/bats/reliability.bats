@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reliability (issue 12): hostile command lines, corrupt and untrusted
+# trace.dat files, output faults (full or missing file systems), two runs
+# at once and instances left by killed runs.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	if mountpoint -q "$TMP/small" 2>/dev/null; then
+		umount "$TMP/small"
+	fi
+	rm -rf "$TMP"
+}
+
+@test "-P: a pid beyond int range is refused, not wrapped to another pid" {
+	run --separate-stderr "$USTACK" -P 4294967297 -- true
+	[ "$status" -ne 0 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: bad pid '4294967297'" ]]
+	run --separate-stderr "$USTACK" -P 1,99999999999999999999
+	[ "$status" -ne 0 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: bad pid '99999999999999999999'" ]]
+}
+
+@test "-B: '..', '', '.', '../x' and 'a/b' are refused by name; the top-level buffer is untouched" {
+	local before name
+
+	before=$(cat "$TRACEFS/buffer_size_kb" 2>/dev/null || echo none)
+	for name in .. '' . ../x a/b; do
+		run --separate-stderr "$USTACK" -B "$name" -b 8192 -- true
+		[ "$status" -ne 0 ]
+		[[ "${stderr_lines[0]}" == "trace-cmd ustack: bad instance name '$name'"* ]]
+	done
+	[ "$(cat "$TRACEFS/buffer_size_kb" 2>/dev/null || echo none)" = "$before" ]
+}
