@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include <event-parse.h>
 #include <trace-cmd.h>
 
 #include "tracecmd-private-decls.h"
@@ -28,6 +29,8 @@ struct ustack_tracedat {
 	struct tracecmd_input	*top;
 	struct tracecmd_input	*buf;		/* == top when no instance is used */
 	char			*name;
+	char			*file;
+	unsigned long		corrupt;	/* records dropped by fits_page() */
 };
 
 static struct tracecmd_event_list *event_list(const char **systems)
@@ -190,11 +193,12 @@ struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *insta
 	td = calloc(1, sizeof(*td));
 	if (!td)
 		return NULL;
+	td->file = strdup(file);
 	td->top = tracecmd_open(file, 0);
 	if (!td->top) {
 		snprintf(msg, sizeof(msg), "%s: cannot read this trace.dat file", file);
 		*err = msg;
-		free(td);
+		ustack_tracedat_close(td);
 		return NULL;
 	}
 	idx = pick_buffer(td->top, instance);
@@ -223,6 +227,29 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
 	return tracecmd_get_tep(td->buf);
 }
 
+/*
+ * A record lies inside the sub-buffer it was read from. The reader takes
+ * an event's length from the file as it is: a corrupt length would make
+ * every later user of rec->size (copies, field bounds) read past the
+ * page. rec->offset is the file offset of the page plus that of the
+ * event header in it, and pages start at multiples of their size.
+ */
+static bool fits_page(struct tracecmd_input *in, const struct tep_record *rec)
+{
+	struct tep_handle *tep = tracecmd_get_tep(in);
+	int psize = tep_get_sub_buffer_size(tep);
+	int hsize = 8 + tep_get_header_page_size(tep);
+	unsigned long long at;
+
+	if (psize <= 0)
+		psize = tep_get_page_size(tep);
+	if (psize <= hsize)
+		return false;
+	at = rec->offset % psize;
+	return rec->size >= 0 && rec->record_size >= rec->size && at >= hsize &&
+	       (unsigned long long)rec->record_size <= psize - at;
+}
+
 /* The CPU whose next record comes first (the lowest on ties), or -1 */
 static int first_cpu(struct tep_record **next, int nr)
 {
@@ -245,12 +272,21 @@ struct reader {
 	int			total;
 };
 
-static struct tep_record *read_next(struct reader *r, int slot, bool first)
+/* The next record of @slot that fits its page; others are counted */
+static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r, int slot,
+				    bool first)
 {
 	struct tracecmd_input *in = r->in[slot >= r->nr[0]];
 	int cpu = slot >= r->nr[0] ? slot - r->nr[0] : slot;
+	struct tep_record *rec;
 
-	return first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+	rec = first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+	while (rec && !fits_page(in, rec)) {
+		td->corrupt++;
+		tracecmd_free_record(rec);
+		rec = tracecmd_read_data(in, cpu);
+	}
+	return rec;
 }
 
 /**
@@ -279,21 +315,33 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 	if (r.nr[1] < 0)
 		r.nr[1] = 0;
 	r.total = r.nr[0] + r.nr[1];
+	td->corrupt = 0;
 	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
 	if (!r.next)
 		return -1;
 	for (slot = 0; slot < r.total; slot++)
-		r.next[slot] = read_next(&r, slot, true);
+		r.next[slot] = read_next(td, &r, slot, true);
 	while ((slot = first_cpu(r.next, r.total)) >= 0) {
 		if (slot < r.nr[0])
 			fn(r.next[slot], ctx);
 		else
 			top_fn(r.next[slot], ctx);
 		tracecmd_free_record(r.next[slot]);
-		r.next[slot] = read_next(&r, slot, false);
+		r.next[slot] = read_next(td, &r, slot, false);
 	}
 	free(r.next);
 	return 0;
+}
+
+/**
+ * ustack_tracedat_corrupt - records dropped because they did not fit
+ * @td: the open file
+ *
+ * Counts those of the last ustack_tracedat_iterate() call.
+ */
+unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td)
+{
+	return td->corrupt;
 }
 
 void ustack_tracedat_close(struct ustack_tracedat *td)
@@ -305,5 +353,6 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 	if (td->top)
 		tracecmd_close(td->top);
 	free(td->name);
+	free(td->file);
 	free(td);
 }

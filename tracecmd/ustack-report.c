@@ -21,6 +21,7 @@
 #include "ustack-procmaps.h"
 #include "ustack-session.h"
 #include "ustack-tracedat.h"
+#include "ustack-warn.h"
 
 /**
  * struct report - a trace.dat and what reads it
@@ -89,11 +90,26 @@ static void feed_top(struct tep_record *rec, void *data)
 		ustack_session_feed(r->run.session, rec);
 }
 
+/*
+ * Records whose length runs past their sub-buffer were skipped: what was
+ * printed is right, but the file is damaged, and the exit status says so.
+ */
+static bool corrupt_records(struct report *r, const char *file)
+{
+	unsigned long n = ustack_tracedat_corrupt(r->td);
+
+	if (n)
+		ustack_warning("%s: %lu corrupt record%s (length past the sub-buffer) skipped",
+			       file, n, n == 1 ? "" : "s");
+	return n;
+}
+
 /**
  * ustack_report - `trace-cmd ustack report`
  * @o: the command line
  *
- * Does not return: exits 0, or 1 when the output could not be written.
+ * Does not return: exits 0, or 1 when the output could not be written or
+ * the file had corrupt records.
  */
 void ustack_report(struct ustack_opts *o)
 {
@@ -110,7 +126,7 @@ void ustack_report(struct ustack_opts *o)
 	read_markers(&r);
 	ustack_tracedat_iterate(r.td, feed, feed_top, &r);
 	ustack_run_finish(&r.run);
-	failed = r.run.output_failed;
+	failed = r.run.output_failed || corrupt_records(&r, o->input);
 	ustack_run_close(&r.run);
 	ustack_tracedat_close(r.td);
 	exit(failed ? 1 : 0);

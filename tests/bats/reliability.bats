@@ -43,3 +43,22 @@ teardown() {
 	done
 	[ "$(cat "$TRACEFS/buffer_size_kb" 2>/dev/null || echo none)" = "$before" ]
 }
+
+# An uncompressed copy of a test file whose records can be patched
+v6_copy() {
+	trace-cmd convert -i "$DATA/$1" -o "$2" --file-version 6 >/dev/null 2>&1 ||
+		skip "trace-cmd convert cannot write file version 6"
+}
+
+@test "report: a record whose length runs past its sub-buffer is skipped, named, and fails the run" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	"$ROOT/tests/bats/tracedat-corrupt.py" "$TMP/v6.dat" "$TMP/huge.dat"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/huge.dat"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "${stderr_lines[0]}" = "trace-cmd ustack: $TMP/huge.dat: 1 corrupt record (length past the sub-buffer) skipped" ]
+	# the intact copy reads without complaint
+	run --separate-stderr "$USTACK" report -q -i "$TMP/v6.dat"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
