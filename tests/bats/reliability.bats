@@ -62,3 +62,19 @@ v6_copy() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 }
+
+@test "fuzz: every saved finding (tests/fuzz/regress) runs clean under ASan+UBSan" {
+	command -v clang >/dev/null || skip "no clang (scripts/install-deps)"
+	make -s -j2 -C "$ROOT" fuzz-build >&2
+	local h f n=0
+
+	for h in session resolve demangle; do
+		for f in "$ROOT"/tests/fuzz/regress/$h/*; do
+			[ -e "$f" ] || continue
+			run "$ROOT/.fuzz/fuzz-$h" "$f"
+			[ "$status" -eq 0 ] || { echo "$h: $f: $output" | tail -5; false; }
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 2 ]
+}
