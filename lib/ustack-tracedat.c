@@ -86,19 +86,55 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
 }
 
+static int write_file(const struct ustack_tracedat_out *o, const char *file);
+
 /**
  * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
  * @o: what to write
  *
  * Must run on the traced machine while tracefs is still mounted: event
- * formats and kallsyms are copied from it. Returns 0 or -1.
+ * formats and kallsyms are copied from it. The file is written under a
+ * unique temporary name in its directory and renamed when complete: a
+ * failure (a full file system) leaves no file that looks valid. Returns 0,
+ * or -1 with errno.
  */
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
+{
+	char *tmp;
+	int fd, err;
+	mode_t mask;
+
+	if (asprintf(&tmp, "%s.XXXXXX", o->file) < 0)
+		return -1;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	/* mkstemp() makes it 0600: give it the mode a new file would have */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	close(fd);
+	errno = 0;
+	if (write_file(o, tmp) < 0 || rename(tmp, o->file) < 0) {
+		err = errno ? errno : EIO;
+		unlink(tmp);
+		free(tmp);
+		errno = err;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* The trace.dat itself, into @file */
+static int write_file(const struct ustack_tracedat_out *o, const char *file)
 {
 	struct tracecmd_event_list *list;
 	struct tracecmd_output *out;
 	char **empty;
-	int ret = -1;
+	int ret = -1, err;
 	int i;
 
 	empty = calloc(o->nr_cpus + 1, sizeof(*empty));
@@ -109,7 +145,7 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	out = tracecmd_output_create(o->file);
+	out = tracecmd_output_create(file);
 	if (!out)
 		goto out_free;
 	tracecmd_set_quiet(out, true);
@@ -125,7 +161,9 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 		goto out_close;
 	ret = 0;
  out_close:
+	err = errno;
 	tracecmd_output_close(out);
+	errno = err;
  out_free:
 	free_event_list(list);
 	free(empty);

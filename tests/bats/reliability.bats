@@ -78,3 +78,92 @@ v6_copy() {
 	done
 	[ "$n" -ge 2 ]
 }
+
+# Exactly one line on stderr, non-zero exit, the line being $1
+assert_only_error() {
+	[ "$status" -ne 0 ]
+	printf '%s\n' "${stderr_lines[@]}"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "${stderr_lines[0]}" = "trace-cmd ustack: $1" ]
+}
+
+@test "record -o in a missing directory: the directory is named, nothing traced" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" record -B "$name" -o "$TMP/none/out.dat" -- true
+	assert_only_error "cannot write $TMP/none/out.dat: directory $TMP/none: No such file or directory"
+	assert_no_instance "$name"
+}
+
+@test "record -o on a read-only file system: the directory is named" {
+	require_capture
+	name=$(instance_name)
+	mkdir "$TMP/small"
+	mount -t tmpfs -o ro,size=64k tmpfs "$TMP/small"
+	run --separate-stderr "$USTACK" record -B "$name" -o "$TMP/small/out.dat" -- true
+	assert_only_error "cannot write $TMP/small/out.dat: directory $TMP/small: Read-only file system"
+	assert_no_instance "$name"
+}
+
+@test "record on a full file system: one clear error, no file left that looks valid" {
+	require_capture
+	name=$(instance_name)
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	run --separate-stderr "$USTACK" record -q -B "$name" -o "$TMP/small/out.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	assert_only_error "cannot write $TMP/small/out.dat: No space left on device"
+	[ -z "$(ls -A "$TMP/small")" ]
+	assert_no_instance "$name"
+}
+
+@test "record: a command that cannot start leaves no per-CPU temporaries" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" record -q -B "$name" -o "$TMP/out.dat" -- "$TMP/no-such-program"
+	[ "$status" -ne 0 ]
+	[ -z "$(ls -A "$TMP")" ]
+	assert_no_instance "$name"
+}
+
+@test "two records to one -o at once: both complete, the file is one whole run, no temporaries left" {
+	require_capture
+	a=$(instance_name)-a
+	b=$(instance_name)-b
+	# A holds its command until B has run from start to end
+	"$USTACK" record -q -B "$a" -o "$TMP/out.dat" -e syscalls:sys_enter_getppid -- \
+		sh -c "while [ ! -e '$TMP/go' ]; do sleep 0.05; done; exec '$PROGS/deep' 3" \
+		2> "$TMP/a.err" &
+	pid=$!
+	wait_tracing "$a" syscalls/sys_enter_getppid
+	run --separate-stderr "$USTACK" record -q -B "$b" -o "$TMP/out.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	run "$USTACK" report -q --folded -i "$TMP/out.dat"
+	[[ "$output" == "deep;"*"chain_20 2" ]]
+	touch "$TMP/go"
+	wait "$pid"
+	[ ! -s "$TMP/a.err" ]
+	run "$USTACK" report -q --folded -i "$TMP/out.dat"
+	echo "$output"
+	[ "$(grep -c "^deep;.*chain_20 3$" <<< "$output")" -eq 1 ]
+	rm "$TMP/go" "$TMP/a.err" "$TMP/out.dat"
+	[ -z "$(ls -A "$TMP")" ]
+	assert_no_instance "$a"
+	assert_no_instance "$b"
+}
+
+@test "the fallback notice is one line, and -q prints none" {
+	require_capture
+	has_deferred && skip "deferred stacks: no fallback notice"
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'no deferred user stacks' <<< "$stderr")" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: no deferred user stacks on this kernel"*"at most 8 frames, addresses mapped through"* ]]
+	[[ "${stderr_lines[1]}" != "  "* ]]
+	run --separate-stderr "$USTACK" -q -B "$name" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_no_instance "$name"
+}
