@@ -171,7 +171,16 @@ struct uelf *uelf_open(const char *path, const char **err)
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Paths come from traces made elsewhere: a FIFO, device or socket
+	 * is not opened at all (opening may block or act), and O_NONBLOCK
+	 * covers one swapped in between stat() and open().
+	 */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*err = "not a regular file";
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*err = strerror(errno);
 		return NULL;

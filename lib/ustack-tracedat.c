@@ -176,13 +176,26 @@ static bool is_tracedat(const char *file, const char **err)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	static char msg[512];
 	char buf[sizeof(magic)];
+	struct stat st;
 	ssize_t r;
 	int fd;
 
-	fd = open(file, O_RDONLY);
+	/* A FIFO or a device would block or act when opened: refused first */
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
+		*err = msg;
+		return false;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(msg, sizeof(msg), "cannot open %s: %s", file, strerror(errno));
 		*err = msg;
+		return false;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
+		*err = msg;
+		close(fd);
 		return false;
 	}
 	r = read(fd, buf, sizeof(buf));

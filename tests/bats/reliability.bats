@@ -167,3 +167,22 @@ assert_only_error() {
 	[ -z "$stderr" ]
 	assert_no_instance "$name"
 }
+
+@test "report -i on a FIFO or a device: refused by name at once, never opened" {
+	mkfifo "$TMP/fifo"
+	run --separate-stderr timeout 10 "$USTACK" report -i "$TMP/fifo"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "trace-cmd ustack: $TMP/fifo is not a regular file" ]
+	run --separate-stderr timeout 10 "$USTACK" report -i /dev/null
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "trace-cmd ustack: /dev/null is not a regular file" ]
+}
+
+@test "resolver: a FIFO named as a mapping's file is not opened (no hang), the frame says why" {
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	mkfifo "$TMP/lib.so"
+	run --separate-stderr timeout 10 "$ROOT/tests/tools/ustack-symbolize" --why <<< "$TMP/lib.so 0x1000"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[unknown] (lib.so) # no file" ]
+	[ "$stderr" = "ustack-symbolize: $TMP/lib.so: not a regular file" ]
+}
