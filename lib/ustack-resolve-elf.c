@@ -433,8 +433,11 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
 			continue;
 		data = elf_getdata(scn, NULL);
 		str = elf_getdata(elf_getscn(e->elf, sh.sh_link), NULL);
-		/* Names are read straight from a NUL-terminated string table. */
-		if (!data || !str || !str->d_size ||
+		/*
+		 * Names are read straight from a NUL-terminated string table
+		 * (a SHT_NOBITS one has no bytes: d_buf is NULL)
+		 */
+		if (!data || !data->d_buf || !str || !str->d_buf || !str->d_size ||
 		    ((const char *)str->d_buf)[str->d_size - 1])
 			continue;
 		strs = str->d_buf;
