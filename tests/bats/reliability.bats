@@ -186,3 +186,16 @@ assert_only_error() {
 	[ "$output" = "[unknown] (lib.so) # no file" ]
 	[ "$stderr" = "ustack-symbolize: $TMP/lib.so: not a regular file" ]
 }
+
+@test "report: formats that make every record unknown fail with one line, not a silent exit 0" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	# every "ID: N" of the event formats becomes 9...9: no record has its format
+	python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+b = re.sub(rb"\nID: (\d+)\n", lambda m: b"\nID: " + b"9" * len(m.group(1)) + b"\n", b)
+open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
+	run --separate-stderr "$USTACK" report -q --folded -i "$TMP/noid.dat"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "trace-cmd ustack: $TMP/noid.dat: none of its 12 records has a known event format (corrupt formats)" ]
+}
