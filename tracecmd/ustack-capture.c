@@ -115,10 +115,17 @@ static void capture_atexit(void)
 	ustack_instance_teardown(c->ui);
 }
 
+static void say_reaped(const char *name)
+{
+	ustack_warning("removed instance %s: its run was killed", name);
+}
+
 static void open_instance(struct capture *c)
 {
 	const char *name = c->o->instance;
 
+	/* What a SIGKILL'ed run left goes first: it may trace everything */
+	ustack_instance_reap(say_reaped);
 	c->ui = ustack_instance_open(name);
 	if (!c->ui)
 		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",

@@ -199,3 +199,27 @@ open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "trace-cmd ustack: $TMP/noid.dat: none of its 12 records has a known event format (corrupt formats)" ]
 }
+
+@test "SIGKILL: the next run removes the instance of the killed run, and not a live owner's" {
+	require_capture
+	name=$(instance_name)
+	"$USTACK" -q -e syscalls:sys_enter_getppid -- sleep 60 > /dev/null 2>&1 &
+	pid=$!
+	wait_tracing "ustack-$pid" syscalls/sys_enter_getppid
+	# an instance named as this shell's would be: its owner lives
+	mkdir "$TRACEFS/instances/ustack-$$"
+	child=$(pgrep -P "$pid" || true)
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ -z "$child" ] || kill "$child" 2>/dev/null || true
+	[ -d "$TRACEFS/instances/ustack-$pid" ]
+	run --separate-stderr "$USTACK" -q -B "$name" -e syscalls:sys_enter_getppid -- true
+	live_left=no
+	[ -d "$TRACEFS/instances/ustack-$$" ] && live_left=yes
+	rmdir "$TRACEFS/instances/ustack-$$"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"trace-cmd ustack: removed instance ustack-$pid: its run was killed"* ]]
+	[ ! -e "$TRACEFS/instances/ustack-$pid" ]
+	[ "$live_left" = yes ]
+	assert_no_instance "$name"
+}
