@@ -155,7 +155,7 @@ bench-kernel:
 	bench/kernel/run
 .PHONY: bench-kernel
 
-# libFuzzer harnesses (tests/fuzz/README.md). The library is built again
+# libFuzzer harnesses (tests/README.md, Reliability). The library is built again
 # with clang and the sanitizers into .fuzz/, away from the normal objects.
 FUZZ_CC		?= clang
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined

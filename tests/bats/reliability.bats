@@ -17,6 +17,10 @@ setup() {
 }
 
 teardown() {
+	# a run a failed test left in the background: stopped the way ^C does
+	if [ -n "${BG_PID:-}" ] && kill -INT "$BG_PID" 2>/dev/null; then
+		wait "$BG_PID" || true
+	fi
 	if mountpoint -q "$TMP/small" 2>/dev/null; then
 		umount "$TMP/small"
 	fi
@@ -135,6 +139,7 @@ assert_only_error() {
 		sh -c "while [ ! -e '$TMP/go' ]; do sleep 0.05; done; exec '$PROGS/deep' 3" \
 		2> "$TMP/a.err" &
 	pid=$!
+	BG_PID=$pid
 	wait_tracing "$a" syscalls/sys_enter_getppid
 	run --separate-stderr "$USTACK" record -q -B "$b" -o "$TMP/out.dat" \
 		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
@@ -205,6 +210,7 @@ open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
 	name=$(instance_name)
 	"$USTACK" -q -e syscalls:sys_enter_getppid -- sleep 60 > /dev/null 2>&1 &
 	pid=$!
+	BG_PID=$pid
 	wait_tracing "ustack-$pid" syscalls/sys_enter_getppid
 	# an instance named as this shell's would be: its owner lives
 	mkdir "$TRACEFS/instances/ustack-$$"
