@@ -88,7 +88,8 @@ static struct capture *exiting_capture;
  * non-resident stack pages do, where the kernel patches are).
  */
 static const char *fallback_notice =
-	"no deferred user stacks on this kernel (options/userstacktrace_delay): "
+	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
+	"patches in kernel-patches/): "
 	"synchronous fallback, at most 8 frames, %s";
 
 static const char *sideband_notice =
