@@ -17,6 +17,9 @@
 #
 # CFLAGS, CPPFLAGS and LDFLAGS are yours (default CFLAGS: -O2 -g); what the
 # build needs is added to them. libdebuginfod is optional.
+#   make fuzz            libFuzzer harnesses (tests/fuzz) under ASan+UBSan, each
+#                        run FUZZ_SECONDS (default 600); make fuzz-smoke: 60 s
+#   make check-asan      host tests with an ASan+UBSan build of the tool
 #   make demo            trace the bundled example program
 #   make demo-vm         the same on the patched kernel, in the VM
 
@@ -126,7 +129,7 @@ tests/tools/%: tests/tools/%.c lib/libustack.a .build-flags
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libustack.a $(LIBS)
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TOOL_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TOOL_BIN:=.d) $(FUZZ_LIBOBJ:.o=.d)
 
 check: all
 	tests/run-tests
@@ -159,6 +162,46 @@ bench-kernel:
 	bench/kernel/run
 .PHONY: bench-kernel
 
+# libFuzzer harnesses (tests/README.md, Reliability). The library is built again
+# with clang and the sanitizers into .fuzz/, away from the normal objects.
+FUZZ_CC		?= clang
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS	= $(BASE_CFLAGS) -Ilib $(PKG_CFLAGS) -O1 -g $(FUZZ_SAN) \
+		  -DFUZZ_DATA='"$(CURDIR)/tests/data"'
+FUZZ_SRC	:= $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BIN	:= $(patsubst tests/fuzz/%.c,.fuzz/%,$(FUZZ_SRC))
+FUZZ_LIBOBJ	:= $(patsubst lib/%.c,.fuzz/lib/%.o,$(LIB_SRC))
+FUZZ_SECONDS	?= 600
+
+.fuzz/lib/%.o: lib/%.c .build-flags
+	@mkdir -p $(@D)
+	@echo "  FUZZCC  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+.fuzz/lib/ustack-flamegraph.o: lib/ustack-flamegraph-js.h
+
+.fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIBOBJ)
+	@echo "  FUZZLD  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBOBJ) $(LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+# not intermediate files: kept for the next build
+.SECONDARY: $(FUZZ_LIBOBJ)
+
+# One harness at a time (the machine is shared): its corpus under
+# .fuzz/corpus/, seeded from tests/fuzz/seeds/ (tests/fuzz/run)
+fuzz: fuzz-build
+	tests/fuzz/run $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	tests/fuzz/run 60
+
+# The host tests against a copy of the tree built with ASan+UBSan (the
+# test programs stay unsanitized: the tests read their stacks)
+check-asan:
+	tests/run-asan
+
+.PHONY: fuzz fuzz-build fuzz-smoke check-asan
+
 # The man page is shipped generated (make doc): installing needs no asciidoc.
 install: $(PROGRAM)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(completiondir)
@@ -190,6 +233,7 @@ doc:
 clean:
 	rm -f lib/*.o lib/*.d lib/libustack.a lib/ustack-flamegraph-js.h tracecmd/*.o tracecmd/*.d $(PROGRAM) \
 		$(TOOL_BIN) $(TOOL_BIN:=.d) .build-flags
+	rm -rf .fuzz
 	-$(MAKE) -s -C tests/progs clean
 
 .PHONY: all progs tools check check-host check-vm check-debug install install-wrapper \

@@ -23,6 +23,8 @@ struct ustack_instance;
 const char *ustack_tracefs_check(const char **err);
 
 struct ustack_instance *ustack_instance_open(const char *name);
+/* Remove "ustack-<pid>" instances whose pid is gone (killed runs) */
+int ustack_instance_reap(void (*fn)(const char *name));
 void ustack_instance_teardown(struct ustack_instance *ui);
 void ustack_instance_close(struct ustack_instance *ui);
 

@@ -28,7 +28,8 @@ struct ustack_stream;
  * struct ustack_stream_opts - how to read
  * @tick_us:	drain period in microseconds (0 = 100 ms)
  * @save_prefix: when set, raw sub-buffers of CPU N are appended to
- *		"<save_prefix>.cpuN" (trace-cmd's temp file naming)
+ *		"<save_prefix>.cpuN.XXXXXX" (trace-cmd's temp file naming,
+ *		made unique with mkstemp())
  * @perf:	the perf side-band to drain in the same tick, or NULL
  */
 struct ustack_stream_opts {
@@ -81,5 +82,9 @@ void ustack_stream_free(struct ustack_stream *st);
 int ustack_stream_nr_cpus(struct ustack_stream *st);
 /* Per-CPU files written when save_prefix was given. */
 char * const *ustack_stream_files(struct ustack_stream *st);
+/* errno of the first failed write to those files, or 0 */
+int ustack_stream_save_error(struct ustack_stream *st);
+/* Unlink them (after ustack_stream_close(); any exit path) */
+void ustack_stream_remove_files(struct ustack_stream *st);
 
 #endif /* _USTACK_STREAM_H */

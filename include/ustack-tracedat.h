@@ -55,6 +55,8 @@ typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx);
+/* Records skipped because their length runs past their sub-buffer */
+unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td);
 void ustack_tracedat_close(struct ustack_tracedat *td);
 
 #endif /* _USTACK_TRACEDAT_H */

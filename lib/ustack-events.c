@@ -530,16 +530,23 @@ unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct t
  * @ev:		the events
  * @rec:	any record
  *
- * Returns NULL when @rec is not a ftrace:print record.
+ * Returns NULL when @rec is not a ftrace:print record, or when its text has
+ * no NUL inside the record (a damaged file).
  */
 const char *ustack_events_print_text(const struct ustack_events *ev,
 				     const struct tep_record *rec)
 {
+	const char *text;
+
 	if (ev->print.id < 0 || tep_data_type(ev->tep, (struct tep_record *)rec) != ev->print.id)
 		return NULL;
 	if (ev->print.a->offset >= rec->size)
 		return NULL;
-	return (const char *)rec->data + ev->print.a->offset;
+	text = (const char *)rec->data + ev->print.a->offset;
+	/* The kernel ends the text with a NUL; a record from a file may not */
+	if (!memchr(text, '\0', rec->size - ev->print.a->offset))
+		return NULL;
+	return text;
 }
 
 /**

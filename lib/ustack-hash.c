@@ -184,7 +184,9 @@ uint64_t ustack_hash_mem(const void *data, size_t len, uint64_t seed)
 		h ^= h >> 29;
 	}
 	w = 0;
-	memcpy(&w, p, len);
+	/* data may be NULL when len is 0 (memcpy's arguments must not be) */
+	if (len)
+		memcpy(&w, p, len);
 	h = (h ^ w ^ len) * 0x100000001b3ULL;
 	return ustack_hash_u64(h);
 }

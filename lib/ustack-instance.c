@@ -8,6 +8,7 @@
  * writes and removes. A file we changed in an instance we did not create
  * (-B) is written back to its old value.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -456,6 +457,63 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	for (c = 0; c < ui->nr_cpus; c++)
 		ui->lost_base[c] = cpu_lost(ui, c);
 	return ui;
+}
+
+/* The owner's pid when @name is ours ("ustack-<pid>"), else 0 */
+static pid_t owner_of(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, "ustack-", 7) || !name[7])
+		return 0;
+	errno = 0;
+	pid = strtol(name + 7, &end, 10);
+	if (errno || *end || pid <= 0 || pid > INT_MAX)
+		return 0;
+	return pid;
+}
+
+/**
+ * ustack_instance_reap - remove instances left by runs that were killed
+ * @fn: called with the name of each instance removed (may be NULL)
+ *
+ * A run named "ustack-<pid>" (the default name) whose process no longer
+ * exists was killed before its exit handlers ran (SIGKILL): its instance
+ * may still trace the whole system. Only those go: an instance whose
+ * owner lives (or whose pid was taken again) and every other name, -B
+ * ones included, are left alone. Returns how many were removed.
+ */
+int ustack_instance_reap(void (*fn)(const char *name))
+{
+	const char *dir = tracefs_tracing_dir();
+	struct tracefs_instance *inst;
+	struct dirent *d;
+	char *path;
+	int n = 0;
+	DIR *dp;
+
+	if (!dir || asprintf(&path, "%s/instances", dir) < 0)
+		return 0;
+	dp = opendir(path);
+	free(path);
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		pid_t pid = owner_of(d->d_name);
+
+		if (!pid || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		inst = tracefs_instance_alloc(NULL, d->d_name);
+		if (inst && !tracefs_instance_destroy(inst)) {
+			n++;
+			if (fn)
+				fn(d->d_name);
+		}
+		tracefs_instance_free(inst);
+	}
+	closedir(dp);
+	return n;
 }
 
 /**

@@ -171,7 +171,16 @@ struct uelf *uelf_open(const char *path, const char **err)
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Paths come from traces made elsewhere: a FIFO, device or socket
+	 * is not opened at all (opening may block or act), and O_NONBLOCK
+	 * covers one swapped in between stat() and open().
+	 */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*err = "not a regular file";
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*err = strerror(errno);
 		return NULL;
@@ -424,8 +433,11 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
 			continue;
 		data = elf_getdata(scn, NULL);
 		str = elf_getdata(elf_getscn(e->elf, sh.sh_link), NULL);
-		/* Names are read straight from a NUL-terminated string table. */
-		if (!data || !str || !str->d_size ||
+		/*
+		 * Names are read straight from a NUL-terminated string table
+		 * (a SHT_NOBITS one has no bytes: d_buf is NULL)
+		 */
+		if (!data || !data->d_buf || !str || !str->d_buf || !str->d_size ||
 		    ((const char *)str->d_buf)[str->d_size - 1])
 			continue;
 		strs = str->d_buf;

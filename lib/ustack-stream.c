@@ -86,6 +86,7 @@ struct ustack_stream {
 	unsigned int		tick_us;
 	struct cpu_reader	*cpus;
 	char			**files;
+	int			save_errno;	/* first failed write of files[] */
 	int			ctl[2];		/* consumer -> reader: stop */
 	int			ready[2];	/* reader -> consumer: batch */
 	pthread_t		thread;
@@ -154,7 +155,8 @@ static void save_page(struct ustack_stream *st, struct cpu_reader *cr, const voi
 		return;
 	w = write(cr->save_fd, data, st->subbuf_size);
 	if (w != st->subbuf_size) {
-		ustack_warning("writing raw data: %s", w < 0 ? strerror(errno) : "short write");
+		/* Said once, by the caller: see ustack_stream_save_error() */
+		__atomic_store_n(&st->save_errno, w < 0 ? errno : ENOSPC, __ATOMIC_RELAXED);
 		close(cr->save_fd);
 		cr->save_fd = -1;
 	}
@@ -290,12 +292,18 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 		return -1;
 	if (!save_prefix)
 		return 0;
-	if (asprintf(&st->files[cpu], "%s.cpu%d", save_prefix, cpu) < 0) {
+	/* Unique: two runs writing one output must not share them */
+	if (asprintf(&st->files[cpu], "%s.cpu%d.XXXXXX", save_prefix, cpu) < 0) {
 		st->files[cpu] = NULL;
 		return -1;
 	}
-	cr->save_fd = open(st->files[cpu], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return cr->save_fd < 0 ? -1 : 0;
+	cr->save_fd = mkostemp(st->files[cpu], O_CLOEXEC);
+	if (cr->save_fd < 0) {
+		free(st->files[cpu]);
+		st->files[cpu] = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /**
@@ -692,6 +700,34 @@ void ustack_stream_close(struct ustack_stream *st)
 	if (st->kbuf)
 		kbuffer_free(st->kbuf);
 	st->kbuf = NULL;
+}
+
+/**
+ * ustack_stream_save_error - why saving the raw data failed
+ * @st: the stream
+ *
+ * Returns 0, or the errno of the first failed write of a per-CPU file
+ * (that CPU is not saved from then on: the data is incomplete).
+ */
+int ustack_stream_save_error(struct ustack_stream *st)
+{
+	return __atomic_load_n(&st->save_errno, __ATOMIC_RELAXED);
+}
+
+/**
+ * ustack_stream_remove_files - delete the per-CPU files
+ * @st: the stream, closed (ustack_stream_close())
+ *
+ * Safe on any exit path, and more than once.
+ */
+void ustack_stream_remove_files(struct ustack_stream *st)
+{
+	int cpu;
+
+	for (cpu = 0; st->files && cpu < st->nr_cpus; cpu++) {
+		if (st->files[cpu])
+			unlink(st->files[cpu]);
+	}
 }
 
 /**

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include <event-parse.h>
 #include <trace-cmd.h>
 
 #include "tracecmd-private-decls.h"
@@ -28,6 +29,8 @@ struct ustack_tracedat {
 	struct tracecmd_input	*top;
 	struct tracecmd_input	*buf;		/* == top when no instance is used */
 	char			*name;
+	char			*file;
+	unsigned long		corrupt;	/* records dropped by fits_page() */
 };
 
 static struct tracecmd_event_list *event_list(const char **systems)
@@ -83,19 +86,55 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
 }
 
+static int write_file(const struct ustack_tracedat_out *o, const char *file);
+
 /**
  * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
  * @o: what to write
  *
  * Must run on the traced machine while tracefs is still mounted: event
- * formats and kallsyms are copied from it. Returns 0 or -1.
+ * formats and kallsyms are copied from it. The file is written under a
+ * unique temporary name in its directory and renamed when complete: a
+ * failure (a full file system) leaves no file that looks valid. Returns 0,
+ * or -1 with errno.
  */
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
+{
+	char *tmp;
+	int fd, err;
+	mode_t mask;
+
+	if (asprintf(&tmp, "%s.XXXXXX", o->file) < 0)
+		return -1;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	/* mkstemp() makes it 0600: give it the mode a new file would have */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	close(fd);
+	errno = 0;
+	if (write_file(o, tmp) < 0 || rename(tmp, o->file) < 0) {
+		err = errno ? errno : EIO;
+		unlink(tmp);
+		free(tmp);
+		errno = err;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* The trace.dat itself, into @file */
+static int write_file(const struct ustack_tracedat_out *o, const char *file)
 {
 	struct tracecmd_event_list *list;
 	struct tracecmd_output *out;
 	char **empty;
-	int ret = -1;
+	int ret = -1, err;
 	int i;
 
 	empty = calloc(o->nr_cpus + 1, sizeof(*empty));
@@ -106,7 +145,7 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	out = tracecmd_output_create(o->file);
+	out = tracecmd_output_create(file);
 	if (!out)
 		goto out_free;
 	tracecmd_set_quiet(out, true);
@@ -122,7 +161,9 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 		goto out_close;
 	ret = 0;
  out_close:
+	err = errno;
 	tracecmd_output_close(out);
+	errno = err;
  out_free:
 	free_event_list(list);
 	free(empty);
@@ -135,13 +176,26 @@ static bool is_tracedat(const char *file, const char **err)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	static char msg[512];
 	char buf[sizeof(magic)];
+	struct stat st;
 	ssize_t r;
 	int fd;
 
-	fd = open(file, O_RDONLY);
+	/* A FIFO or a device would block or act when opened: refused first */
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
+		*err = msg;
+		return false;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(msg, sizeof(msg), "cannot open %s: %s", file, strerror(errno));
 		*err = msg;
+		return false;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
+		*err = msg;
+		close(fd);
 		return false;
 	}
 	r = read(fd, buf, sizeof(buf));
@@ -190,11 +244,12 @@ struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *insta
 	td = calloc(1, sizeof(*td));
 	if (!td)
 		return NULL;
+	td->file = strdup(file);
 	td->top = tracecmd_open(file, 0);
 	if (!td->top) {
 		snprintf(msg, sizeof(msg), "%s: cannot read this trace.dat file", file);
 		*err = msg;
-		free(td);
+		ustack_tracedat_close(td);
 		return NULL;
 	}
 	idx = pick_buffer(td->top, instance);
@@ -223,6 +278,29 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
 	return tracecmd_get_tep(td->buf);
 }
 
+/*
+ * A record lies inside the sub-buffer it was read from. The reader takes
+ * an event's length from the file as it is: a corrupt length would make
+ * every later user of rec->size (copies, field bounds) read past the
+ * page. rec->offset is the file offset of the page plus that of the
+ * event header in it, and pages start at multiples of their size.
+ */
+static bool fits_page(struct tracecmd_input *in, const struct tep_record *rec)
+{
+	struct tep_handle *tep = tracecmd_get_tep(in);
+	int psize = tep_get_sub_buffer_size(tep);
+	int hsize = 8 + tep_get_header_page_size(tep);
+	unsigned long long at;
+
+	if (psize <= 0)
+		psize = tep_get_page_size(tep);
+	if (psize <= hsize)
+		return false;
+	at = rec->offset % psize;
+	return rec->size >= 0 && rec->record_size >= rec->size && at >= hsize &&
+	       (unsigned long long)rec->record_size <= psize - at;
+}
+
 /* The CPU whose next record comes first (the lowest on ties), or -1 */
 static int first_cpu(struct tep_record **next, int nr)
 {
@@ -245,12 +323,21 @@ struct reader {
 	int			total;
 };
 
-static struct tep_record *read_next(struct reader *r, int slot, bool first)
+/* The next record of @slot that fits its page; others are counted */
+static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r, int slot,
+				    bool first)
 {
 	struct tracecmd_input *in = r->in[slot >= r->nr[0]];
 	int cpu = slot >= r->nr[0] ? slot - r->nr[0] : slot;
+	struct tep_record *rec;
 
-	return first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+	rec = first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+	while (rec && !fits_page(in, rec)) {
+		td->corrupt++;
+		tracecmd_free_record(rec);
+		rec = tracecmd_read_data(in, cpu);
+	}
+	return rec;
 }
 
 /**
@@ -279,21 +366,33 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 	if (r.nr[1] < 0)
 		r.nr[1] = 0;
 	r.total = r.nr[0] + r.nr[1];
+	td->corrupt = 0;
 	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
 	if (!r.next)
 		return -1;
 	for (slot = 0; slot < r.total; slot++)
-		r.next[slot] = read_next(&r, slot, true);
+		r.next[slot] = read_next(td, &r, slot, true);
 	while ((slot = first_cpu(r.next, r.total)) >= 0) {
 		if (slot < r.nr[0])
 			fn(r.next[slot], ctx);
 		else
 			top_fn(r.next[slot], ctx);
 		tracecmd_free_record(r.next[slot]);
-		r.next[slot] = read_next(&r, slot, false);
+		r.next[slot] = read_next(td, &r, slot, false);
 	}
 	free(r.next);
 	return 0;
+}
+
+/**
+ * ustack_tracedat_corrupt - records dropped because they did not fit
+ * @td: the open file
+ *
+ * Counts those of the last ustack_tracedat_iterate() call.
+ */
+unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td)
+{
+	return td->corrupt;
 }
 
 void ustack_tracedat_close(struct ustack_tracedat *td)
@@ -305,5 +404,6 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 	if (td->top)
 		tracecmd_close(td->top);
 	free(td->name);
+	free(td->file);
 	free(td);
 }

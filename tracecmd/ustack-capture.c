@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <libgen.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,20 +83,20 @@ static struct capture *exiting_capture;
 /* The instance                                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The fallback in one line (the man page says the rest: why 8 frames, what
+ * non-resident stack pages do, where the kernel patches are).
+ */
 static const char *fallback_notice =
-	"this kernel has no deferred user stacks (options/userstacktrace_delay);\n"
-	"  using the synchronous userstacktrace option instead: at most 8 frames,\n"
-	"  taken in the event (no page faults: frames on non-resident stack pages end\n"
-	"  the walk), %s\n"
-	"  The kernel patches are in kernel-patches/ of trace-cmd-ustack.";
+	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
+	"patches in kernel-patches/): "
+	"synchronous fallback, at most 8 frames, %s";
 
 static const char *sideband_notice =
-	"with addresses mapped through the mappings perf reports (side-band).";
+	"addresses mapped through the mappings perf reports (side-band)";
 
 static const char *snapshot_notice =
-	"and addresses mapped through /proc/<pid>/maps snapshots, so\n"
-	"  frames of processes that exit within one tick (-s) may stay unresolved\n"
-	"  (no perf side-band: %s).";
+	"addresses mapped through /proc/<pid>/maps snapshots (no perf side-band: %s)";
 
 static void on_maps(int tgid, uint64_t ts, const char *text, void *data);
 
@@ -106,15 +107,26 @@ static void capture_atexit(void)
 
 	if (!c)
 		return;
-	if (c->stream)
+	if (c->stream) {
 		ustack_stream_close(c->stream);
+		ustack_stream_remove_files(c->stream);
+	}
+	if (c->sbfile_path)
+		unlink(c->sbfile_path);
 	ustack_instance_teardown(c->ui);
+}
+
+static void say_reaped(const char *name)
+{
+	ustack_warning("removed instance %s: its run was killed", name);
 }
 
 static void open_instance(struct capture *c)
 {
 	const char *name = c->o->instance;
 
+	/* What a SIGKILL'ed run left goes first: it may trace everything */
+	ustack_instance_reap(say_reaped);
 	c->ui = ustack_instance_open(name);
 	if (!c->ui)
 		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",
@@ -484,7 +496,10 @@ static void watch_command(struct capture *c)
 		ustack_child_watch_exit(c->child, c->o->children, on_child_exit, c);
 }
 
-/* Poll until a stop condition: signal, command exit, duration, output error. */
+/*
+ * Poll until a stop condition: signal, command exit, duration, output
+ * error, a failed write of the raw data (a full file system).
+ */
 static void run_loop(struct capture *c)
 {
 	unsigned long long deadline = 0, t;
@@ -504,7 +519,7 @@ static void run_loop(struct capture *c)
 		ustack_child_reap(c->child);
 		t = now_ns();
 		if (ustack_stop_requested() || ustack_child_done(c->child) ||
-		    (deadline && t >= deadline))
+		    (deadline && t >= deadline) || ustack_stream_save_error(c->stream))
 			break;
 		if (t - c->last_progress >= PROGRESS_NS) {
 			c->last_progress = t;
@@ -539,16 +554,21 @@ static void write_tracedat(struct capture *c)
 	struct ustack_tracedat_out out = { 0 };
 	char *clock = read_clock(c);
 	char **maps = NULL;
-	int i, ret;
+	int i, ret, err;
 
 	if (c->procmaps)
 		maps = ustack_procmaps_options(c->procmaps);
 	else if (c->perf)
 		maps = ustack_session_procmaps(c->run.session);
+	/* The temporaries go on exit (capture_atexit()), whatever happens */
+	if (ustack_stream_save_error(c->stream))
+		die("cannot write %s: %s", c->o->output,
+		    strerror(ustack_stream_save_error(c->stream)));
 	if (c->sbfile) {
-		if (ustack_sbfile_close(c->sbfile) < 0)
-			die("cannot write %s", c->sbfile_path);
+		ret = ustack_sbfile_close(c->sbfile);
 		c->sbfile = NULL;
+		if (ret < 0)
+			die("cannot write %s: %s", c->o->output, strerror(errno));
 		out.sideband = c->sbfile_path;
 	}
 	out.file = c->o->output;
@@ -559,9 +579,8 @@ static void write_tracedat(struct capture *c)
 	out.clock = clock;
 	out.procmaps = maps;
 	ret = ustack_tracedat_write(&out);
-	for (i = 0; i < out.nr_cpus; i++)
-		if (out.cpu_files[i])
-			unlink(out.cpu_files[i]);
+	err = errno;
+	ustack_stream_remove_files(c->stream);
 	if (out.sideband)
 		unlink(out.sideband);
 	for (i = 0; maps && maps[i]; i++)
@@ -569,9 +588,26 @@ static void write_tracedat(struct capture *c)
 	free(maps);
 	free(clock);
 	if (ret < 0)
-		die("cannot write %s", c->o->output);
+		die("cannot write %s: %s", c->o->output, strerror(err));
 	if (!c->o->quiet)
 		ustack_warning("wrote %s", c->o->output);
+}
+
+/*
+ * Before any tracing: a missing or read-only directory is named, rather
+ * than found out by the first temporary file.
+ */
+static void check_output_dir(const char *output)
+{
+	char *copy = strdup(output);
+	const char *dir;
+
+	if (!copy)
+		die("out of memory");
+	dir = dirname(copy);
+	if (access(dir, W_OK | X_OK) < 0)
+		die("cannot write %s: directory %s: %s", output, dir, strerror(errno));
+	free(copy);
 }
 
 static void check_capture_env(void)
@@ -617,6 +653,21 @@ static char *clock_name(struct capture *c)
 	return clock;
 }
 
+/* A new file "<output>.<what>.XXXXXX" beside the output, unique per run */
+static char *temp_file(const char *output, const char *what)
+{
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s.%s.XXXXXX", output, what) < 0)
+		die("out of memory");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		die("cannot write %s: %s", output, strerror(errno));
+	close(fd);
+	return path;
+}
+
 /*
  * Fallback: the perf side-band, opened before tracing starts (what
  * exists is described from /proc then), its records kept for the file.
@@ -628,11 +679,10 @@ static void start_sideband(struct capture *c)
 	size_t nr = 0;
 
 	if (c->o->mode == MODE_RECORD) {
-		if (asprintf(&c->sbfile_path, "%s.sideband", c->o->output) < 0)
-			die("out of memory");
+		c->sbfile_path = temp_file(c->o->output, "sideband");
 		c->sbfile = ustack_sbfile_open(ustack_events_tep(c->run.events), c->sbfile_path);
 		if (!c->sbfile)
-			die("cannot write %s: %s", c->sbfile_path, strerror(errno));
+			die("cannot write %s: %s", c->o->output, strerror(errno));
 	}
 	if (c->o->nr_pids || c->child)
 		pids = watched(c, &nr);
@@ -664,7 +714,7 @@ static void say_path(struct capture *c)
 {
 	char more[512];
 
-	if (c->deferred)
+	if (c->deferred || c->o->quiet)
 		return;
 	if (c->perf)
 		snprintf(more, sizeof(more), "%s", sideband_notice);
@@ -732,6 +782,8 @@ void ustack_capture(struct ustack_opts *o)
 	bool failed;
 
 	check_capture_env();
+	if (o->mode == MODE_RECORD)
+		check_output_dir(o->output);
 	ustack_signals_install();
 	ustack_child_block_sigchld();
 	set_up(&c);

@@ -7,6 +7,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,13 +136,26 @@ static void add_pids(struct ustack_opts *o, const char *arg, struct argp_state *
 	long pid;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		errno = 0;
 		pid = strtol(tok, &end, 10);
-		if (*end || pid <= 0)
+		/* pid_t is an int: a larger number must not wrap to another pid */
+		if (errno || *end || pid <= 0 || pid > INT_MAX)
 			argp_error(state, "bad pid '%s'", tok);
 		o->pids = realloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
 		o->pids[o->nr_pids++] = pid;
 	}
 	free(copy);
+}
+
+/*
+ * An instance name becomes a directory under instances/: "..", "." or a
+ * slash would name the top-level buffer or another directory.
+ */
+static void check_instance_name(const char *name, struct argp_state *state)
+{
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+		argp_error(state, "bad instance name '%s' (want a name without '/', "
+			   "not '.' or '..')", name);
 }
 
 static unsigned long parse_ulong(const char *arg, const char *what, struct argp_state *state)
@@ -248,6 +262,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->duration = d;
 		break;
 	case 'B':
+		check_instance_name(arg, state);
 		o->instance = arg;
 		break;
 	case 'b':

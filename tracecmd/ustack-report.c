@@ -21,17 +21,22 @@
 #include "ustack-procmaps.h"
 #include "ustack-session.h"
 #include "ustack-tracedat.h"
+#include "ustack-warn.h"
 
 /**
  * struct report - a trace.dat and what reads it
  * @td:		the file
  * @run:	session and printer
  * @helpers:	events the capture enabled for itself (info marker)
+ * @records:	records of the selected buffer
+ * @unknown:	those whose event has no format in the file
  */
 struct report {
 	struct ustack_tracedat	*td;
 	struct ustack_run	run;
 	unsigned int		helpers;
+	unsigned long		records;
+	unsigned long		unknown;
 };
 
 static void add_maps(int tgid, uint64_t ts, const char *text, void *data)
@@ -75,7 +80,11 @@ static void read_markers(struct report *r)
 static void feed(struct tep_record *rec, void *data)
 {
 	struct report *r = data;
+	struct tep_handle *tep = ustack_tracedat_tep(r->td);
 
+	r->records++;
+	if (!tep_find_event(tep, tep_data_type(tep, rec)))
+		r->unknown++;
 	if (!r->run.output_failed)
 		ustack_session_feed(r->run.session, rec);
 }
@@ -89,11 +98,39 @@ static void feed_top(struct tep_record *rec, void *data)
 		ustack_session_feed(r->run.session, rec);
 }
 
+/*
+ * Records whose length runs past their sub-buffer were skipped: what was
+ * printed is right, but the file is damaged, and the exit status says so.
+ */
+static bool corrupt_records(struct report *r, const char *file)
+{
+	unsigned long n = ustack_tracedat_corrupt(r->td);
+
+	if (n)
+		ustack_warning("%s: %lu corrupt record%s (length past the sub-buffer) skipped",
+			       file, n, n == 1 ? "" : "s");
+	return n;
+}
+
+/*
+ * Not one record matches an event format of the file: the formats are
+ * damaged (or belong to another file), and nothing printed means anything.
+ */
+static bool all_unknown(struct report *r, const char *file)
+{
+	if (!r->records || r->unknown < r->records)
+		return false;
+	ustack_warning("%s: none of its %lu records has a known event format (corrupt formats)",
+		       file, r->records);
+	return true;
+}
+
 /**
  * ustack_report - `trace-cmd ustack report`
  * @o: the command line
  *
- * Does not return: exits 0, or 1 when the output could not be written.
+ * Does not return: exits 0, or 1 when the output could not be written, the
+ * file had corrupt records or no record with a known format.
  */
 void ustack_report(struct ustack_opts *o)
 {
@@ -111,6 +148,8 @@ void ustack_report(struct ustack_opts *o)
 	ustack_tracedat_iterate(r.td, feed, feed_top, &r);
 	ustack_run_finish(&r.run);
 	failed = r.run.output_failed;
+	failed |= corrupt_records(&r, o->input);
+	failed |= all_unknown(&r, o->input);
 	ustack_run_close(&r.run);
 	ustack_tracedat_close(r.td);
 	exit(failed ? 1 : 0);

@@ -107,7 +107,7 @@ man_example() {
 	# the fallback's notice, word for word, where this machine takes
 	# the same path (no deferred stacks, the perf side-band)
 	if ! has_deferred && [[ "$stderr" == *"(side-band)"* ]]; then
-		notice() { sed -n '/^trace-cmd ustack: this kernel/,/kernel-patches/p'; }
+		notice() { grep '^trace-cmd ustack: no deferred user stacks'; }
 		[ "$(notice <<< "$stderr")" = "$(notice <<< "$want")" ]
 	fi
 }

@@ -161,7 +161,9 @@ lines_like() {
 }
 
 @test "side-band: -C local has no perf clock: said, and /proc snapshots as before" {
-	run --separate-stderr ustack -C local --folded -- "$PROGS/deep" 3
+	# not -q: the notice says it, and -q silences the notice
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -C local \
+		--folded -- "$PROGS/deep" 3
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'no perf side-band: perf has no clock like the trace clock local' <<< "$stderr")" -eq 1 ]
 	[[ "$output" == "deep;"*"chain_19;chain_20 3" ]]
