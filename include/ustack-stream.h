@@ -30,11 +30,16 @@ struct ustack_stream;
  * @save_prefix: when set, raw sub-buffers of CPU N are appended to
  *		"<save_prefix>.cpuN" (trace-cmd's temp file naming)
  * @perf:	the perf side-band to drain in the same tick, or NULL
+ * @direct:	record only (needs @save_prefix, no @perf): per-CPU threads
+ *		splice the sub-buffers to the files (ustack-recorder.h) and
+ *		nothing is handed out until ustack_stream_stop(); the next
+ *		ustack_stream_consume() then reads the files back in order
  */
 struct ustack_stream_opts {
 	unsigned int		tick_us;
 	const char		*save_prefix;
 	struct ustack_perf	*perf;
+	bool			direct;
 };
 
 /**
@@ -58,8 +63,8 @@ struct ustack_stream_ops {
 struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,
 					 const struct ustack_stream_opts *opts);
 int ustack_stream_start(struct ustack_stream *st);
-/* Thread id of the reader (to keep it out of system-wide traces). */
-pid_t ustack_stream_tid(struct ustack_stream *st);
+/* Thread ids of the readers, i = 0.. until 0 (to keep them out of traces). */
+pid_t ustack_stream_tid(struct ustack_stream *st, int i);
 
 /* Readable when a batch is ready: poll() it next to signals, children. */
 int ustack_stream_fd(struct ustack_stream *st);
