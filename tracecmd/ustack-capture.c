@@ -144,8 +144,13 @@ static void set_buffers(struct capture *c)
 	/* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
 	if (!o->clock && !c->deferred)
 		ustack_instance_write(c->ui, "trace_clock", "mono");
-	/* Wake the reader at a quarter full; never 0 (one wakeup per event). */
-	ustack_instance_write(c->ui, "buffer_percent", "25");
+	/*
+	 * Wake the reader at a quarter full; never 0 (one wakeup per event).
+	 * Recording deferred stacks only splices (see the stream's direct
+	 * mode): a wakeup costs little there, so it comes sooner.
+	 */
+	ustack_instance_write(c->ui, "buffer_percent",
+			      o->mode == MODE_RECORD && c->deferred ? "10" : "25");
 	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
 		die("cannot set options/stacktrace: %s", strerror(errno));
 }
