@@ -23,8 +23,8 @@ def load(work):
         if f[1] == 'rep':
             rep[(f[2], int(f[3]))].append((float(f[4]), float(f[5]), int(f[6]), int(f[7])))
         elif f[1] == 'rec':
-            kv = dict(zip(f[8::2], f[9::2]))
-            rec[(f[3], int(f[4]), int(f[5]), f[2])].append(kv)
+            kv = dict(zip(f[7::2], f[8::2]))
+            rec[(int(f[3]), int(f[4]), int(f[5]), f[2])].append(kv)
     return rep, rec
 
 
