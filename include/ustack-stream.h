@@ -10,6 +10,10 @@
  * trace.dat, and hands the batch to the consuming thread. The consumer
  * parses the sub-buffers with kbuffer and calls back with the records of
  * all CPUs merged in timestamp order.
+ *
+ * In direct mode (record without a side-band) the per-CPU threads of
+ * ustack-recorder.h write the files instead and nothing is parsed while
+ * tracing; the files are read back, in the same order, once it stopped.
  */
 #ifndef _USTACK_STREAM_H
 #define _USTACK_STREAM_H
