@@ -19,6 +19,7 @@
 #define _USTACK_STREAM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct tep_handle;
@@ -87,6 +88,7 @@ void ustack_stream_stop(struct ustack_stream *st);
 void ustack_stream_close(struct ustack_stream *st);
 void ustack_stream_free(struct ustack_stream *st);
 
+uint64_t ustack_stream_bytes(struct ustack_stream *st);
 int ustack_stream_nr_cpus(struct ustack_stream *st);
 /* Per-CPU files written when save_prefix was given. */
 char * const *ustack_stream_files(struct ustack_stream *st);

@@ -872,6 +872,12 @@ void ustack_stream_free(struct ustack_stream *st)
 	free(st);
 }
 
+/* Bytes the recorder wrote so far (direct mode), else 0. */
+uint64_t ustack_stream_bytes(struct ustack_stream *st)
+{
+	return st->rec ? ustack_recorder_bytes(st->rec) : 0;
+}
+
 int ustack_stream_nr_cpus(struct ustack_stream *st)
 {
 	return st->nr_cpus;

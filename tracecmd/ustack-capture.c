@@ -480,6 +480,14 @@ static void print_progress(struct capture *c, bool final)
 			fputs("\r\033[K", stderr);
 		return;
 	}
+	/* Recording directly, the session sees nothing before the end. */
+	if (c->direct) {
+		fprintf(stderr, "\r\033[Krecorded %llu KiB  rb-lost %llu",
+			(unsigned long long)(ustack_stream_bytes(c->stream) >> 10),
+			ustack_instance_lost(c->ui, -1));
+		c->progress_shown = true;
+		return;
+	}
 	fprintf(stderr, "\r\033[Kevents %llu  stacks %llu  pending %llu  lost %llu  rb-lost %llu",
 		(unsigned long long)st->events, (unsigned long long)st->matched,
 		(unsigned long long)st->pending, (unsigned long long)st->lost,
