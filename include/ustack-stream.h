@@ -10,11 +10,16 @@
  * trace.dat, and hands the batch to the consuming thread. The consumer
  * parses the sub-buffers with kbuffer and calls back with the records of
  * all CPUs merged in timestamp order.
+ *
+ * In direct mode (record without a side-band) the per-CPU threads of
+ * ustack-recorder.h write the files instead and nothing is parsed while
+ * tracing; the files are read back, in the same order, once it stopped.
  */
 #ifndef _USTACK_STREAM_H
 #define _USTACK_STREAM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct tep_handle;
@@ -31,11 +36,16 @@ struct ustack_stream;
  *		"<save_prefix>.cpuN.XXXXXX" (trace-cmd's temp file naming,
  *		made unique with mkstemp())
  * @perf:	the perf side-band to drain in the same tick, or NULL
+ * @direct:	record only (needs @save_prefix, no @perf): per-CPU threads
+ *		splice the sub-buffers to the files (ustack-recorder.h) and
+ *		nothing is handed out until ustack_stream_stop(); the next
+ *		ustack_stream_consume() then reads the files back in order
  */
 struct ustack_stream_opts {
 	unsigned int		tick_us;
 	const char		*save_prefix;
 	struct ustack_perf	*perf;
+	bool			direct;
 };
 
 /**
@@ -59,8 +69,8 @@ struct ustack_stream_ops {
 struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,
 					 const struct ustack_stream_opts *opts);
 int ustack_stream_start(struct ustack_stream *st);
-/* Thread id of the reader (to keep it out of system-wide traces). */
-pid_t ustack_stream_tid(struct ustack_stream *st);
+/* Thread ids of the readers, i = 0.. until 0 (to keep them out of traces). */
+pid_t ustack_stream_tid(struct ustack_stream *st, int i);
 
 /* Readable when a batch is ready: poll() it next to signals, children. */
 int ustack_stream_fd(struct ustack_stream *st);
@@ -79,6 +89,7 @@ void ustack_stream_stop(struct ustack_stream *st);
 void ustack_stream_close(struct ustack_stream *st);
 void ustack_stream_free(struct ustack_stream *st);
 
+uint64_t ustack_stream_bytes(struct ustack_stream *st);
 int ustack_stream_nr_cpus(struct ustack_stream *st);
 /* Per-CPU files written when save_prefix was given. */
 char * const *ustack_stream_files(struct ustack_stream *st);

@@ -76,14 +76,23 @@ static int buf_reserve(struct ustack_fold *f, size_t more)
  */
 static void put_clean(struct ustack_fold *f, const char *s)
 {
-	unsigned char ch;
+	/* 1: a byte to replace, 2: the end; most names have only the end */
+	static const unsigned char stop[256] = {
+		[0] = 2, [1 ... 31] = 1, [';'] = 1, [0x7f] = 1,
+	};
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
-	for (; (ch = *s); s++) {
-		if (ch == ';')
-			ch = ':';
-		else if (ch < ' ' || ch == 0x7f)
-			ch = '?';
-		f->buf[f->len++] = ch;
+	for (;;) {
+		for (n = 0; !stop[p[n]]; n++)
+			;
+		memcpy(f->buf + f->len, p, n);
+		f->len += n;
+		p += n;
+		if (stop[*p] == 2)
+			break;
+		f->buf[f->len++] = *p == ';' ? ':' : '?';
+		p++;
 	}
 	f->buf[f->len] = '\0';
 }

@@ -36,17 +36,28 @@ struct ustack_output {
 	char				pathbuf[4096];
 	uint64_t			frames;		/* user frames shown */
 	uint64_t			unresolved[USTACK_UNRES_NR];
+	const struct ustack_mapping	*memo_map;	/* see res_dso() */
+	struct ustack_dso		*memo_dso;
 };
 
 /* ------------------------------------------------------------------ */
 /* Default symbolizer: the resolver                                   */
 /* ------------------------------------------------------------------ */
 
-static struct ustack_dso *res_dso(struct ustack_resolver *r,
-				  const struct ustack_mapping *map)
+/*
+ * The file of a mapping. Frames of one stack mostly share a mapping, and
+ * finding its file hashes the path and build id: the last answer is kept
+ * for the rest of the sample, while the mappings it points to are alive
+ * (a later sample may bring another mapping at the same address).
+ */
+static struct ustack_dso *res_dso(struct ustack_output *o, const struct ustack_mapping *map)
 {
-	return ustack_resolver_dso(r, map->path, map->build_id, map->build_id_len,
-				   map->tgid, map->flags);
+	if (map != o->memo_map) {
+		o->memo_dso = ustack_resolver_dso(o->resolver, map->path, map->build_id,
+						  map->build_id_len, map->tgid, map->flags);
+		o->memo_map = map;
+	}
+	return o->memo_dso;
 }
 
 static int res_lookup(void *ctx, const struct ustack_mapping *map, uint64_t offset,
@@ -66,7 +77,9 @@ static const char *res_dso_name(void *ctx, const struct ustack_mapping *map)
 
 static int res_jit(void *ctx, int tgid, uint64_t addr, struct ustack_sym *out)
 {
-	return ustack_resolve_jit(ctx, tgid, addr, out);
+	struct ustack_output *o = ctx;
+
+	return ustack_resolve_jit(o->resolver, tgid, addr, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -101,7 +114,7 @@ struct ustack_output *ustack_output_new(struct tep_handle *tep,
 		o->sym.lookup = res_lookup;
 		o->sym.dso_name = res_dso_name;
 		o->sym.jit = res_jit;
-		o->sym.ctx = resolver;
+		o->sym.ctx = o;
 		o->have_sym = true;
 	}
 	if (o->opts.mode == USTACK_OUTPUT_FOLDED) {
@@ -659,6 +672,7 @@ int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sa
 {
 	if (o->opts.skip_empty && !has_user_stack(sample))
 		return 0;
+	o->memo_map = NULL;
 	render(o, sample);
 	switch (o->opts.mode) {
 	case USTACK_OUTPUT_STACKS:

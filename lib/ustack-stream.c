@@ -36,6 +36,7 @@
 #include "ustack-array.h"
 #include "ustack-instance.h"
 #include "ustack-list.h"
+#include "ustack-recorder.h"
 #include "ustack-sideband.h"
 #include "ustack-stream.h"
 #include "ustack-warn.h"
@@ -43,12 +44,15 @@
 #define DEFAULT_TICK_US		100000
 /* Bound one CPU's drain so a flood on one CPU cannot starve the others. */
 #define MAX_PAGES_PER_DRAIN	1024
+/* Sub-buffers of one CPU's file read back at a time (direct mode). */
+#define REPLAY_PAGES		256
 
 struct page {
 	struct ustack_list	list;		/* of its batch, then its CPU */
 	int			cpu;
 	int			nr;		/* records parsed */
 	int			pos;		/* next record to hand out */
+	bool			parsed;
 	struct tep_record	*recs;
 	char			data[];
 };
@@ -101,7 +105,16 @@ struct ustack_stream {
 	size_t			sb_pos;
 	size_t			sb_alloc;
 	uint64_t		sb_seq;
+	struct ustack_recorder	*rec;		/* direct mode */
+	bool			replayed;
 };
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
 
 static struct page *page_alloc(int size, int cpu)
 {
@@ -306,11 +319,34 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 	return 0;
 }
 
+/* Direct mode: the recorder writes the files, the stream reads them back. */
+static int open_direct(struct ustack_stream *st, const char *prefix)
+{
+	char * const *files;
+	int cpu;
+
+	if (!prefix) {
+		errno = EINVAL;
+		return -1;
+	}
+	st->rec = ustack_recorder_open(st->ui, st->nr_cpus, st->subbuf_size, prefix,
+				       st->tick_us);
+	if (!st->rec)
+		return -1;
+	files = ustack_recorder_files(st->rec);
+	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+		st->files[cpu] = strdup(files[cpu]);
+		if (!st->files[cpu])
+			return -1;
+	}
+	return 0;
+}
+
 /**
  * ustack_stream_open - open the per-CPU readers of an instance
  * @ui: the instance
  * @tep: event formats (also gives the sub-buffer layout)
- * @opts: tick and optional raw-data files
+ * @opts: tick and optional raw-data files; direct mode needs the files
  *
  * Returns NULL with errno on failure (what was opened is closed).
  */
@@ -348,6 +384,11 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 	if (pipe2(st->ctl, O_NONBLOCK | O_CLOEXEC) < 0 ||
 	    pipe2(st->ready, O_NONBLOCK | O_CLOEXEC) < 0)
 		goto fail;
+	if (opts && opts->direct) {
+		if (open_direct(st, opts->save_prefix) < 0)
+			goto fail;
+		return st;
+	}
 	for (cpu = 0; cpu < st->nr_cpus; cpu++)
 		if (open_cpu(st, cpu, opts ? opts->save_prefix : NULL) < 0)
 			goto fail;
@@ -368,6 +409,12 @@ int ustack_stream_start(struct ustack_stream *st)
 	sigset_t set, old;
 	int ret;
 
+	if (st->rec) {
+		if (ustack_recorder_start(st->rec) < 0)
+			return -1;
+		st->running = true;
+		return 0;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -387,9 +434,16 @@ int ustack_stream_start(struct ustack_stream *st)
 	return 0;
 }
 
-pid_t ustack_stream_tid(struct ustack_stream *st)
+/**
+ * ustack_stream_tid - thread ids of the readers
+ * @st: the started stream
+ * @i: 0, 1, ... until 0 is returned
+ */
+pid_t ustack_stream_tid(struct ustack_stream *st, int i)
 {
-	return st->tid;
+	if (st->rec)
+		return ustack_recorder_tid(st->rec, i);
+	return i ? 0 : st->tid;
 }
 
 int ustack_stream_fd(struct ustack_stream *st)
@@ -404,6 +458,9 @@ void ustack_stream_stop(struct ustack_stream *st)
 	if (st->stopping)
 		return;
 	st->stopping = true;
+	/* Direct mode: the recorder is stopped by the next consume. */
+	if (st->rec)
+		return;
 	if (write(st->ctl[1], &c, 1) < 0 && errno != EAGAIN)
 		ustack_warning("stop reader: %s", strerror(errno));
 }
@@ -593,8 +650,9 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 
 	ustack_list_for_each(pos, &b->pages) {
 		p = ustack_list_entry(pos, struct page, list);
-		if (parse_page(st, p) < 0)
+		if (!p->parsed && parse_page(st, p) < 0)
 			p->nr = 0;
+		p->parsed = true;
 	}
 	if (ops->batch)
 		batch_callback(st, b, ops, ctx);
@@ -624,6 +682,104 @@ static struct batch *pop_batch(struct ustack_stream *st)
 	return b;
 }
 
+/* Read whole sub-buffers of a recorded file; a short read is its end. */
+static ssize_t read_subbuf(int fd, char *buf, int size)
+{
+	ssize_t r, got = 0;
+
+	while (got < size) {
+		r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? r : got;
+		got += r;
+	}
+	return got;
+}
+
+/*
+ * Up to REPLAY_PAGES sub-buffers of a CPU's file into @b, parsed; @last
+ * becomes the time of the last record read. Returns 1 at the file's end.
+ */
+static int replay_read(struct ustack_stream *st, int cpu, struct batch *b,
+		       unsigned long long *last)
+{
+	struct cpu_reader *cr = &st->cpus[cpu];
+	struct page *p;
+	ssize_t r;
+	int n;
+
+	for (n = 0; n < REPLAY_PAGES; n++) {
+		p = page_alloc(st->subbuf_size, cpu);
+		if (!p)
+			return 1;
+		r = read_subbuf(cr->fd, p->data, st->subbuf_size);
+		if (r < st->subbuf_size) {
+			if (r < 0)
+				ustack_warning("reading %s: %s", st->files[cpu], strerror(errno));
+			page_free(p);
+			return 1;
+		}
+		if (parse_page(st, p) < 0)
+			p->nr = 0;
+		p->parsed = true;
+		if (p->nr)
+			*last = p->recs[p->nr - 1].ts;
+		ustack_list_add_tail(&p->list, &b->pages);
+	}
+	return 0;
+}
+
+/*
+ * Direct mode, once recording stopped: the files in timestamp order. A
+ * CPU is read further only once what was read of it is handed out, and
+ * records are released up to the earliest "last read" of the CPUs not at
+ * their end: nothing earlier can come from any file.
+ */
+static int replay(struct ustack_stream *st, const struct ustack_stream_ops *ops, void *ctx)
+{
+	unsigned long long *last, horizon, prev = 0;
+	bool final = false;
+	struct batch *b;
+	int cpu, ret = 1;
+
+	if (st->replayed)
+		return 1;
+	st->replayed = true;
+	if (ustack_recorder_stop(st->rec) < 0) {
+		ustack_warning("writing raw data: %s", strerror(errno));
+		ret = -1;
+	}
+	last = calloc(st->nr_cpus, sizeof(*last));
+	if (!last)
+		return -1;
+	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+		st->cpus[cpu].fd = open(st->files[cpu], O_RDONLY | O_CLOEXEC);
+	while (!final) {
+		b = batch_new(false);
+		if (!b) {
+			ret = -1;
+			break;
+		}
+		horizon = ULLONG_MAX;
+		for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+			struct cpu_reader *cr = &st->cpus[cpu];
+
+			if (cr->fd >= 0 && last[cpu] <= prev &&
+			    replay_read(st, cpu, b, &last[cpu]))
+				close_fd(&cr->fd);
+			if (cr->fd >= 0 && last[cpu] < horizon)
+				horizon = last[cpu];
+		}
+		b->final = final = horizon == ULLONG_MAX;
+		b->horizon = prev = horizon;
+		consume_batch(st, b, ops, ctx);
+	}
+	free(last);
+	return ret;
+}
+
 /**
  * ustack_stream_consume - parse and hand out every batch that is ready
  * @st: the stream
@@ -638,6 +794,8 @@ int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_o
 	struct batch *b;
 	char buf[64];
 
+	if (st->rec)
+		return st->stopping ? replay(st, ops, ctx) : 0;
 	while (read(st->ready[0], buf, sizeof(buf)) > 0)
 		;
 	while ((b = pop_batch(st)))
@@ -662,13 +820,6 @@ static void close_cpu(struct ustack_stream *st, struct cpu_reader *cr)
 	free_pages(&cr->pages);
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /**
  * ustack_stream_close - stop the reader and release everything but the files
  * @st: the stream (may be NULL)
@@ -683,6 +834,13 @@ void ustack_stream_close(struct ustack_stream *st)
 
 	if (!st || !st->cpus)
 		return;
+	if (st->rec) {
+		if (!st->replayed && ustack_recorder_stop(st->rec) < 0)
+			ustack_warning("writing raw data: %s", strerror(errno));
+		ustack_recorder_free(st->rec);
+		st->rec = NULL;
+		st->running = false;
+	}
 	if (st->running) {
 		ustack_stream_stop(st);
 		pthread_join(st->thread, NULL);
@@ -748,6 +906,12 @@ void ustack_stream_free(struct ustack_stream *st)
 	st->cpus = NULL;
 	pthread_mutex_destroy(&st->lock);
 	free(st);
+}
+
+/* Bytes the recorder wrote so far (direct mode), else 0. */
+uint64_t ustack_stream_bytes(struct ustack_stream *st)
+{
+	return st->rec ? ustack_recorder_bytes(st->rec) : 0;
 }
 
 int ustack_stream_nr_cpus(struct ustack_stream *st)

@@ -54,6 +54,7 @@
  * @child:	the command we launched, or NULL
  * @systems:	event systems whose formats the data needs
  * @deferred:	the kernel writes deferred stacks (else the fallback)
+ * @direct:	recording without reading: the session sees the files after
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
  * @progress_shown: a progress line is on the terminal
@@ -71,6 +72,7 @@ struct capture {
 	struct ustack_child	*child;
 	const char		**systems;
 	bool			deferred;
+	bool			direct;
 	unsigned int		helpers;
 	unsigned long long	last_progress;
 	bool			progress_shown;
@@ -154,8 +156,13 @@ static void set_buffers(struct capture *c)
 	/* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
 	if (!o->clock && !c->deferred)
 		ustack_instance_write(c->ui, "trace_clock", "mono");
-	/* Wake the reader at a quarter full; never 0 (one wakeup per event). */
-	ustack_instance_write(c->ui, "buffer_percent", "25");
+	/*
+	 * Wake the reader at a quarter full; never 0 (one wakeup per event).
+	 * Recording deferred stacks only splices (see the stream's direct
+	 * mode): a wakeup costs little there, so it comes sooner.
+	 */
+	ustack_instance_write(c->ui, "buffer_percent",
+			      o->mode == MODE_RECORD && c->deferred ? "10" : "25");
 	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
 		die("cannot set options/stacktrace: %s", strerror(errno));
 }
@@ -439,11 +446,16 @@ static void on_child_exit(pid_t pid, void *data)
 static void open_stream(struct capture *c, struct tep_handle *tep)
 {
 	struct ustack_stream_opts so = { 0 };
+	pid_t tid;
+	int i;
 
 	so.tick_us = c->o->tick_us;
 	so.perf = c->perf;
 	if (c->o->mode == MODE_RECORD)
 		so.save_prefix = c->o->output;
+	/* Nothing to do live while recording deferred stacks: see the stream. */
+	c->direct = c->o->mode == MODE_RECORD && c->deferred && !c->perf;
+	so.direct = c->direct;
 	c->stream = ustack_stream_open(c->ui, tep, &so);
 	if (!c->stream)
 		die("cannot open the per-CPU buffers: %s", strerror(errno));
@@ -453,7 +465,8 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	if (c->o->nr_pids || c->o->cmd)
 		return;
 	ustack_instance_add_pid(c->ui, getpid(), true);
-	ustack_instance_add_pid(c->ui, ustack_stream_tid(c->stream), true);
+	for (i = 0; (tid = ustack_stream_tid(c->stream, i)); i++)
+		ustack_instance_add_pid(c->ui, tid, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -477,6 +490,14 @@ static void print_progress(struct capture *c, bool final)
 	if (final) {
 		if (c->progress_shown)
 			fputs("\r\033[K", stderr);
+		return;
+	}
+	/* Recording directly, the session sees nothing before the end. */
+	if (c->direct) {
+		fprintf(stderr, "\r\033[Krecorded %llu KiB  rb-lost %llu",
+			(unsigned long long)(ustack_stream_bytes(c->stream) >> 10),
+			ustack_instance_lost(c->ui, -1));
+		c->progress_shown = true;
 		return;
 	}
 	fprintf(stderr, "\r\033[Kevents %llu  stacks %llu  pending %llu  lost %llu  rb-lost %llu",
@@ -534,8 +555,10 @@ static void stop_reading(struct capture *c)
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	ustack_stream_stop(c->stream);
-	while (!ustack_stream_consume(c->stream, &stream_ops, c))
-		poll(&pfd, 1, 100);
+	/* Recorded directly with -q: nothing needs the records. */
+	if (!(c->direct && c->o->quiet))
+		while (!ustack_stream_consume(c->stream, &stream_ops, c))
+			poll(&pfd, 1, 100);
 	ustack_stream_close(c->stream);
 }
 

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Per-CPU splice recorder of trace-cmd ustack record (see ustack-recorder.h).
+ *
+ * Why this shape (measured in the VM, bench/pipeline/RESULTS.md): with one
+ * reader thread copying every sub-buffer to user space and a consumer
+ * parsing it into the session while the workload runs, a burst of 200,000
+ * traced getppid calls overran the ring buffer by tens of thousands of
+ * entries where `trace-cmd record` lost none or few. Recording needs none
+ * of that work: each CPU gets a thread that only moves whole sub-buffers
+ * (splice into a pipe as large as the system allows, then splice the pipe
+ * into the file), woken by the buffer_percent watermark or the tick. A
+ * CPU's drain never waits for another CPU's, nor for the session, which
+ * reads the files once recording is over.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "ustack-instance.h"
+#include "ustack-recorder.h"
+#include "ustack-warn.h"
+
+/* Poll timeout after a wakeup that found no full sub-buffer to move. */
+#define IDLE_MS		1
+#define PIPE_SIZE_FALLBACK	(1 << 20)
+
+struct rec_cpu {
+	struct ustack_recorder	*rec;
+	int			cpu;
+	int			fd;		/* trace_pipe_raw, non-blocking */
+	int			out;		/* the per-CPU file */
+	int			pipe[2];
+	int			pipe_size;
+	pthread_t		thread;
+	bool			started;
+	volatile pid_t		tid;
+	int			error;		/* errno of a failed write, else 0 */
+	uint64_t		bytes;		/* atomic: read by the main thread */
+	char			*buf;		/* one sub-buffer, for copies */
+};
+
+struct ustack_recorder {
+	struct ustack_instance	*ui;
+	int			nr_cpus;
+	int			subbuf_size;
+	int			tick_ms;
+	int			stop[2];	/* readable once stop is asked */
+	struct rec_cpu		*cpus;
+	char			**files;
+};
+
+static void add_bytes(struct rec_cpu *rc, size_t n)
+{
+	__atomic_add_fetch(&rc->bytes, n, __ATOMIC_RELAXED);
+}
+
+static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
+{
+	ssize_t w;
+
+	while (len) {
+		w = write(rc->out, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc->error = w < 0 ? errno : EIO;
+			return -1;
+		}
+		add_bytes(rc, w);
+		buf += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/* Files that refuse splice (some network file systems): copy instead. */
+static int copy_pipe(struct rec_cpu *rc, size_t len)
+{
+	ssize_t r;
+
+	while (len) {
+		r = read(rc->pipe[0], rc->buf, len < rc->rec->subbuf_size ? len :
+			 rc->rec->subbuf_size);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc->error = r < 0 ? errno : EIO;
+			return -1;
+		}
+		if (write_all(rc, rc->buf, r) < 0)
+			return -1;
+		len -= r;
+	}
+	return 0;
+}
+
+/* Move @len bytes that sit in the pipe to the file. */
+static int empty_pipe(struct rec_cpu *rc, size_t len)
+{
+	ssize_t w;
+
+	while (len) {
+		w = splice(rc->pipe[0], NULL, rc->out, NULL, len, SPLICE_F_MOVE);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EINVAL)
+			return copy_pipe(rc, len);
+		if (w <= 0) {
+			rc->error = w < 0 ? errno : EIO;
+			return -1;
+		}
+		add_bytes(rc, w);
+		len -= w;
+	}
+	return 0;
+}
+
+/*
+ * Every full sub-buffer there is now. Returns 1 if some moved, 0 if none,
+ * -1 on a write error. EAGAIN and 0 both mean "nothing now": the second
+ * when the writer won the race for the page being read.
+ */
+static int move_full(struct rec_cpu *rc)
+{
+	bool moved = false;
+	ssize_t n;
+
+	for (;;) {
+		n = splice(rc->fd, NULL, rc->pipe[1], NULL, rc->pipe_size,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return moved;
+		if (empty_pipe(rc, n) < 0)
+			return -1;
+		moved = true;
+	}
+}
+
+/* At the end: the partly filled sub-buffer, padded to a whole one. */
+static void flush_partial(struct rec_cpu *rc)
+{
+	int size = rc->rec->subbuf_size;
+	ssize_t r;
+
+	for (;;) {
+		memset(rc->buf, 0, size);
+		r = read(rc->fd, rc->buf, size);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || write_all(rc, rc->buf, size) < 0)
+			return;
+	}
+}
+
+static void *cpu_thread(void *arg)
+{
+	struct rec_cpu *rc = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = rc->fd, .events = POLLIN },
+		{ .fd = rc->rec->stop[0], .events = POLLIN },
+	};
+	bool idle = false, stopping;
+	int r;
+
+	rc->tid = gettid();
+	for (;;) {
+		/*
+		 * Woken with nothing to move (data, but no full sub-buffer):
+		 * the fd would wake us again at once, so wait on the stop pipe.
+		 */
+		pfd[0].revents = 0;
+		if (idle)
+			poll(&pfd[1], 1, IDLE_MS);
+		else
+			poll(pfd, 2, rc->rec->tick_ms);
+		stopping = pfd[1].revents & POLLIN;
+		r = move_full(rc);
+		if (r < 0)
+			return NULL;
+		idle = !r && (pfd[0].revents & POLLIN);
+		if (stopping)
+			break;
+	}
+	flush_partial(rc);
+	return NULL;
+}
+
+static int pipe_max_size(void)
+{
+	int size = PIPE_SIZE_FALLBACK;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (f) {
+		if (fscanf(f, "%d", &size) != 1 || size <= 0)
+			size = PIPE_SIZE_FALLBACK;
+		fclose(f);
+	}
+	return size;
+}
+
+static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
+{
+	struct rec_cpu *rc = &rec->cpus[cpu];
+	char file[64];
+
+	rc->rec = rec;
+	rc->cpu = cpu;
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	rc->fd = tracefs_instance_file_open(ustack_instance_tracefs(rec->ui), file,
+					    O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (rc->fd < 0)
+		return -1;
+	ustack_instance_register_fd(rec->ui, rc->fd);
+	if (pipe2(rc->pipe, O_CLOEXEC) < 0)
+		return -1;
+	/* A large pipe: one splice moves a whole watermark's worth. */
+	fcntl(rc->pipe[1], F_SETPIPE_SZ, pipe_max_size());
+	rc->pipe_size = fcntl(rc->pipe[1], F_GETPIPE_SZ);
+	if (rc->pipe_size < rec->subbuf_size)
+		rc->pipe_size = rec->subbuf_size;
+	rc->buf = malloc(rec->subbuf_size);
+	if (!rc->buf || asprintf(&rec->files[cpu], "%s.cpu%d", prefix, cpu) < 0) {
+		rec->files[cpu] = NULL;
+		return -1;
+	}
+	rc->out = open(rec->files[cpu], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return rc->out < 0 ? -1 : 0;
+}
+
+/**
+ * ustack_recorder_open - open the per-CPU buffers of @ui and the files
+ * @ui: the instance
+ * @nr_cpus: CPUs to record
+ * @subbuf_size: the ring buffer's sub-buffer size
+ * @prefix: CPU N goes to "<prefix>.cpuN"
+ * @tick_us: longest wait between two drains of a CPU
+ *
+ * Returns NULL with errno set on failure (what was opened is closed).
+ */
+struct ustack_recorder *ustack_recorder_open(struct ustack_instance *ui, int nr_cpus,
+					     int subbuf_size, const char *prefix,
+					     unsigned int tick_us)
+{
+	struct ustack_recorder *rec = calloc(1, sizeof(*rec));
+	int cpu, err;
+
+	if (!rec)
+		return NULL;
+	rec->ui = ui;
+	rec->nr_cpus = nr_cpus;
+	rec->subbuf_size = subbuf_size;
+	rec->tick_ms = tick_us / 1000 ? tick_us / 1000 : 1;
+	rec->stop[0] = rec->stop[1] = -1;
+	rec->cpus = calloc(nr_cpus, sizeof(*rec->cpus));
+	rec->files = calloc(nr_cpus + 1, sizeof(*rec->files));
+	if (!rec->cpus || !rec->files)
+		goto fail;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		rec->cpus[cpu].fd = rec->cpus[cpu].out = -1;
+		rec->cpus[cpu].pipe[0] = rec->cpus[cpu].pipe[1] = -1;
+	}
+	if (pipe2(rec->stop, O_CLOEXEC | O_NONBLOCK) < 0)
+		goto fail;
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		if (open_cpu(rec, cpu, prefix) < 0)
+			goto fail;
+	return rec;
+ fail:
+	err = errno;
+	ustack_recorder_free(rec);
+	errno = err;
+	return NULL;
+}
+
+/**
+ * ustack_recorder_start - start one thread per CPU
+ * @rec: the recorder
+ *
+ * The threads block SIGINT, SIGTERM, SIGHUP and SIGCHLD: the main thread
+ * gets them. Returns 0, or -1 with errno (threads started are stopped).
+ */
+int ustack_recorder_start(struct ustack_recorder *rec)
+{
+	sigset_t set, old;
+	int cpu, ret = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	for (cpu = 0; cpu < rec->nr_cpus && !ret; cpu++) {
+		ret = pthread_create(&rec->cpus[cpu].thread, NULL, cpu_thread, &rec->cpus[cpu]);
+		rec->cpus[cpu].started = !ret;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		ustack_recorder_stop(rec);
+		errno = ret;
+		return -1;
+	}
+	/* The caller may want to keep the threads out of the trace. */
+	for (cpu = 0; cpu < rec->nr_cpus; cpu++)
+		while (!rec->cpus[cpu].tid)
+			usleep(1000);
+	return 0;
+}
+
+pid_t ustack_recorder_tid(const struct ustack_recorder *rec, int cpu)
+{
+	return cpu < rec->nr_cpus ? rec->cpus[cpu].tid : 0;
+}
+
+uint64_t ustack_recorder_bytes(const struct ustack_recorder *rec)
+{
+	uint64_t sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < rec->nr_cpus; cpu++)
+		sum += __atomic_load_n(&rec->cpus[cpu].bytes, __ATOMIC_RELAXED);
+	return sum;
+}
+
+/**
+ * ustack_recorder_stop - drain every CPU a last time and join the threads
+ * @rec: the recorder (may be NULL; a second call does nothing)
+ *
+ * Turn tracing off first, or the last drain races the writers. Returns 0,
+ * or -1 with errno set to the first write error (the run's data is short).
+ */
+int ustack_recorder_stop(struct ustack_recorder *rec)
+{
+	int cpu, err = 0;
+	char c = 0;
+
+	if (!rec)
+		return 0;
+	if (rec->stop[1] >= 0 && write(rec->stop[1], &c, 1) < 0 && errno != EAGAIN)
+		ustack_warning("stop recorder: %s", strerror(errno));
+	for (cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		if (rec->cpus[cpu].started)
+			pthread_join(rec->cpus[cpu].thread, NULL);
+		rec->cpus[cpu].started = false;
+		if (!err)
+			err = rec->cpus[cpu].error;
+	}
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
+}
+
+char * const *ustack_recorder_files(const struct ustack_recorder *rec)
+{
+	return rec->files;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/**
+ * ustack_recorder_free - stop, close everything; the files stay on disk
+ * @rec: the recorder (may be NULL)
+ */
+void ustack_recorder_free(struct ustack_recorder *rec)
+{
+	struct rec_cpu *rc;
+	int cpu;
+
+	if (!rec)
+		return;
+	ustack_recorder_stop(rec);
+	for (cpu = 0; rec->cpus && cpu < rec->nr_cpus; cpu++) {
+		rc = &rec->cpus[cpu];
+		if (rc->fd >= 0)
+			ustack_instance_unregister_fd(rec->ui, rc->fd);
+		close_fd(&rc->fd);
+		close_fd(&rc->out);
+		close_fd(&rc->pipe[0]);
+		close_fd(&rc->pipe[1]);
+		free(rc->buf);
+	}
+	for (cpu = 0; rec->files && cpu < rec->nr_cpus; cpu++)
+		free(rec->files[cpu]);
+	close_fd(&rec->stop[0]);
+	close_fd(&rec->stop[1]);
+	free(rec->files);
+	free(rec->cpus);
+	free(rec);
+}

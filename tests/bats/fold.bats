@@ -1,0 +1,32 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib/ustack-fold.c through tests/tools/ustack-fold-test: what a frame
+# name may not carry into a folded line.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+FOLD="$ROOT/tests/tools/ustack-fold-test"
+
+setup() {
+	[ -x "$FOLD" ] || skip "run make first ($FOLD missing)"
+}
+
+@test "fold: names are copied whole, frames joined by ';'" {
+	run "$FOLD" main "std::vector<int>::push_back(int const&)" leaf
+	[ "$status" -eq 0 ]
+	[ "$output" = "main;std::vector<int>::push_back(int const&);leaf 1" ]
+}
+
+@test "fold: ';' in a name becomes ':', control characters and DEL become '?'" {
+	run "$FOLD" 'a;b' 'x\x01y\x1fz\x7f' ';;' 'tab\x09end' 'ok'
+	[ "$status" -eq 0 ]
+	[ "$output" = "a:b;x?y?z?;::;tab?end;ok 1" ]
+}
+
+@test "fold: bytes above 0x7f (UTF-8) are kept" {
+	run "$FOLD" 'caf\xc3\xa9' 'na\xc3\xafve'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'caf\xc3\xa9;na\xc3\xafve 1')" ]
+}
