@@ -44,7 +44,7 @@ struct rec_cpu {
 	pthread_t		thread;
 	bool			started;
 	volatile pid_t		tid;
-	int			error;		/* errno of a failed write, else 0 */
+	int			error;		/* atomic: errno of a failed write, else 0 */
 	uint64_t		bytes;		/* atomic: read by the main thread */
 	char			*buf;		/* one sub-buffer, for copies */
 };
@@ -64,6 +64,12 @@ static void add_bytes(struct rec_cpu *rc, size_t n)
 	__atomic_add_fetch(&rc->bytes, n, __ATOMIC_RELAXED);
 }
 
+/* The thread stops at its first failed write: the main thread polls this */
+static void set_error(struct rec_cpu *rc, int err)
+{
+	__atomic_store_n(&rc->error, err, __ATOMIC_RELAXED);
+}
+
 static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
 {
 	ssize_t w;
@@ -73,7 +79,7 @@ static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			rc->error = w < 0 ? errno : EIO;
+			set_error(rc, w < 0 ? errno : EIO);
 			return -1;
 		}
 		add_bytes(rc, w);
@@ -94,7 +100,7 @@ static int copy_pipe(struct rec_cpu *rc, size_t len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			rc->error = r < 0 ? errno : EIO;
+			set_error(rc, r < 0 ? errno : EIO);
 			return -1;
 		}
 		if (write_all(rc, rc->buf, r) < 0)
@@ -116,7 +122,7 @@ static int empty_pipe(struct rec_cpu *rc, size_t len)
 		if (w < 0 && errno == EINVAL)
 			return copy_pipe(rc, len);
 		if (w <= 0) {
-			rc->error = w < 0 ? errno : EIO;
+			set_error(rc, w < 0 ? errno : EIO);
 			return -1;
 		}
 		add_bytes(rc, w);
@@ -231,12 +237,28 @@ static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
 	if (rc->pipe_size < rec->subbuf_size)
 		rc->pipe_size = rec->subbuf_size;
 	rc->buf = malloc(rec->subbuf_size);
-	if (!rc->buf || asprintf(&rec->files[cpu], "%s.cpu%d", prefix, cpu) < 0) {
+	/* Unique: two runs recording to one output must not share them */
+	if (!rc->buf || asprintf(&rec->files[cpu], "%s.cpu%d.XXXXXX", prefix, cpu) < 0) {
 		rec->files[cpu] = NULL;
 		return -1;
 	}
-	rc->out = open(rec->files[cpu], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return rc->out < 0 ? -1 : 0;
+	rc->out = mkostemp(rec->files[cpu], O_CLOEXEC);
+	if (rc->out < 0) {
+		free(rec->files[cpu]);
+		rec->files[cpu] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* A failed open: the files made so far go, the caller never saw them */
+static void remove_files(struct ustack_recorder *rec)
+{
+	int cpu;
+
+	for (cpu = 0; rec->files && cpu < rec->nr_cpus; cpu++)
+		if (rec->files[cpu])
+			unlink(rec->files[cpu]);
 }
 
 /**
@@ -244,7 +266,7 @@ static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
  * @ui: the instance
  * @nr_cpus: CPUs to record
  * @subbuf_size: the ring buffer's sub-buffer size
- * @prefix: CPU N goes to "<prefix>.cpuN"
+ * @prefix: CPU N goes to "<prefix>.cpuN.XXXXXX", made unique by mkstemp()
  * @tick_us: longest wait between two drains of a CPU
  *
  * Returns NULL with errno set on failure (what was opened is closed).
@@ -279,6 +301,7 @@ struct ustack_recorder *ustack_recorder_open(struct ustack_instance *ui, int nr_
 	return rec;
  fail:
 	err = errno;
+	remove_files(rec);
 	ustack_recorder_free(rec);
 	errno = err;
 	return NULL;
@@ -355,12 +378,31 @@ int ustack_recorder_stop(struct ustack_recorder *rec)
 			pthread_join(rec->cpus[cpu].thread, NULL);
 		rec->cpus[cpu].started = false;
 		if (!err)
-			err = rec->cpus[cpu].error;
+			err = __atomic_load_n(&rec->cpus[cpu].error, __ATOMIC_RELAXED);
 	}
 	if (!err)
 		return 0;
 	errno = err;
 	return -1;
+}
+
+/**
+ * ustack_recorder_error - the first failed write so far
+ * @rec: the recorder, running or stopped
+ *
+ * Returns 0, or the errno of the write that stopped a CPU's thread (that
+ * CPU is not recorded from then on: the data is incomplete).
+ */
+int ustack_recorder_error(const struct ustack_recorder *rec)
+{
+	int cpu, err;
+
+	for (cpu = 0; cpu < rec->nr_cpus; cpu++) {
+		err = __atomic_load_n(&rec->cpus[cpu].error, __ATOMIC_RELAXED);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 char * const *ustack_recorder_files(const struct ustack_recorder *rec)

@@ -334,12 +334,26 @@ static int open_direct(struct ustack_stream *st, const char *prefix)
 	if (!st->rec)
 		return -1;
 	files = ustack_recorder_files(st->rec);
-	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < st->nr_cpus; cpu++)
 		st->files[cpu] = strdup(files[cpu]);
-		if (!st->files[cpu])
-			return -1;
+	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+		if (st->files[cpu])
+			continue;
+		/* Those copied go with the stream (ustack_stream_open()) */
+		for (; cpu < st->nr_cpus; cpu++)
+			if (!st->files[cpu])
+				unlink(files[cpu]);
+		errno = ENOMEM;
+		return -1;
 	}
 	return 0;
+}
+
+/* Direct mode: what made the recorder stop short, kept past its end */
+static void keep_recorder_error(struct ustack_stream *st, int ret)
+{
+	if (ret < 0 && !ustack_stream_save_error(st))
+		__atomic_store_n(&st->save_errno, errno, __ATOMIC_RELAXED);
 }
 
 /**
@@ -354,7 +368,7 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 					 const struct ustack_stream_opts *opts)
 {
 	struct ustack_stream *st;
-	int cpu;
+	int cpu, err;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -394,7 +408,12 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 			goto fail;
 	return st;
  fail:
+	/* The caller never sees the files made so far: they go here */
+	err = errno;
+	ustack_stream_close(st);
+	ustack_stream_remove_files(st);
 	ustack_stream_free(st);
+	errno = err;
 	return NULL;
 }
 
@@ -747,8 +766,9 @@ static int replay(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 	if (st->replayed)
 		return 1;
 	st->replayed = true;
+	/* Said once, by the caller: see ustack_stream_save_error() */
 	if (ustack_recorder_stop(st->rec) < 0) {
-		ustack_warning("writing raw data: %s", strerror(errno));
+		keep_recorder_error(st, -1);
 		ret = -1;
 	}
 	last = calloc(st->nr_cpus, sizeof(*last));
@@ -835,8 +855,8 @@ void ustack_stream_close(struct ustack_stream *st)
 	if (!st || !st->cpus)
 		return;
 	if (st->rec) {
-		if (!st->replayed && ustack_recorder_stop(st->rec) < 0)
-			ustack_warning("writing raw data: %s", strerror(errno));
+		if (!st->replayed)
+			keep_recorder_error(st, ustack_recorder_stop(st->rec));
 		ustack_recorder_free(st->rec);
 		st->rec = NULL;
 		st->running = false;
@@ -865,11 +885,17 @@ void ustack_stream_close(struct ustack_stream *st)
  * @st: the stream
  *
  * Returns 0, or the errno of the first failed write of a per-CPU file
- * (that CPU is not saved from then on: the data is incomplete).
+ * (that CPU is not saved from then on: the data is incomplete), by the
+ * reader thread or, in direct mode, by the recorder's threads: polled
+ * while recording, kept after ustack_stream_close().
  */
 int ustack_stream_save_error(struct ustack_stream *st)
 {
-	return __atomic_load_n(&st->save_errno, __ATOMIC_RELAXED);
+	int err = __atomic_load_n(&st->save_errno, __ATOMIC_RELAXED);
+
+	if (!err && st->rec)
+		err = ustack_recorder_error(st->rec);
+	return err;
 }
 
 /**

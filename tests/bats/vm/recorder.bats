@@ -23,6 +23,13 @@ setup() {
 }
 
 teardown() {
+	# a run a failed test left in the background: stopped the way ^C does
+	if [ -n "${BG_PID:-}" ] && kill -INT "$BG_PID" 2>/dev/null; then
+		wait "$BG_PID" || true
+	fi
+	if mountpoint -q "$TMP/small" 2>/dev/null; then
+		umount "$TMP/small"
+	fi
 	[ -z "${NAME:-}" ] || rmdir "$TRACEFS/instances/$NAME" 2>/dev/null || true
 	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
 	rm -rf "${TMP:-/nonexistent}"
@@ -80,4 +87,73 @@ record() {
 	# a cookie whose stack was overwritten is said to be lost.
 	"$USTACK" report -q -i "$TMP/t.dat" --folded >"$TMP/folded"
 	! grep -v -e "bu_level;bu_loop [0-9]*\$" -e "^burst;\[stack lost\] [0-9]*\$" "$TMP/folded"
+}
+
+# The recorder writes the output like the reader does (issue 12): unique
+# mkstemp() temporaries beside -o, the trace.dat renamed into place when
+# complete, a failed write named in one line, no temporary left on any exit.
+
+@test "recorder: two records to one -o at once: unique temporaries, both complete, none left" {
+	mkdir "$TMP/out"
+	# A holds its command until B has run from start to end
+	"$USTACK" record -q -B "$NAME" -o "$TMP/out/t.dat" -e syscalls:sys_enter_getppid -- \
+		sh -c "while [ ! -e '$TMP/go' ]; do sleep 0.05; done; exec '$BURST' 1 300 0" \
+		>/dev/null 2>"$TMP/a.err" &
+	BG_PID=$!
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
+	ls "$TMP/out" >"$TMP/a.files"
+	run --separate-stderr "$USTACK" record -q -o "$TMP/out/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$BURST" 1 200 0
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(folded_total "$TMP/out/t.dat")" -eq 200 ]
+	touch "$TMP/go"
+	wait "$BG_PID"
+	BG_PID=
+	[ ! -s "$TMP/a.err" ]
+	# A's per-CPU files while it ran: t.dat.cpuN.XXXXXX, one per CPU
+	cat "$TMP/a.files"
+	[ "$(grep -c '^t\.dat\.cpu[0-9]*\.......$' "$TMP/a.files")" -eq "$(getconf _NPROCESSORS_CONF)" ]
+	"$USTACK" report -q -i "$TMP/out/t.dat" --folded >"$TMP/folded"
+	cat "$TMP/folded"
+	grep -q "^burst;.*main;bu_level;.*bu_level;bu_loop 300\$" "$TMP/folded"
+	[ "$(ls -A "$TMP/out")" = t.dat ]
+}
+
+@test "recorder: a full file system: one line naming the output, nothing left in the directory" {
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	# ~6 MB of events against 64 kB: a per-CPU file fills while recording
+	run --separate-stderr "$USTACK" record -q -B "$NAME" -b 16384 -o "$TMP/small/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$BURST" 1 20000 0
+	[ "$status" -eq 1 ]
+	printf '%s\n' "${stderr_lines[@]}"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "${stderr_lines[0]}" = "trace-cmd ustack: cannot write $TMP/small/t.dat: No space left on device" ]
+	[ -z "$(ls -A "$TMP/small")" ]
+}
+
+@test "recorder: stopped by SIGINT or SIGTERM, or a command that cannot start: no temporaries left" {
+	local sig
+
+	mkdir "$TMP/out"
+	for sig in INT TERM; do
+		"$USTACK" record -q -B "$NAME" -o "$TMP/out/t.dat" -e syscalls:sys_enter_getppid \
+			-- sleep 600 2>"$TMP/err" &
+		BG_PID=$!
+		wait_tracing "$NAME" syscalls/sys_enter_getppid
+		ls "$TMP/out"
+		[ -n "$(ls "$TMP/out")" ]
+		kill -$sig "$BG_PID"
+		wait "$BG_PID"
+		BG_PID=
+		[ ! -s "$TMP/err" ]
+		[ "$(ls -A "$TMP/out")" = t.dat ]
+		[ -s "$TMP/out/t.dat" ]
+		rm "$TMP/out/t.dat"
+	done
+	run --separate-stderr "$USTACK" record -q -B "$NAME" -o "$TMP/out/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$TMP/no-such-program"
+	[ "$status" -ne 0 ]
+	[ -z "$(ls -A "$TMP/out")" ]
 }
