@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-warn.h"
 
 #define DEBUG_DIR	"/usr/lib/debug"
 
@@ -58,11 +59,15 @@ static struct uelf *try_open(struct ustack_dso *dso, const char *path,
 	struct uelf *e;
 	size_t len;
 
-	if (!path || access(path, R_OK))
+	if (!path)
 		return NULL;
-	e = uelf_open(path, &err);
-	if (!e)
+	e = uelf_open(dso->r, path, &err);
+	if (!e) {
+		/* Frames it would have named say why they have none. */
+		if (err == ustack_msg_capped)
+			dso->capped = true;
 		return NULL;
+	}
 	id = dso_id(dso, &len);
 	if ((len && e->build_id_len && !ids_equal(e, id, len)) ||
 	    !has_wanted(e, want_dwarf)) {
@@ -147,6 +152,10 @@ static const char *read_debuglink(struct uelf *f, uint32_t *crc)
 	nlen = strnlen(d->d_buf, d->d_size);
 	if (!nlen || ((nlen + 4) & ~3UL) + 4 > d->d_size)
 		return NULL;
+	/* A file name: one with a '/' would be looked up elsewhere, ".." out. */
+	if (memchr(d->d_buf, '/', nlen) || !strcmp(d->d_buf, "..") ||
+	    !strcmp(d->d_buf, "."))
+		return NULL;
 	raw.d_buf = (char *)d->d_buf + ((nlen + 4) & ~3UL);
 	raw.d_size = 4;
 	raw.d_type = ELF_T_WORD;
@@ -159,12 +168,29 @@ static const char *read_debuglink(struct uelf *f, uint32_t *crc)
 	return d->d_buf;
 }
 
+/*
+ * Read in chunks, not through the mapping: a file of gigabytes (up to
+ * USTACK_FILE_MAX) must not become resident in this process.
+ */
 static bool crc_matches(struct uelf *e, uint32_t want)
 {
-	size_t size;
-	char *buf = elf_rawfile(e->elf, &size);
+	unsigned char buf[64 * 1024];
+	uLong crc = crc32(0, NULL, 0);
+	size_t size, off = 0;
+	const char *img;
+	ssize_t n;
 
-	return buf && (uint32_t)crc32(0, (const Bytef *)buf, size) == want;
+	if (e->fd < 0) {
+		img = elf_rawfile(e->elf, &size);
+		return img && (uint32_t)crc32(0, (const Bytef *)img, size) == want;
+	}
+	for (; off < e->size; off += n) {
+		n = pread(e->fd, buf, sizeof(buf), off);
+		if (n <= 0)
+			return false;
+		crc = crc32(crc, buf, n);
+	}
+	return (uint32_t)crc == want;
 }
 
 static struct uelf *try_link(struct ustack_dso *dso, const char *path,
@@ -254,21 +280,36 @@ out:
 	return e;
 }
 
-/* xz stream of unknown decompressed size into a growing buffer. */
-static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len)
+/*
+ * xz stream of unknown decompressed size into a growing buffer, within
+ * the caps: the decoder's memory (the stream names its dictionary size)
+ * and the output (USTACK_INFLATE_*). *@capped says when one hit.
+ */
+static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len,
+		       bool *capped)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	size_t alloc = in_len * 4 + 4096;
 	uint8_t *out = NULL;
 	lzma_ret ret;
 
-	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+	*capped = false;
+	if (lzma_stream_decoder(&s, USTACK_XZ_MEMLIMIT, 0) != LZMA_OK)
 		return NULL;
 	s.next_in = in;
 	s.avail_in = in_len;
 	do {
-		uint8_t *n = realloc(out, alloc);
+		uint8_t *n;
 
+		if (!ustack_inflate_ok(in_len, alloc)) {
+			alloc = in_len < USTACK_INFLATE_MAX / USTACK_INFLATE_RATIO ?
+				in_len * USTACK_INFLATE_RATIO : USTACK_INFLATE_MAX;
+			if (alloc <= s.total_out) {
+				*capped = true;
+				goto fail;
+			}
+		}
+		n = realloc(out, alloc);
 		if (!n)
 			goto fail;
 		out = n;
@@ -277,6 +318,8 @@ static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len)
 		ret = lzma_code(&s, LZMA_FINISH);
 		alloc *= 2;
 	} while (ret == LZMA_OK || (ret == LZMA_BUF_ERROR && !s.avail_out));
+	if (ret == LZMA_MEMLIMIT_ERROR)
+		*capped = true;
 	if (ret != LZMA_STREAM_END)
 		goto fail;
 	*out_len = s.total_out;
@@ -301,6 +344,7 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
+	bool capped;
 	char *name;
 	void *buf;
 	size_t len;
@@ -310,7 +354,14 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	d = scn ? elf_rawdata(scn, NULL) : NULL;
 	if (!d || !d->d_size)
 		return NULL;
-	buf = xz_decode(d->d_buf, d->d_size, &len);
+	buf = xz_decode(d->d_buf, d->d_size, &len, &capped);
+	if (capped) {
+		/* The file is not used: its frames say why. */
+		ustack_warning("%s: .gnu_debugdata decompresses past the caps (%llu bytes and %u times its %zu, decoder memory %u MiB): file not used",
+			       e->path, USTACK_INFLATE_MAX, USTACK_INFLATE_RATIO,
+			       (size_t)d->d_size, USTACK_XZ_MEMLIMIT >> 20);
+		e->capped = true;
+	}
 	if (!buf)
 		return NULL;
 	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
@@ -318,6 +369,8 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	free(name);
 	if (m)
 		m->minidebug = true;
+	else if (err == ustack_msg_capped)
+		e->capped = true;	/* the image inside went over one */
 	return m;
 }
 
