@@ -374,6 +374,61 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	return m;
 }
 
+/* A dwz file candidate: the build id .gnu_debugaltlink gives, and DWARF. */
+static struct uelf *try_alt(struct ustack_resolver *r, char *path,
+			    const unsigned char *id, size_t len)
+{
+	const char *err;
+	struct uelf *e;
+
+	e = path ? uelf_open(r, path, &err) : NULL;
+	free(path);
+	if (e && (!ids_equal(e, id, len) || !e->has_dwarf)) {
+		uelf_close(e);
+		e = NULL;
+	}
+	return e;
+}
+
+/**
+ * ustack_find_alt - the dwz file a debug file's .gnu_debugaltlink names
+ * @r: resolver (--symfs, --debug-dir)
+ * @e: the debug file
+ * @name: the path it names: absolute, or relative to its directory
+ * @id: the build id it names
+ * @len: its length
+ *
+ * Looked up as libdw would (the name, then by build id), but under
+ * --symfs and through ustack_open_file(). NULL when not found.
+ */
+struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
+			     const char *name, const unsigned char *id, size_t len)
+{
+	char hex[2 * USTACK_BUILD_ID_MAX + 1], *dir, *rel;
+	char * const *d;
+	struct uelf *a;
+
+	if (len < 2 || len > USTACK_BUILD_ID_MAX)
+		return NULL;
+	if (name[0] == '/') {
+		a = try_alt(r, ustack_symfs_path(r, name), id, len);
+	} else {
+		dir = dir_of(e->path);
+		a = try_alt(r, dir ? ustack_xasprintf("%s/%s", dir, name) : NULL, id, len);
+		free(dir);
+	}
+	ustack_build_id_hex(id, len, hex);
+	for (d = r->debug_dirs; !a && d && *d; d++)
+		a = try_alt(r, ustack_xasprintf("%s/.build-id/%.2s/%s.debug", *d, hex, hex + 2),
+			    id, len);
+	if (a)
+		return a;
+	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	a = try_alt(r, rel ? ustack_symfs_path(r, rel) : NULL, id, len);
+	free(rel);
+	return a;
+}
+
 /* A debuginfod server's copy, if it is of the same build. */
 static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 				   bool want_dwarf)

@@ -198,6 +198,8 @@ char *ustack_symfs_path(const struct ustack_resolver *r, const char *path);
 struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf);
 struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable);
 struct uelf *ustack_minidebuginfo(struct uelf *e);
+struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
+			     const char *name, const unsigned char *id, size_t len);
 
 /* ustack-resolve-dwarf.c */
 struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e);

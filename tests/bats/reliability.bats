@@ -419,3 +419,36 @@ lie_check() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == "[unknown] "* ]]
 }
+
+@test "--symfs: a dwz file (.gnu_debugaltlink) is looked up inside DIR, never by libdw outside it, a FIFO not opened" {
+	command -v dwz >/dev/null || skip "dwz not installed"
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	cd "$TMP"
+	printf '%s\n' 'struct point { int x, y; long z[4]; };' \
+		'struct shape { struct point a, b; const char *name; };' \
+		'static inline int area(const struct shape *s) { return (s->b.x - s->a.x) * (s->b.y - s->a.y); }' > common.h
+	printf '#include "common.h"\nint leaf(struct shape *s) { return area(s) + 1; }\nint main(void) { struct shape s = {{0,0,{0}},{2,3,{0}},"x"}; return leaf(&s); }\n' > a.c
+	printf '#include "common.h"\nint other(struct shape *s) { return area(s) + 2; }\nint main(void) { struct shape s = {{0,0,{0}},{2,4,{0}},"y"}; return other(&s); }\n' > b.c
+	gcc -g -O1 -fno-omit-frame-pointer -o a a.c
+	gcc -g -O1 -fno-omit-frame-pointer -o b b.c
+	# the inlined area() now lives in the dwz file, named by an absolute path
+	dwz -m common.debug -M /usr/lib/debug/.dwz/common.debug a b
+	a=$(nm a | awk '$3 == "leaf" { print $1 }')
+	off=$(vaddr_to_off a "$(printf '%x' $((0x$a + 1)))")
+	mkdir -p root/opt root/usr/lib/debug/.dwz
+	cp a root/opt/a
+	cp common.debug root/usr/lib/debug/.dwz/common.debug
+	run "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "${lines[0]}" = "area (a) $TMP/common.h:3 [inlined]" ]
+	[ "${lines[1]}" = "leaf+0x1 (a) $TMP/a.c:2" ]
+	# a symlink out of DIR, and a FIFO: not used; the name stays, without DWARF
+	rm root/usr/lib/debug/.dwz/common.debug
+	ln -s "$TMP/common.debug" root/usr/lib/debug/.dwz/common.debug
+	run "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "$output" = "leaf+0x1 (a)" ]
+	rm root/usr/lib/debug/.dwz/common.debug
+	mkfifo root/usr/lib/debug/.dwz/common.debug
+	run timeout 10 "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "$status" -eq 0 ]
+	[ "$output" = "leaf+0x1 (a)" ]
+}
