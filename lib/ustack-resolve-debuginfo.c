@@ -218,6 +218,22 @@ static char *dir_of(const char *path)
 	return strndup(path, s - path);
 }
 
+/*
+ * A ".." component: the traced path would climb out of the debug
+ * directory it is joined to (d_path() never gives one).
+ */
+static bool has_dotdot(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, ".."))) {
+		if ((p == path || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
 /* Each --debug-dir DIR: DIR/<the file's directory>/<link>, DIR/<link>. */
 static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
 				   const char *link, uint32_t crc, bool want_dwarf)
@@ -227,7 +243,7 @@ static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
 	char *p;
 
 	for (; !e && dir && *dir; dir++) {
-		if (odir[0] == '/') {
+		if (odir[0] == '/' && !has_dotdot(odir)) {
 			p = ustack_xasprintf("%s%s/%s", *dir, odir, link);
 			e = try_link(dso, p, crc, want_dwarf);
 			free(p);
@@ -267,7 +283,7 @@ static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 	if (e)
 		goto out;
 	e = try_user_links(dso, odir, link, crc, want_dwarf);
-	if (e)
+	if (e || has_dotdot(odir))
 		goto out;
 	rel = ustack_xasprintf(DEBUG_DIR "%s/%s", odir, link);
 	p = rel ? ustack_symfs_path(dso->r, rel) : NULL;
