@@ -89,6 +89,10 @@ struct ustack_sym {
  * @USTACK_UNRES_STRIPPED:	the file has no symbol table but the dynamic
  *				one and no debug info names the address
  * @USTACK_UNRES_NO_SYMBOL:	the symbol table has no function there
+ * @USTACK_UNRES_SYMFS:		the path leads outside --symfs (a symlink or
+ *				"..") and names nothing inside it
+ * @USTACK_UNRES_CAPPED:	the file, or the one with its symbols, went
+ *				over a size cap (lying headers, huge tables)
  *
  * ustack_dso_lookup() returns these negated.
  */
@@ -97,6 +101,8 @@ enum ustack_unresolved {
 	USTACK_UNRES_OUTSIDE,
 	USTACK_UNRES_STRIPPED,
 	USTACK_UNRES_NO_SYMBOL,
+	USTACK_UNRES_SYMFS,
+	USTACK_UNRES_CAPPED,
 	USTACK_UNRES_NR,
 };
 

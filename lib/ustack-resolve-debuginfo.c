@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-warn.h"
 
 #define DEBUG_DIR	"/usr/lib/debug"
 
@@ -58,11 +59,15 @@ static struct uelf *try_open(struct ustack_dso *dso, const char *path,
 	struct uelf *e;
 	size_t len;
 
-	if (!path || access(path, R_OK))
+	if (!path)
 		return NULL;
-	e = uelf_open(path, &err);
-	if (!e)
+	e = uelf_open(dso->r, path, &err);
+	if (!e) {
+		/* Frames it would have named say why they have none. */
+		if (err == ustack_msg_capped)
+			dso->capped = true;
 		return NULL;
+	}
 	id = dso_id(dso, &len);
 	if ((len && e->build_id_len && !ids_equal(e, id, len)) ||
 	    !has_wanted(e, want_dwarf)) {
@@ -147,6 +152,10 @@ static const char *read_debuglink(struct uelf *f, uint32_t *crc)
 	nlen = strnlen(d->d_buf, d->d_size);
 	if (!nlen || ((nlen + 4) & ~3UL) + 4 > d->d_size)
 		return NULL;
+	/* A file name: one with a '/' would be looked up elsewhere, ".." out. */
+	if (memchr(d->d_buf, '/', nlen) || !strcmp(d->d_buf, "..") ||
+	    !strcmp(d->d_buf, "."))
+		return NULL;
 	raw.d_buf = (char *)d->d_buf + ((nlen + 4) & ~3UL);
 	raw.d_size = 4;
 	raw.d_type = ELF_T_WORD;
@@ -159,12 +168,29 @@ static const char *read_debuglink(struct uelf *f, uint32_t *crc)
 	return d->d_buf;
 }
 
+/*
+ * Read in chunks, not through the mapping: a file of gigabytes (up to
+ * USTACK_FILE_MAX) must not become resident in this process.
+ */
 static bool crc_matches(struct uelf *e, uint32_t want)
 {
-	size_t size;
-	char *buf = elf_rawfile(e->elf, &size);
+	unsigned char buf[64 * 1024];
+	uLong crc = crc32(0, NULL, 0);
+	size_t size, off = 0;
+	const char *img;
+	ssize_t n;
 
-	return buf && (uint32_t)crc32(0, (const Bytef *)buf, size) == want;
+	if (e->fd < 0) {
+		img = elf_rawfile(e->elf, &size);
+		return img && (uint32_t)crc32(0, (const Bytef *)img, size) == want;
+	}
+	for (; off < e->size; off += n) {
+		n = pread(e->fd, buf, sizeof(buf), off);
+		if (n <= 0)
+			return false;
+		crc = crc32(crc, buf, n);
+	}
+	return (uint32_t)crc == want;
 }
 
 static struct uelf *try_link(struct ustack_dso *dso, const char *path,
@@ -192,6 +218,22 @@ static char *dir_of(const char *path)
 	return strndup(path, s - path);
 }
 
+/*
+ * A ".." component: the traced path would climb out of the debug
+ * directory it is joined to (d_path() never gives one).
+ */
+static bool has_dotdot(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, ".."))) {
+		if ((p == path || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
 /* Each --debug-dir DIR: DIR/<the file's directory>/<link>, DIR/<link>. */
 static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
 				   const char *link, uint32_t crc, bool want_dwarf)
@@ -201,7 +243,7 @@ static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
 	char *p;
 
 	for (; !e && dir && *dir; dir++) {
-		if (odir[0] == '/') {
+		if (odir[0] == '/' && !has_dotdot(odir)) {
 			p = ustack_xasprintf("%s%s/%s", *dir, odir, link);
 			e = try_link(dso, p, crc, want_dwarf);
 			free(p);
@@ -241,7 +283,7 @@ static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 	if (e)
 		goto out;
 	e = try_user_links(dso, odir, link, crc, want_dwarf);
-	if (e)
+	if (e || has_dotdot(odir))
 		goto out;
 	rel = ustack_xasprintf(DEBUG_DIR "%s/%s", odir, link);
 	p = rel ? ustack_symfs_path(dso->r, rel) : NULL;
@@ -254,21 +296,36 @@ out:
 	return e;
 }
 
-/* xz stream of unknown decompressed size into a growing buffer. */
-static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len)
+/*
+ * xz stream of unknown decompressed size into a growing buffer, within
+ * the caps: the decoder's memory (the stream names its dictionary size)
+ * and the output (USTACK_INFLATE_*). *@capped says when one hit.
+ */
+static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len,
+		       bool *capped)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	size_t alloc = in_len * 4 + 4096;
 	uint8_t *out = NULL;
 	lzma_ret ret;
 
-	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+	*capped = false;
+	if (lzma_stream_decoder(&s, USTACK_XZ_MEMLIMIT, 0) != LZMA_OK)
 		return NULL;
 	s.next_in = in;
 	s.avail_in = in_len;
 	do {
-		uint8_t *n = realloc(out, alloc);
+		uint8_t *n;
 
+		if (!ustack_inflate_ok(in_len, alloc)) {
+			alloc = in_len < USTACK_INFLATE_MAX / USTACK_INFLATE_RATIO ?
+				in_len * USTACK_INFLATE_RATIO : USTACK_INFLATE_MAX;
+			if (alloc <= s.total_out) {
+				*capped = true;
+				goto fail;
+			}
+		}
+		n = realloc(out, alloc);
 		if (!n)
 			goto fail;
 		out = n;
@@ -277,6 +334,8 @@ static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len)
 		ret = lzma_code(&s, LZMA_FINISH);
 		alloc *= 2;
 	} while (ret == LZMA_OK || (ret == LZMA_BUF_ERROR && !s.avail_out));
+	if (ret == LZMA_MEMLIMIT_ERROR)
+		*capped = true;
 	if (ret != LZMA_STREAM_END)
 		goto fail;
 	*out_len = s.total_out;
@@ -301,6 +360,7 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
+	bool capped;
 	char *name;
 	void *buf;
 	size_t len;
@@ -310,7 +370,14 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	d = scn ? elf_rawdata(scn, NULL) : NULL;
 	if (!d || !d->d_size)
 		return NULL;
-	buf = xz_decode(d->d_buf, d->d_size, &len);
+	buf = xz_decode(d->d_buf, d->d_size, &len, &capped);
+	if (capped) {
+		/* The file is not used: its frames say why. */
+		ustack_warning("%s: .gnu_debugdata decompresses past the caps (%llu bytes and %u times its %zu, decoder memory %u MiB): file not used",
+			       e->path, USTACK_INFLATE_MAX, USTACK_INFLATE_RATIO,
+			       (size_t)d->d_size, USTACK_XZ_MEMLIMIT >> 20);
+		e->capped = true;
+	}
 	if (!buf)
 		return NULL;
 	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
@@ -318,7 +385,64 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	free(name);
 	if (m)
 		m->minidebug = true;
+	else if (err == ustack_msg_capped)
+		e->capped = true;	/* the image inside went over one */
 	return m;
+}
+
+/* A dwz file candidate: the build id .gnu_debugaltlink gives, and DWARF. */
+static struct uelf *try_alt(struct ustack_resolver *r, char *path,
+			    const unsigned char *id, size_t len)
+{
+	const char *err;
+	struct uelf *e;
+
+	e = path ? uelf_open(r, path, &err) : NULL;
+	free(path);
+	if (e && (!ids_equal(e, id, len) || !e->has_dwarf)) {
+		uelf_close(e);
+		e = NULL;
+	}
+	return e;
+}
+
+/**
+ * ustack_find_alt - the dwz file a debug file's .gnu_debugaltlink names
+ * @r: resolver (--symfs, --debug-dir)
+ * @e: the debug file
+ * @name: the path it names: absolute, or relative to its directory
+ * @id: the build id it names
+ * @len: its length
+ *
+ * Looked up as libdw would (the name, then by build id), but under
+ * --symfs and through ustack_open_file(). NULL when not found.
+ */
+struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
+			     const char *name, const unsigned char *id, size_t len)
+{
+	char hex[2 * USTACK_BUILD_ID_MAX + 1], *dir, *rel;
+	char * const *d;
+	struct uelf *a;
+
+	if (len < 2 || len > USTACK_BUILD_ID_MAX)
+		return NULL;
+	if (name[0] == '/') {
+		a = try_alt(r, ustack_symfs_path(r, name), id, len);
+	} else {
+		dir = dir_of(e->path);
+		a = try_alt(r, dir ? ustack_xasprintf("%s/%s", dir, name) : NULL, id, len);
+		free(dir);
+	}
+	ustack_build_id_hex(id, len, hex);
+	for (d = r->debug_dirs; !a && d && *d; d++)
+		a = try_alt(r, ustack_xasprintf("%s/.build-id/%.2s/%s.debug", *d, hex, hex + 2),
+			    id, len);
+	if (a)
+		return a;
+	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	a = try_alt(r, rel ? ustack_symfs_path(r, rel) : NULL, id, len);
+	free(rel);
+	return a;
 }
 
 /* A debuginfod server's copy, if it is of the same build. */

@@ -87,7 +87,7 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	r->dbgd_what = NULL;
 	if (fd >= 0) {
 		close(fd);
-		e = uelf_open(file, &err);
+		e = uelf_open(r, file, &err);
 	} else {
 		ustack_warning("debuginfod: %s: %s", what, strerror(-fd));
 	}

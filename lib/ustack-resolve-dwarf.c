@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 
 #include "ustack-resolve-int.h"
 
@@ -83,6 +84,8 @@ struct udwarf {
 	size_t			nr_cr;
 	char			**owned;	/* demangled names */
 	size_t			nr_owned, alloc_owned;
+	struct uelf		*alt;		/* the dwz file, when there is one */
+	Dwarf			*altdbg;
 };
 
 static void *grow(void *p, size_t *alloc, size_t nr, size_t size)
@@ -161,6 +164,33 @@ static int index_cus(struct udwarf *dw)
 	return 0;
 }
 
+/*
+ * The dwz file a .gnu_debugaltlink names is found here, not by libdw:
+ * libdw would open the path the file names as it stands, outside
+ * --symfs, a FIFO included (and block). Without it the DWARF is not used:
+ * the references into it could not be followed.
+ */
+static int udwarf_alt(struct udwarf *dw, struct uelf *e)
+{
+	const void *id;
+	const char *name;
+	ssize_t len;
+
+	len = dwelf_dwarf_gnu_debugaltlink(dw->dbg, &name, &id);
+	if (!len)
+		return 0;
+	if (len < 0)
+		return -1;
+	dw->alt = ustack_find_alt(dw->r, e, name, id, len);
+	if (!dw->alt)
+		return -1;
+	dw->altdbg = dwarf_begin_elf(dw->alt->elf, DWARF_C_READ, NULL);
+	if (!dw->altdbg)
+		return -1;
+	dwarf_setalt(dw->dbg, dw->altdbg);
+	return 0;
+}
+
 /**
  * udwarf_open - DWARF of a file, for lines and inlines
  * @r: resolver (demangling)
@@ -176,7 +206,7 @@ struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e)
 		return NULL;
 	dw->r = r;
 	dw->dbg = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
-	if (!dw->dbg || index_cus(dw) < 0) {
+	if (!dw->dbg || udwarf_alt(dw, e) < 0 || index_cus(dw) < 0) {
 		udwarf_free(dw);
 		return NULL;
 	}
@@ -211,6 +241,10 @@ void udwarf_free(struct udwarf *dw)
 	free(dw->cr);
 	if (dw->dbg)
 		dwarf_end(dw->dbg);
+	/* After the main file: it refers to the dwz file until its end. */
+	if (dw->altdbg)
+		dwarf_end(dw->altdbg);
+	uelf_close(dw->alt);
 	free(dw);
 }
 

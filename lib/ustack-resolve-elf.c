@@ -9,12 +9,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-warn.h"
 
 struct usym_tmp {
 	uint64_t	start;
@@ -134,8 +137,184 @@ static bool uelf_truncated(struct uelf *e, const GElf_Ehdr *eh)
 	return false;
 }
 
+/* Where header bytes are read from before libelf: a file or an image. */
+struct usrc {
+	int			fd;
+	const unsigned char	*mem;
+	uint64_t		size;
+};
+
+static bool src_read(const struct usrc *s, uint64_t off, void *buf, size_t len)
+{
+	if (off > s->size || len > s->size - off)
+		return false;
+	if (s->mem) {
+		memcpy(buf, s->mem + off, len);
+		return true;
+	}
+	return pread(s->fd, buf, len, off) == (ssize_t)len;
+}
+
+/* An unsigned field of @len bytes in the file's byte order. */
+static uint64_t get_uint(const unsigned char *p, int len, bool msb)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < len; i++)
+		v = v << 8 | p[msb ? i : len - 1 - i];
+	return v;
+}
+
+/**
+ * ustack_inflate_ok - whether a decompressed size is within the caps
+ * @in: compressed bytes (as stored in the file)
+ * @out: bytes the data says it decompresses to
+ */
+bool ustack_inflate_ok(uint64_t in, uint64_t out)
+{
+	return out <= USTACK_INFLATE_MAX &&
+	       (in >= USTACK_INFLATE_MAX / USTACK_INFLATE_RATIO ||
+		out <= in * USTACK_INFLATE_RATIO);
+}
+
+/* The one warning for a file over a cap: "@path: @n @what, over the cap" */
+static void cap_warn(const char *path, uint64_t n, const char *what, uint64_t cap)
+{
+	ustack_warning("%s: %" PRIu64 " %s, over the cap of %" PRIu64 ": file not used",
+		       path, n, what, cap);
+}
+
+/* ELF header fields, by class: offset and size of each. */
+struct ehdr_layout {
+	int	phoff, shoff, word, phentsize, phnum, shentsize, shnum;
+	int	sh_size, sh_info, shdr_size;
+};
+
+static const struct ehdr_layout ehdr32 = { 28, 32, 4, 42, 44, 46, 48, 20, 28, 40 };
+static const struct ehdr_layout ehdr64 = { 32, 40, 8, 54, 56, 58, 60, 32, 44, 64 };
+
+/*
+ * The counts the header claims, checked before libelf sizes anything by
+ * them (it allocates a structure per section header when it opens a
+ * file, extended counts in section 0 included). They must fit in the
+ * file, then under the caps. Returns NULL, or why the file is refused;
+ * not ELF is left to libelf to say.
+ */
+static const char *uelf_precheck(const struct usrc *s, const char *path)
+{
+	const struct ehdr_layout *l;
+	unsigned char h[64], sh0[64];
+	uint64_t phoff, shoff, phnum, shnum, phent, shent;
+	bool msb;
+
+	if (!src_read(s, 0, h, EI_NIDENT) || memcmp(h, ELFMAG, SELFMAG))
+		return NULL;
+	l = h[EI_CLASS] == ELFCLASS64 ? &ehdr64 : &ehdr32;
+	msb = h[EI_DATA] == ELFDATA2MSB;
+	if (!src_read(s, 0, h, l->shnum + 2))
+		return NULL;
+	phoff = get_uint(h + l->phoff, l->word, msb);
+	shoff = get_uint(h + l->shoff, l->word, msb);
+	phent = get_uint(h + l->phentsize, 2, msb);
+	phnum = get_uint(h + l->phnum, 2, msb);
+	shent = get_uint(h + l->shentsize, 2, msb);
+	shnum = get_uint(h + l->shnum, 2, msb);
+	/* Extended numbering: the real counts are in section header 0. */
+	if (shoff && (!shnum || phnum == PN_XNUM)) {
+		if (!src_read(s, shoff, sh0, l->shdr_size))
+			return "truncated ELF file";
+		if (!shnum)
+			shnum = get_uint(sh0 + l->sh_size, l->word, msb);
+		if (phnum == PN_XNUM)
+			phnum = get_uint(sh0 + l->sh_info, 4, msb);
+	}
+	if (!shoff)
+		shnum = 0;
+	if ((shnum && (shoff > s->size ||
+		       shnum > (s->size - shoff) / (shent ? shent : 1))) ||
+	    (phnum && (phoff > s->size ||
+		       phnum > (s->size - phoff) / (phent ? phent : 1))))
+		return "truncated ELF file";
+	if (shnum > USTACK_ELF_MAX_SECTIONS) {
+		cap_warn(path, shnum, "section headers", USTACK_ELF_MAX_SECTIONS);
+		return ustack_msg_capped;
+	}
+	if (phnum > USTACK_ELF_MAX_PHDRS) {
+		cap_warn(path, phnum, "program headers", USTACK_ELF_MAX_PHDRS);
+		return ustack_msg_capped;
+	}
+	return NULL;
+}
+
+/* The size a compressed section says it decompresses to; 0 when unknown. */
+static uint64_t inflated_size(const struct usrc *s, const GElf_Shdr *sh,
+			      const char *name, int class, bool msb)
+{
+	unsigned char c[24];
+
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		if (!src_read(s, sh->sh_offset, c, class == ELFCLASS64 ? 24 : 12))
+			return 0;
+		return class == ELFCLASS64 ? get_uint(c + 8, 8, msb) :
+					     get_uint(c + 4, 4, msb);
+	}
+	/* GNU .zdebug_*: "ZLIB" and the size, big-endian */
+	if (name && !strncmp(name, ".zdebug", 7) && src_read(s, sh->sh_offset, c, 12) &&
+	    !memcmp(c, "ZLIB", 4))
+		return get_uint(c + 4, 8, true);
+	return 0;
+}
+
+/*
+ * Section sizes that would size an allocation or a scan: symbol tables
+ * (entries) and compressed sections (what they decompress to). Returns
+ * NULL or ustack_msg_capped, after one warning.
+ */
+static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
+{
+	bool msb = elf_getident(e->elf, NULL)[EI_DATA] == ELFDATA2MSB;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx = 0;
+	uint64_t n, cap, esz;
+	GElf_Shdr sh;
+	char what[96];
+
+	elf_getshdrstrndx(e->elf, &shstrndx);
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+			/* As many entries as the file holds from there, and the cap */
+			esz = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+			n = sh.sh_size / esz;
+			cap = sh.sh_offset < s->size ? (s->size - sh.sh_offset) / esz : 0;
+			if (cap > USTACK_ELF_MAX_SYMS)
+				cap = USTACK_ELF_MAX_SYMS;
+			if (n > cap) {
+				snprintf(what, sizeof(what), "entries in %s", name ? name : "?");
+				cap_warn(e->path, n, what, cap);
+				return ustack_msg_capped;
+			}
+		}
+		n = inflated_size(s, &sh, name, e->class, msb);
+		if (n && !ustack_inflate_ok(sh.sh_size, n)) {
+			snprintf(what, sizeof(what), "bytes decompressed from %" PRIu64 " in %s",
+				 (uint64_t)sh.sh_size, name ? name : "?");
+			cap_warn(e->path, n, what, sh.sh_size < USTACK_INFLATE_MAX /
+				 USTACK_INFLATE_RATIO ? sh.sh_size * USTACK_INFLATE_RATIO :
+				 USTACK_INFLATE_MAX);
+			return ustack_msg_capped;
+		}
+	}
+	return NULL;
+}
+
 /* Common checks once @e->elf exists; on failure sets *err, returns -1. */
-static int uelf_setup(struct uelf *e, const char **err)
+static int uelf_setup(struct uelf *e, const struct usrc *s, const char **err)
 {
 	GElf_Ehdr eh;
 
@@ -153,6 +332,9 @@ static int uelf_setup(struct uelf *e, const char **err)
 	}
 	e->class = gelf_getclass(e->elf);
 	e->type = eh.e_type;
+	*err = uelf_check_sections(e, s);
+	if (*err)
+		return -1;
 	uelf_scan_sections(e);
 	uelf_read_build_id(e);
 	return 0;
@@ -160,33 +342,40 @@ static int uelf_setup(struct uelf *e, const char **err)
 
 /**
  * uelf_open - open an ELF file read-only, mmapped
+ * @r: resolver: a path under its --symfs is opened inside it
  * @path: file to open
  * @err: set to a static message on failure
  *
- * Returns the file or NULL. errno-style messages for open() failures.
+ * Only regular files within the caps are used (ustack_open_file(),
+ * uelf_precheck()). Returns the file or NULL. errno-style messages for
+ * open() failures, ustack_msg_symfs and ustack_msg_capped by address.
  */
-struct uelf *uelf_open(const char *path, const char **err)
+struct uelf *uelf_open(const struct ustack_resolver *r, const char *path,
+		       const char **err)
 {
+	struct usrc src = { .fd = -1 };
 	struct uelf *e;
 	struct stat st;
 	int fd;
 
-	/*
-	 * Paths come from traces made elsewhere: a FIFO, device or socket
-	 * is not opened at all (opening may block or act), and O_NONBLOCK
-	 * covers one swapped in between stat() and open().
-	 */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		*err = "not a regular file";
+	fd = ustack_open_file(r, path, err);
+	if (fd < 0)
 		return NULL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	if (fstat(fd, &st) < 0) {
 		*err = strerror(errno);
+		close(fd);
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*err = "not a regular file";
+	if ((uint64_t)st.st_size > USTACK_FILE_MAX) {
+		cap_warn(path, st.st_size, "bytes in the file", USTACK_FILE_MAX);
+		*err = ustack_msg_capped;
+		close(fd);
+		return NULL;
+	}
+	src.fd = fd;
+	src.size = st.st_size;
+	*err = uelf_precheck(&src, path);
+	if (*err) {
 		close(fd);
 		return NULL;
 	}
@@ -200,7 +389,7 @@ struct uelf *uelf_open(const char *path, const char **err)
 	e->size = st.st_size;
 	e->path = strdup(path);
 	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (uelf_setup(e, err) < 0) {
+	if (uelf_setup(e, &src, err) < 0) {
 		uelf_close(e);
 		return NULL;
 	}
@@ -218,10 +407,14 @@ struct uelf *uelf_open(const char *path, const char **err)
 struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
 			 const char **err)
 {
-	struct uelf *e = calloc(1, sizeof(*e));
+	struct usrc src = { .fd = -1, .mem = buf, .size = size };
+	struct uelf *e;
 
+	*err = uelf_precheck(&src, name);
+	e = *err ? NULL : calloc(1, sizeof(*e));
 	if (!e) {
-		*err = "out of memory";
+		if (!*err)
+			*err = "out of memory";
 		if (owned)
 			free(buf);
 		return NULL;
@@ -231,7 +424,7 @@ struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
 	e->mem = owned ? buf : NULL;
 	e->size = size;
 	e->elf = elf_memory(buf, size);
-	if (uelf_setup(e, err) < 0) {
+	if (uelf_setup(e, &src, err) < 0) {
 		uelf_close(e);
 		return NULL;
 	}

@@ -26,9 +26,46 @@ struct uelf {
 	bool		has_symtab;	/* a real (not NOBITS) .symtab */
 	bool		has_dwarf;	/* a real .debug_info */
 	bool		minidebug;	/* the .gnu_debugdata of another file */
+	bool		capped;		/* went over a cap: not to be used */
 };
 
-struct uelf *uelf_open(const char *path, const char **err);
+/*
+ * Caps on what the files a trace names may make us allocate or read: a
+ * header can claim any count or size, a sparse file any length. Counts
+ * and sizes must first fit inside the file (relative); then:
+ *
+ * USTACK_FILE_MAX		bytes of one file (mmapped, CRC'd)
+ * USTACK_ELF_MAX_SECTIONS	section headers (libelf keeps a struct each)
+ * USTACK_ELF_MAX_PHDRS		program headers
+ * USTACK_ELF_MAX_SYMS		entries of one .symtab or .dynsym
+ * USTACK_INFLATE_MAX		bytes one compressed section or
+ *				.gnu_debugdata may decompress to, and at most
+ * USTACK_INFLATE_RATIO		times its compressed size (deflate's best is
+ *				1032: more is a decompression bomb, not DWARF)
+ * USTACK_XZ_MEMLIMIT		the xz decoder's own memory (its dictionary)
+ *
+ * A file over one is not used (one warning names it and the cap); its
+ * frames are unresolved "over a size cap".
+ */
+#define USTACK_FILE_MAX		(16ULL << 30)
+#define USTACK_ELF_MAX_SECTIONS	(1U << 16)
+#define USTACK_ELF_MAX_PHDRS	(1U << 16)
+#define USTACK_ELF_MAX_SYMS	(1U << 24)
+#define USTACK_INFLATE_MAX	(1ULL << 30)
+#define USTACK_INFLATE_RATIO	1032
+#define USTACK_XZ_MEMLIMIT	(128U << 20)
+
+/* Messages whose address says why a file was refused (ustack-resolve-open.c) */
+extern const char ustack_msg_symfs[];
+extern const char ustack_msg_capped[];
+
+int ustack_open_file(const struct ustack_resolver *r, const char *path,
+		     const char **err);
+void ustack_symfs_init(struct ustack_resolver *r);
+bool ustack_inflate_ok(uint64_t in, uint64_t out);
+
+struct uelf *uelf_open(const struct ustack_resolver *r, const char *path,
+		       const char **err);
 struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
 			 const char **err);
 void uelf_close(struct uelf *e);
@@ -117,6 +154,8 @@ struct ustack_dso {
 	unsigned char		build_id[USTACK_BUILD_ID_MAX];
 	const char		*error;
 	char			*errbuf;
+	uint8_t			why;		/* USTACK_UNRES_* without a file */
+	bool			capped;		/* a file of it went over a cap */
 
 	struct uelf		*file;		/* what ran (or a stand-in) */
 	struct useg		*segs;
@@ -136,7 +175,11 @@ struct ustack_dso {
 
 struct ustack_resolver {
 	struct ustack_resolver_opts	opts;
-	char				*symfs;
+	char				*symfs;		/* no trailing '/' */
+	int				symfs_fd;	/* O_PATH, or -1 */
+	const char			*symfs_err;	/* why symfs_fd is -1 */
+	char				*symfs_real;	/* realpath(), for old kernels */
+	bool				no_openat2;
 	char				**debug_dirs;	/* NULL-terminated copy */
 	struct ustack_htable		dsos;		/* struct ustack_dso */
 	struct ujit			*jits;
@@ -155,6 +198,8 @@ char *ustack_symfs_path(const struct ustack_resolver *r, const char *path);
 struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf);
 struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable);
 struct uelf *ustack_minidebuginfo(struct uelf *e);
+struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
+			     const char *name, const unsigned char *id, size_t len);
 
 /* ustack-resolve-dwarf.c */
 struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e);

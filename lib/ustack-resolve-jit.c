@@ -8,8 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-warn.h"
+
+/*
+ * Caps on a perf map (it may be any file in a --symfs, or a huge sparse
+ * one): lines longer than USTACK_JIT_MAX_LINE are skipped, and reading
+ * stops after USTACK_JIT_MAX_SYMS regions, with one warning.
+ */
+#define USTACK_JIT_MAX_LINE	(64 * 1024)
+#define USTACK_JIT_MAX_SYMS	(1U << 22)
 
 struct ujit_sym {
 	uint64_t	start;
@@ -70,6 +80,22 @@ static int jit_parse_line(struct ujit *j, char *line, size_t *alloc)
 	return 0;
 }
 
+/* A regular file only (a FIFO there would hang fopen()), inside --symfs. */
+static FILE *jit_fopen(struct ustack_resolver *r, const char *path)
+{
+	const char *err;
+	FILE *f;
+	int fd;
+
+	fd = ustack_open_file(r, path, &err);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static FILE *jit_open(struct ustack_resolver *r, int tgid)
 {
 	char *rel, *p;
@@ -77,32 +103,55 @@ static FILE *jit_open(struct ustack_resolver *r, int tgid)
 
 	rel = ustack_xasprintf("/tmp/perf-%d.map", tgid);
 	p = rel ? ustack_symfs_path(r, rel) : NULL;
-	f = p ? fopen(p, "re") : NULL;
+	f = p ? jit_fopen(r, p) : NULL;
 	free(p);
-	if (!f && r->opts.live && rel) {
+	if (!f && !r->symfs && r->opts.live && rel) {
 		/* The task's /tmp, when it runs in another mount namespace. */
 		p = ustack_xasprintf("/proc/%d/root%s", tgid, rel);
-		f = p ? fopen(p, "re") : NULL;
+		f = p ? jit_fopen(r, p) : NULL;
 		free(p);
 	}
 	free(rel);
 	return f;
 }
 
+/* The next line, at most @len - 1 bytes; longer ones are skipped whole. */
+static bool jit_line(FILE *f, char *buf, size_t len)
+{
+	int c;
+
+	while (fgets(buf, len, f)) {
+		if (strchr(buf, '\n') || feof(f))
+			return true;
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+	}
+	return false;
+}
+
 static struct ujit *jit_load(struct ustack_resolver *r, int tgid)
 {
 	struct ujit *j = calloc(1, sizeof(*j));
-	size_t alloc = 0, cap = 0;
-	char *line = NULL;
+	char *line = malloc(USTACK_JIT_MAX_LINE);
+	size_t alloc = 0;
 	FILE *f;
 
-	if (!j)
+	if (!j || !line) {
+		free(j);
+		free(line);
 		return NULL;
+	}
 	j->tgid = tgid;
 	f = jit_open(r, tgid);
-	while (f && getline(&line, &cap, f) > 0)
+	while (f && jit_line(f, line, USTACK_JIT_MAX_LINE)) {
+		if (j->nr >= USTACK_JIT_MAX_SYMS) {
+			ustack_warning("/tmp/perf-%d.map: more than %u regions: the rest not read",
+				       tgid, USTACK_JIT_MAX_SYMS);
+			break;
+		}
 		if (jit_parse_line(j, line, &alloc) < 0)
 			break;
+	}
 	free(line);
 	if (f)
 		fclose(f);

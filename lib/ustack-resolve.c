@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/auxv.h>
 
 #include "ustack-resolve-int.h"
@@ -53,6 +54,21 @@ static char **copy_strv(const char * const *v)
 	return c;
 }
 
+/* The --symfs directory without trailing slashes ("/" when only those). */
+static char *symfs_dir(const char *dir)
+{
+	char *d = strdup(dir);
+	size_t n = d ? strlen(d) : 0;
+
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	if (d && !strcmp(d, "/")) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 /**
  * ustack_resolver_new - create a symbolizer
  * @opts: options, copied; NULL for names only
@@ -68,9 +84,11 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 	elf_version(EV_CURRENT);
 	if (opts)
 		r->opts = *opts;
+	r->symfs_fd = -1;
 	if (r->opts.symfs && *r->opts.symfs && strcmp(r->opts.symfs, "/"))
-		r->symfs = strdup(r->opts.symfs);
+		r->symfs = symfs_dir(r->opts.symfs);
 	r->opts.symfs = r->symfs;
+	ustack_symfs_init(r);
 	r->debug_dirs = copy_strv(r->opts.debug_dirs);
 	r->opts.debug_dirs = (const char * const *)r->debug_dirs;
 	if (ustack_htable_init(&r->dsos, 256) || !r->debug_dirs) {
@@ -123,6 +141,9 @@ void ustack_resolver_free(struct ustack_resolver *r)
 	ustack_debuginfod_end(r);
 	free_strv(r->debug_dirs);
 	ustack_htable_release(&r->dsos);
+	if (r->symfs_fd >= 0)
+		close(r->symfs_fd);
+	free(r->symfs_real);
 	free(r->symfs);
 	free(r);
 }
@@ -159,15 +180,16 @@ static struct uelf *open_mapped(struct ustack_dso *dso, const char **err)
 	}
 	p = ustack_symfs_path(r, path);
 	if (p)
-		e = uelf_open(p, err);
+		e = uelf_open(r, p, err);
 	free(p);
-	if (!e && r->opts.live && dso->tgid > 0 && path[0] == '/') {
+	/* With --symfs nothing is opened outside it. */
+	if (!e && !r->symfs && r->opts.live && dso->tgid > 0 && path[0] == '/') {
 		const char *err2;
 
 		/* Containers: the path belongs to the task's mount namespace. */
 		p = ustack_xasprintf("/proc/%d/root%s", dso->tgid, path);
 		if (p)
-			e = uelf_open(p, &err2);
+			e = uelf_open(r, p, &err2);
 		free(p);
 	}
 	free(path);
@@ -254,6 +276,7 @@ static void dso_open_replacement(struct ustack_dso *dso)
 	uelf_close(dso->file);
 	dso->file = e;
 	dso->error = NULL;
+	dso->why = 0;
 }
 
 static void dso_open(struct ustack_dso *dso)
@@ -277,6 +300,10 @@ static void dso_open(struct ustack_dso *dso)
 	} else if (!dso->file) {
 		dso_set_error(dso, "%s: %s", dso->path, err);
 	}
+	if (err == ustack_msg_symfs)
+		dso->why = USTACK_UNRES_SYMFS;
+	else if (err == ustack_msg_capped)
+		dso->why = USTACK_UNRES_CAPPED;
 	if (!dso->file && dso->build_id_len)
 		dso_open_replacement(dso);
 segs:
@@ -379,6 +406,8 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 	[USTACK_UNRES_OUTSIDE]		= "outside any segment",
 	[USTACK_UNRES_STRIPPED]		= "stripped",
 	[USTACK_UNRES_NO_SYMBOL]	= "no symbol",
+	[USTACK_UNRES_SYMFS]		= "outside --symfs",
+	[USTACK_UNRES_CAPPED]		= "over a size cap",
 };
 
 /**
@@ -515,6 +544,9 @@ static int dso_no_name(const struct ustack_dso *dso)
 	bool full = dso->file->has_symtab || dso->dw ||
 		    (dso->symfile && dso->symfile->has_symtab);
 
+	/* A debug file that would have named it was refused by a cap. */
+	if (dso->capped && !full)
+		return -USTACK_UNRES_CAPPED;
 	return -(full ? USTACK_UNRES_NO_SYMBOL : USTACK_UNRES_STRIPPED);
 }
 
@@ -533,6 +565,11 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 	s = usymtab_find(&dso->symtab, vaddr);
 	if ((o->lines || o->inlines) && !dso->debug_done)
 		dso_load_dwarf(dso);
+	/* Its .gnu_debugdata went over a cap: the file is not used. */
+	if (dso->file->capped) {
+		memset(out, 0, sizeof(*out));
+		return -USTACK_UNRES_CAPPED;
+	}
 	if (dso->dw)
 		n = udwarf_lookup(dso->dw, vaddr, o->inlines, out, max);
 	if (!n) {
@@ -665,7 +702,7 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		return 1;
 	}
 	if (!dso->file)
-		return -USTACK_UNRES_NO_FILE;
+		return -(dso->why ? dso->why : USTACK_UNRES_NO_FILE);
 	if (return_address && file_offset)
 		file_offset--;
 	else

@@ -229,3 +229,226 @@ open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
 	[ "$live_left" = yes ]
 	assert_no_instance "$name"
 }
+
+# --- untrusted paths: --symfs confinement and size caps ---------------------
+
+load elf
+
+SYM="$ROOT/tests/tools/ustack-symbolize"
+LIE="$ROOT/tests/bats/elf-lie.py"
+
+# cc_prog OUT [CFLAGS...]: a small program with a function "leaf"; LEAF_OFF
+# is the file offset of leaf+1 (from nm and readelf, not the code under test)
+cc_prog() {
+	local out="$1" a
+	shift
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	printf '%s\n' 'int leaf(int x) { return x * 3 + 1; }' \
+		'int main(int c, char **v) { (void)v; return leaf(c); }' > "$TMP/prog.c"
+	gcc -O1 -fno-omit-frame-pointer "$@" -o "$out" "$TMP/prog.c"
+	a=$(nm "$out" | awk '$3 == "leaf" { print $1 }')
+	LEAF_OFF=$(vaddr_to_off "$out" "$(printf '%x' $((0x$a + 1)))")
+}
+
+# peak_kib CMD...: run CMD (stdin passed on), its output in $TMP/out and
+# $TMP/err, its peak resident memory (KiB) printed
+peak_kib() {
+	/usr/bin/time -f %M -o "$TMP/rss" "$@" > "$TMP/out" 2> "$TMP/err" || true
+	tail -1 "$TMP/rss"
+}
+
+@test "--symfs: symlinks (absolute, relative) and '..' leading out of DIR are refused: 'outside --symfs'" {
+	cc_prog "$TMP/outside.so"
+	mkdir -p "$TMP/root/usr/lib"
+	ln -s "$TMP/outside.so" "$TMP/root/usr/lib/abs.so"
+	ln -s ../../../outside.so "$TMP/root/usr/lib/rel.so"
+	# a directory symlink in the middle of the path
+	ln -s "$TMP" "$TMP/root/usr/lib/dir"
+	for env in "" USTACK_TEST_NO_OPENAT2=1; do
+		for p in /usr/lib/abs.so /usr/lib/rel.so /usr/lib/dir/outside.so /../outside.so \
+			 /usr/../../outside.so; do
+			run --separate-stderr env $env "$SYM" --leaf --why --no-debuginfod \
+				--symfs "$TMP/root" <<< "$p $LEAF_OFF"
+			echo "$env $p: $output / $stderr"
+			[ "$status" -eq 0 ]
+			[ "$output" = "[unknown] (${p##*/}) # outside --symfs" ]
+			[ "$stderr" = "ustack-symbolize: $p: outside --symfs" ]
+		done
+	done
+	# the file itself resolves: the refusal is the confinement's
+	run "$SYM" --leaf --no-debuginfod <<< "$TMP/outside.so $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (outside.so)" ]
+}
+
+@test "--symfs: symlinks that stay inside DIR resolve; an absolute one resolves with DIR as the root" {
+	cc_prog "$TMP/prog"
+	mkdir -p "$TMP/root/usr/lib/x86_64-linux-gnu" "$TMP/root/lib"
+	cp "$TMP/prog" "$TMP/root/usr/lib/x86_64-linux-gnu/libp.so.1"
+	ln -s libp.so.1 "$TMP/root/usr/lib/x86_64-linux-gnu/libp.so"
+	ln -s ../usr/lib/x86_64-linux-gnu/libp.so.1 "$TMP/root/lib/rel.so"
+	# as copied from another machine: the target is absolute on that machine
+	ln -s /usr/lib/x86_64-linux-gnu/libp.so.1 "$TMP/root/lib/abs.so"
+	for p in /usr/lib/x86_64-linux-gnu/libp.so /lib/rel.so /lib/abs.so /lib/../lib/rel.so; do
+		run --separate-stderr "$SYM" --leaf --why --no-debuginfod --symfs "$TMP/root/" <<< "$p $LEAF_OFF"
+		echo "$p: $output / $stderr"
+		[ "$output" = "leaf+0x1 (${p##*/})" ]
+		[ -z "$stderr" ]
+	done
+	# without openat2 (kernels before 5.6) relative links inside still work
+	run --separate-stderr env USTACK_TEST_NO_OPENAT2=1 "$SYM" --leaf --no-debuginfod \
+		--symfs "$TMP/root" <<< "/lib/rel.so $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (rel.so)" ]
+}
+
+@test "--symfs: a debug file reached through a symlink out of DIR is not used" {
+	cc_prog "$TMP/prog" -g
+	mkdir -p "$TMP/root/opt/app" "$TMP/elsewhere"
+	objcopy --only-keep-debug "$TMP/prog" "$TMP/elsewhere/prog.debug"
+	strip --strip-all -o "$TMP/root/opt/app/prog" "$TMP/prog"
+	objcopy --add-gnu-debuglink="$TMP/elsewhere/prog.debug" "$TMP/root/opt/app/prog"
+	id=$(readelf -n "$TMP/prog" | awk '/Build ID:/ { print $3; exit }')
+	mkdir -p "$TMP/root/usr/lib/debug/.build-id/${id:0:2}"
+	ln -s "$TMP/elsewhere/prog.debug" "$TMP/root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	ln -s ../../../elsewhere/prog.debug "$TMP/root/opt/app/prog.debug"
+	run "$SYM" --leaf --why --no-debuginfod --symfs "$TMP/root" <<< "/opt/app/prog $LEAF_OFF"
+	[ "$output" = "[unknown] (prog) # stripped" ]
+	# the same debug file copied inside DIR is found
+	rm "$TMP/root/opt/app/prog.debug"
+	cp "$TMP/elsewhere/prog.debug" "$TMP/root/opt/app/prog.debug"
+	run "$SYM" --leaf --why --no-debuginfod --symfs "$TMP/root" <<< "/opt/app/prog $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (prog)" ]
+}
+
+@test "report --symfs: a traced binary that is a symlink out of DIR: its frames 'outside --symfs'" {
+	cp -a "$DATA/symfs" "$TMP/symfs"
+	mv "$TMP/symfs/tmp/ustack-fixtures/deep" "$TMP/deep"
+	ln -s "$TMP/deep" "$TMP/symfs/tmp/ustack-fixtures/deep"
+	run --separate-stderr "$USTACK" report -i "$DATA/deep-deferred.dat" --symfs "$TMP/symfs" \
+		--folded --no-debuginfod
+	[ "$status" -eq 0 ]
+	echo "$output"; echo "$stderr"
+	[[ "$output" == "deep;[libc.so.6];[deep];[deep];"*"[deep] 3" ]]
+	[[ "$stderr" == *"frames unresolved:    66 of 66 (no file 3, outside --symfs 63)"* ]]
+}
+
+@test "a sparse 64 GiB file named in a trace: refused by the file size cap, one warning, memory bounded" {
+	cp -a "$DATA/symfs" "$TMP/symfs"
+	f="$TMP/symfs/tmp/ustack-fixtures/deep"
+	# an ELF file at its start, then a 64 GiB hole
+	truncate -s 64G "$f" || skip "no sparse files here"
+	kib=$(peak_kib "$USTACK" report -i "$DATA/deep-deferred.dat" --symfs "$TMP/symfs" \
+		--folded --no-debuginfod)
+	cat "$TMP/out" "$TMP/err"
+	echo "peak $kib KiB"
+	[ "$kib" -lt 102400 ]
+	[ "$(grep -c 'over the cap' "$TMP/err")" -eq 1 ]
+	grep -qx "trace-cmd ustack: $f: 68719476736 bytes in the file, over the cap of 17179869184: file not used" "$TMP/err"
+	grep -q "frames unresolved:    66 of 66 (no file 3, over a size cap 63)" "$TMP/err"
+	grep -q '^deep;\[libc.so.6\];\[deep\];' "$TMP/out"
+}
+
+# lie_check FILE LINE: FILE is refused with the warning LINE (after the
+# path), its frame is unresolved "over a size cap", under 100 MiB of memory
+lie_check() {
+	local kib
+
+	kib=$(peak_kib "$SYM" --leaf --why --lines --no-debuginfod <<< "$1 $LEAF_OFF")
+	echo "$1: peak $kib KiB"; cat "$TMP/out" "$TMP/err"
+	[ "$kib" -lt 102400 ]
+	[ "$(cat "$TMP/out")" = "[unknown] (${1##*/}) # over a size cap" ]
+	[ "$(grep -c 'over the cap' "$TMP/err")" -eq 1 ]
+	grep -qx "trace-cmd ustack: $1: $2: file not used" "$TMP/err"
+}
+
+@test "ELF headers that lie (e_shnum, e_phnum, .symtab sh_size, ch_size) in sparse files: capped, said, memory bounded" {
+	cc_prog "$TMP/prog" -g
+	# the counts fit in the (sparse) file, so only the caps stop them
+	cp "$TMP/prog" "$TMP/shnum"
+	"$LIE" "$TMP/shnum" shnum 4194304
+	truncate -s 1G "$TMP/shnum"
+	lie_check "$TMP/shnum" "4194304 section headers, over the cap of 65536"
+	cp "$TMP/prog" "$TMP/phnum"
+	"$LIE" "$TMP/phnum" phnum 4194304
+	truncate -s 1G "$TMP/phnum"
+	lie_check "$TMP/phnum" "4194304 program headers, over the cap of 65536"
+	# 20 Mi entries of 24 bytes: 480 MiB of symbols to scan
+	cp "$TMP/prog" "$TMP/symtab"
+	"$LIE" "$TMP/symtab" symtab-size $(( (20 << 20) * 24 ))
+	truncate -s 1G "$TMP/symtab"
+	lie_check "$TMP/symtab" "20971520 entries in .symtab, over the cap of 16777216"
+	# beyond the end of the (not sparse) file: the file is the cap
+	cp "$TMP/prog" "$TMP/symtab2"
+	"$LIE" "$TMP/symtab2" symtab-size $((1 << 30))
+	run --separate-stderr "$SYM" --leaf --why --no-debuginfod <<< "$TMP/symtab2 $LEAF_OFF"
+	[ "$output" = "[unknown] (symtab2) # over a size cap" ]
+	[[ "$stderr" == *"44739242 entries in .symtab, over the cap of "* ]]
+	# and the intact file resolves
+	run "$SYM" --leaf --no-debuginfod <<< "$TMP/prog $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (prog)" ]
+}
+
+@test "a compressed DWARF section that claims 1 TiB: capped before libelf inflates it" {
+	cc_prog "$TMP/prog" -g -gz=zlib 2>/dev/null || skip "gcc cannot -gz=zlib"
+	readelf -SW "$TMP/prog" | grep -q ' \.debug_info .* C ' || skip "no SHF_COMPRESSED .debug_info"
+	"$LIE" "$TMP/prog" chsize .debug_info $((1 << 40))
+	size=$(readelf -SW "$TMP/prog" |
+		sed -n 's/.*\] \.debug_info  *[A-Z]*  *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+	size=$((0x$size))
+	lie_check "$TMP/prog" "1099511627776 bytes decompressed from $size in .debug_info, over the cap of $((size * 1032))"
+}
+
+@test "MiniDebugInfo that decompresses past 1032 times its size (an xz bomb): capped, said once" {
+	command -v xz >/dev/null || skip "xz not installed"
+	cc_prog "$TMP/prog"
+	head -c 64M /dev/zero | xz -0 > "$TMP/bomb.xz"
+	strip --strip-all -o "$TMP/stripped" "$TMP/prog"
+	objcopy --add-section .gnu_debugdata="$TMP/bomb.xz" "$TMP/stripped"
+	kib=$(peak_kib "$SYM" --leaf --why --no-debuginfod <<< "$TMP/stripped $LEAF_OFF")
+	cat "$TMP/out" "$TMP/err"
+	[ "$kib" -lt 102400 ]
+	[ "$(cat "$TMP/out")" = "[unknown] (stripped) # over a size cap" ]
+	[ "$(wc -l < "$TMP/err")" -eq 1 ]
+	grep -q "^trace-cmd ustack: $TMP/stripped: .gnu_debugdata decompresses past the caps" "$TMP/err"
+}
+
+@test "a FIFO as a JIT perf map (/tmp/perf-PID.map under --symfs) is not opened: no hang" {
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	mkdir -p "$TMP/root/tmp"
+	mkfifo "$TMP/root/tmp/perf-4242.map"
+	run timeout 10 "$SYM" --why --pid 4242 --symfs "$TMP/root" <<< "[jit] 0x1000"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "[unknown] "* ]]
+}
+
+@test "--symfs: a dwz file (.gnu_debugaltlink) is looked up inside DIR, never by libdw outside it, a FIFO not opened" {
+	command -v dwz >/dev/null || skip "dwz not installed"
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	cd "$TMP"
+	printf '%s\n' 'struct point { int x, y; long z[4]; };' \
+		'struct shape { struct point a, b; const char *name; };' \
+		'static inline int area(const struct shape *s) { return (s->b.x - s->a.x) * (s->b.y - s->a.y); }' > common.h
+	printf '#include "common.h"\nint leaf(struct shape *s) { return area(s) + 1; }\nint main(void) { struct shape s = {{0,0,{0}},{2,3,{0}},"x"}; return leaf(&s); }\n' > a.c
+	printf '#include "common.h"\nint other(struct shape *s) { return area(s) + 2; }\nint main(void) { struct shape s = {{0,0,{0}},{2,4,{0}},"y"}; return other(&s); }\n' > b.c
+	gcc -g -O1 -fno-omit-frame-pointer -o a a.c
+	gcc -g -O1 -fno-omit-frame-pointer -o b b.c
+	# the inlined area() now lives in the dwz file, named by an absolute path
+	dwz -m common.debug -M /usr/lib/debug/.dwz/common.debug a b
+	a=$(nm a | awk '$3 == "leaf" { print $1 }')
+	off=$(vaddr_to_off a "$(printf '%x' $((0x$a + 1)))")
+	mkdir -p root/opt root/usr/lib/debug/.dwz
+	cp a root/opt/a
+	cp common.debug root/usr/lib/debug/.dwz/common.debug
+	run "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "${lines[0]}" = "area (a) $TMP/common.h:3 [inlined]" ]
+	[ "${lines[1]}" = "leaf+0x1 (a) $TMP/a.c:2" ]
+	# a symlink out of DIR, and a FIFO: not used; the name stays, without DWARF
+	rm root/usr/lib/debug/.dwz/common.debug
+	ln -s "$TMP/common.debug" root/usr/lib/debug/.dwz/common.debug
+	run "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "$output" = "leaf+0x1 (a)" ]
+	rm root/usr/lib/debug/.dwz/common.debug
+	mkfifo root/usr/lib/debug/.dwz/common.debug
+	run timeout 10 "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	[ "$status" -eq 0 ]
+	[ "$output" = "leaf+0x1 (a)" ]
+}
