@@ -289,3 +289,19 @@ names() {
 	[[ "${lines[0]}" == *"truncated ELF file"* ]]
 	[ "${lines[1]}" = "[unknown] (cut)" ]
 }
+
+@test "elf: program headers running past the end of the file: refused as truncated" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	cp "$f" "$TMP/phoff"
+	# e_phoff (offset 0x20): 20 bytes before the end, the table does not fit
+	size=$(stat -c %s "$f")
+	python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<Q", int(sys.argv[1])))' \
+		$((size - 20)) | dd of="$TMP/phoff" bs=1 seek=32 conv=notrunc 2>/dev/null
+	run "$SYM" --leaf <<<"$TMP/phoff 0x1004"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"truncated ELF file"* ]]
+	[ "${lines[1]}" = "[unknown] (phoff)" ]
+}
