@@ -1002,6 +1002,19 @@ EOF
 	! samples | grep -q kframes
 }
 
+@test "a cookie with no pending event of its pid is counted as an orphan, and as one cookie" {
+	cat >> "$S" <<EOF
+0 1000 200 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1002 200 user_unwind_cookie cookie=0x6
+EOF
+	drv --stats
+	samples
+	[ "$(stat cookies)" = 2 ]
+	[ "$(stat orphans)" = 1 ]
+	samples | grep -q '^sample ts=1000 .*pid=200 .*cookie=0x6'
+}
+
 @test "unmatched counts the stacks that answered no cookie, only those" {
 	cat >> "$S" <<EOF
 0 1000 100 sys_enter_test __syscall_nr=1
