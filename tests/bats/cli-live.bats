@@ -153,13 +153,18 @@ EOT
 	[[ "$output" == *"lib_inner 1" ]]
 }
 
-@test "SIGINT stops a live run cleanly" {
-	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1000 > "$TMP/out" 2> "$TMP/err" &
+@test "SIGINT stops a live run cleanly, with every stack traced before it" {
+	# the shell execs sleep once deep has made its 3 calls: then they are
+	# in the ring buffer, whatever the load, and the run is still going
+	"$USTACK" -B "$NAME" -q -c -e syscalls:sys_enter_getppid \
+		-- sh -c '"$1" 3; exec sleep 600' sh "$PROGS/deep" > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
-	wait_for_comm deep
+	child=$(child_of "$pid")
+	wait_exec "$child" sleep
 	[ -d "$TRACEFS/instances/$NAME" ]
 	kill -INT "$pid"
 	wait "$pid"
+	kill "$child" 2>/dev/null || true
 	assert_no_instance "$NAME"
-	grep -q "chain_20+0x" "$TMP/out"
+	[ "$(grep -c "^  chain_20+0x" "$TMP/out")" -eq 3 ]
 }

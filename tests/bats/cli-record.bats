@@ -89,17 +89,20 @@ record() {
 @test "SIGINT in the middle of record: no instance left, a readable file" {
 	require_capture
 	NAME=$(instance_name)
-	"$USTACK" record -B "$NAME" -q -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
-		-- "$PROGS/deep" 1000 2>/dev/null &
+	# deep's 3 calls are in the ring buffer once the shell execs sleep
+	"$USTACK" record -B "$NAME" -q -c -o "$TMP/int.dat" -e syscalls:sys_enter_getppid \
+		-- sh -c '"$1" 3; exec sleep 600' sh "$PROGS/deep" 2>/dev/null &
 	pid=$!
-	wait_for_comm deep
+	child=$(child_of "$pid")
+	wait_exec "$child" sleep
 	[ -d "$TRACEFS/instances/$NAME" ]
 	kill -INT "$pid"
 	wait "$pid"
+	kill "$child" 2>/dev/null || true
 	assert_no_instance "$NAME"
 	run --separate-stderr "$USTACK" report -q -i "$TMP/int.dat" --folded
 	[ "$status" -eq 0 ]
-	[[ "$output" == "deep;"*"chain_20 "* ]]
+	grep -q '^deep;.*;chain_20 3$' <<< "$output"
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i "$TMP/int.dat" > /dev/null
 	fi

@@ -72,17 +72,17 @@ build_progs() {
 	[ -x "$USTACK" ] || make -s -C "$ROOT" tracecmd/trace-cmd-ustack >&2
 }
 
-# wait_for_comm NAME: wait (up to 60 s) until a process whose executable
-# name is NAME runs, then one more second so that it is well under way.
-# -x matches the exec'd name, not a command line that mentions it.
-wait_for_comm() {
-	local i
+# child_of PID: print the pid of PID's first child once it has one
+# (waits up to 30 s); fails if it never gets one.
+child_of() {
+	local i c
 
-	for i in $(seq 1 120); do
-		pgrep -x "$1" >/dev/null && break
-		sleep 0.5
+	for i in $(seq 1 300); do
+		c=$(pgrep -P "$1" | head -1)
+		[ -n "$c" ] && echo "$c" && return 0
+		sleep 0.1
 	done
-	sleep 1
+	return 1
 }
 
 # wait_exec PID NAME: wait (up to 30 s) until process PID has exec'ed

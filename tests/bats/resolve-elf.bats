@@ -5,8 +5,9 @@
 # on a hand-made library whose symbols are the awkward cases: a sized and
 # a sizeless symbol at one address, a sizeless one before a sized one
 # with padding, nested functions, functions more than 4 MiB apart, an
-# undefined symbol with a value, and a truncated file without section
-# headers. Expected answers come from the assembler source and nm.
+# undefined symbol with a value, untyped labels (inside a function, at a
+# function's address, after a sizeless one), assembler locals, data in
+# code, and a truncated file without section headers. Expected answers come from the assembler source and nm.
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 SYM="$ROOT/tests/tools/ustack-symbolize"
@@ -27,6 +28,8 @@ b_sized:
 	.size	b_sized, 0x20
 	.globl	c_nosize
 	.type	c_nosize, @function
+	.globl	c_label
+c_label:
 c_nosize:
 	.fill	0x20, 1, 0x90
 	.globl	d_sized
@@ -44,7 +47,10 @@ e_outer:
 f_inner:
 	.fill	0x10, 1, 0x90
 	.size	f_inner, 0x10
-	.fill	0xb0, 1, 0x90
+	.fill	0x40, 1, 0x90
+	.globl	e_label
+e_label:
+	.fill	0x70, 1, 0x90
 	.size	e_outer, 0x100
 	.globl	g_undef
 	.type	g_undef, @function
@@ -59,8 +65,51 @@ g_undef:
 h_far:
 	.fill	0x20, 1, 0x90
 	.size	h_far, 0x20
+	.fill	0x10, 1, 0xcc
+	/* untyped labels of hand-written assembly, an assembler local and
+	   an ARM-style mapping symbol kept in the table (-Wa,-L), data */
+	.globl	j_label
+j_label:
+	.fill	0x10, 1, 0x90
+.Lj_local:
+	.fill	0x10, 1, 0x90
+"$x":
+	.fill	0x10, 1, 0x90
+	.globl	k_data
+	.type	k_data, @object
+k_data:
+	.fill	0x10, 1, 0
+	.size	k_data, 0x10
+	/* aliases: global, weak, and global with leading underscores */
+	.globl	m_global
+	.type	m_global, @function
+	.weak	m_weak
+	.type	m_weak, @function
+	.globl	__m_under
+	.type	__m_under, @function
+m_weak:
+__m_under:
+m_global:
+	.fill	0x10, 1, 0x90
+	.size	m_global, 0x10
+	.size	m_weak, 0x10
+	.size	__m_under, 0x10
+	/* an end marker of .text: where the next code section starts */
+	.globl	a_end
+a_end:
+	.section .qtext, "ax", @progbits
+	.globl	q_entry
+q_entry:
+	.fill	0x10, 1, 0x90
+	.size	q_entry, 0x10
+	/* the last function, three pages long */
+	.globl	z_big
+	.type	z_big, @function
+z_big:
+	.fill	0x3000, 1, 0x90
+	.size	z_big, 0x3000
 EOF
-	gcc -shared -nostdlib -Wl,--build-id=none -o "$BATS_FILE_TMPDIR/syms.so" \
+	gcc -shared -nostdlib -Wa,-L -Wl,--build-id=none -o "$BATS_FILE_TMPDIR/syms.so" \
 		"$BATS_FILE_TMPDIR/syms.s"
 }
 
@@ -106,6 +155,15 @@ names() {
 	[ "${lines[3]}" = "[unknown] (syms.so)" ]
 }
 
+@test "elf symbols: a sized function covers [start, start + size): its last byte, not the one after" {
+	# d_sized is 0x10 bytes followed by int3 padding no symbol covers
+	run names d_sized 0x0 d_sized 0xf d_sized 0x10
+	echo "$output"
+	[ "${lines[0]}" = "d_sized+0x0 (syms.so)" ]
+	[ "${lines[1]}" = "d_sized+0xf (syms.so)" ]
+	[ "${lines[2]}" = "[unknown] (syms.so)" ]
+}
+
 @test "elf symbols: nested functions: the inner one inside it, the outer one around it" {
 	run names e_outer 0x8 f_inner 0x4 e_outer 0x80 e_outer 0xff
 	echo "$output"
@@ -113,6 +171,54 @@ names() {
 	[ "${lines[1]}" = "f_inner+0x4 (syms.so)" ]
 	[ "${lines[2]}" = "e_outer+0x80 (syms.so)" ]
 	[ "${lines[3]}" = "e_outer+0xff (syms.so)" ]
+}
+
+@test "elf symbols: an untyped label in code names it up to the next name, after a sizeless function too" {
+	# hand-written assembly often has no .type; .L locals and $x mapping
+	# symbols are not names, so j_label reaches over them
+	run names j_label 0x8 j_label 0x14 j_label 0x24
+	echo "$output"
+	[ "${lines[0]}" = "j_label+0x8 (syms.so)" ]
+	[ "${lines[1]}" = "j_label+0x14 (syms.so)" ]
+	[ "${lines[2]}" = "j_label+0x24 (syms.so)" ]
+}
+
+@test "elf symbols: a label inside a sized function does not name its code" {
+	run names e_label 0x4
+	[ "$output" = "e_outer+0x94 (syms.so)" ]
+}
+
+@test "elf symbols: a function and a label at one address: the function names it" {
+	[ "$(nm "$F" | awk '$3 == "c_label" { print $1 }')" = "$(nm "$F" | awk '$3 == "c_nosize" { print $1 }')" ]
+	run names c_label 0x4
+	[ "$output" = "c_nosize+0x4 (syms.so)" ]
+}
+
+@test "elf symbols: a data object in code is not a function" {
+	run names k_data 0x4
+	echo "$output"
+	[[ "$output" != k_data* ]]
+}
+
+@test "elf symbols: aliases at one address: the global name without leading underscores names it" {
+	# like glibc's __libc_foo, foo and a weak foo: the public name
+	run names m_weak 0x4
+	[ "$output" = "m_global+0x4 (syms.so)" ]
+}
+
+@test "elf symbols: a label at the end of its section does not hide the next section's code" {
+	[ "$(nm "$F" | awk '$3 == "a_end" { print $1 }')" = "$(nm "$F" | awk '$3 == "q_entry" { print $1 }')" ]
+	run names q_entry 0x4
+	[ "$output" = "q_entry+0x4 (syms.so)" ]
+}
+
+@test "elf symbols: an address in the page after the last symbol's is found, no read outside the page index (valgrind)" {
+	command -v valgrind >/dev/null || skip "valgrind not installed"
+	line=$(at z_big 0x1004)
+	run valgrind -q --error-exitcode=9 "$SYM" --leaf <<< "$line"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "z_big+0x1004 (syms.so)" ]
 }
 
 @test "elf symbols: functions more than 4 MiB apart are all found" {
@@ -162,4 +268,40 @@ names() {
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[0]}" == *"truncated ELF file"* ]]
 	[ "${lines[1]}" = "[unknown] (cut)" ]
+}
+
+@test "elf: a file cut inside its last loaded segment is refused, even with its code whole" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	cp "$f" "$TMP/cut"
+	# no section headers (they were at the end), as above
+	printf '\0\0\0\0\0\0\0\0' | dd of="$TMP/cut" bs=1 seek=40 conv=notrunc 2>/dev/null
+	printf '\0\0\0\0' | dd of="$TMP/cut" bs=1 seek=60 conv=notrunc 2>/dev/null
+	# every segment starts inside the file, the last one (data) ends past it
+	read -r loff lfsz < <(readelf -lW "$f" | awk '$1 == "LOAD" && $5 != "0x000000" { o = $2; s = $5 } END { print o, s }')
+	read -r off fsz < <(readelf -lW "$f" | awk '$1 == "LOAD" && / R E / { print $2, $5; exit }')
+	[ $((off + fsz)) -lt $((loff)) ]
+	truncate -s $((loff + lfsz / 2)) "$TMP/cut"
+	run "$SYM" --leaf <<<"$TMP/cut 0x$(printf '%x' $((off + 4)))"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"truncated ELF file"* ]]
+	[ "${lines[1]}" = "[unknown] (cut)" ]
+}
+
+@test "elf: program headers running past the end of the file: refused as truncated" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	cp "$f" "$TMP/phoff"
+	# e_phoff (offset 0x20): 20 bytes before the end, the table does not fit
+	size=$(stat -c %s "$f")
+	python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<Q", int(sys.argv[1])))' \
+		$((size - 20)) | dd of="$TMP/phoff" bs=1 seek=32 conv=notrunc 2>/dev/null
+	run "$SYM" --leaf <<<"$TMP/phoff 0x1004"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"truncated ELF file"* ]]
+	[ "${lines[1]}" = "[unknown] (phoff)" ]
 }

@@ -216,6 +216,38 @@ EOF
 	[ "$(stat unresolved)" = 1 ]
 }
 
+@test "rule 3: a stack whose ids were all announced before it goes out at once, not after the hold time" {
+	# nothing later can change the binding (the feed is in timestamp
+	# order): live output must not wait the hold time for it
+	inode 500 1 0x99 /usr/lib/libfoo.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x99
+1 3000 200 sys_enter_test __syscall_nr=1
+1 3001 200 user_unwind_cookie cookie=0
+EOF
+	drv --hold 100000
+	samples
+	# completion order: the stack's sample before the later NO_STACK one
+	[ "$(samples | awk '{ print $2, $8 }' | tr '\n' ' ')" = "ts=1000 status=OK ts=3000 status=NO_STACK " ]
+	samples | grep -q 'cookie=0x5 frames=0x40:/usr/lib/libfoo.so$'
+}
+
+@test "rule 3: an announcement exactly hold time after the stack is still used" {
+	# the stack waits until the feed passes its ts + hold time
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0x99
+EOF
+	inode 3000 1 0x99 /usr/lib/libfoo.so
+	drv --stats --hold 1000
+	samples
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/libfoo.so$'
+	[ "$(stat unresolved)" = 0 ]
+}
+
 @test "rule 3: id re-announced with another path: each stack binds by its timestamp" {
 	inode 500 0 0x99 /usr/lib/old.so
 	cat >> "$S" <<EOF
@@ -510,6 +542,21 @@ EOF
 	[ "${lines[0]}" = "sys_enter_test;prog-100;[unknown];[prog];main;a:b 1" ]
 	[ "${lines[1]}" = "sys_enter_test;prog-100;main;work;helper_[i] 2" ]
 	[ "${#lines[@]}" = 2 ]
+}
+
+@test "folded: control characters (C0 and DEL) in a name become '?', each stack stays one line" {
+	# names from a symbol table may hold any byte but NUL; a carriage
+	# return, an escape or DEL would garble the line flamegraph.pl reads
+	printf 'sym /usr/bin/prog 0x1000 0x100 cr\rend\n' >> "$S"
+	printf 'sym /usr/bin/prog 0x1100 0x100 esc\033del\177one\001\n' >> "$S"
+	inode 900 0 0x77 /usr/bin/prog
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x1
+0 1002 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x1110,0x1010 ids=0x77,0x77
+EOF
+	drv --folded
+	[ "$output" = 'prog;cr?end;esc?del?one? 1' ]
 }
 
 @test "stacks output: trace-cmd report style header, frames leaf first, --lines, --raw" {
@@ -919,7 +966,9 @@ EOF
 	samples
 	# the cookie is written right behind the newest event (ts 1008)
 	samples | grep -q '^sample ts=1008 .*status=OK cookie=0x5 frames=0x10:anon$'
-	samples | grep -q '^sample ts=1000 .*status=NO_COOKIE frames=-$'
+	# given up when the ninth came (completion order), the others at the end
+	[ "$(samples | head -1)" = "$(samples | grep '^sample ts=1000 .*status=NO_COOKIE frames=-$')" ]
+	[ "$(samples | sed -n 2p | awk '{ print $2 }')" = ts=1008 ]
 	[ "$(samples | grep -c 'status=NO_COOKIE')" -eq 8 ]
 	[ "$(stat matched)" = 1 ]
 }
@@ -951,6 +1000,19 @@ EOF
 	samples
 	samples | grep -q '^sample ts=1000 cpu=0 pid=100 .*status=NO_STACK frames=-$'
 	! samples | grep -q kframes
+}
+
+@test "a cookie with no pending event of its pid is counted as an orphan, and as one cookie" {
+	cat >> "$S" <<EOF
+0 1000 200 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1002 200 user_unwind_cookie cookie=0x6
+EOF
+	drv --stats
+	samples
+	[ "$(stat cookies)" = 2 ]
+	[ "$(stat orphans)" = 1 ]
+	samples | grep -q '^sample ts=1000 .*pid=200 .*cookie=0x6'
 }
 
 @test "unmatched counts the stacks that answered no cookie, only those" {
@@ -1049,6 +1111,30 @@ sync_event() {	# sync_event CALLERS
 	sed -i '/before.so/,/^end$/d; /^maps 100 900$/d' "$S"
 	drv --hold 1000
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/after.so$'
+}
+
+@test "fallback: a snapshot after the event, known before its stack comes, still waits for one before it" {
+	# live, snapshots are registered as they are read: a later one may
+	# be known when the stack is fed, an earlier one only after it
+	snap 1200 7f0000000000 7f0000100000 /usr/lib/after.so
+	sync_event 0x7f0000000100
+	snap 900 7f0000000000 7f0000100000 /usr/lib/before.so
+	echo "0 5000 200 sys_enter_test __syscall_nr=1" >> "$S"
+	drv --hold 1000
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/before.so$'
+}
+
+@test "fallback: a user_stack of another task is not the pending event's, and is counted unmatched" {
+	snap 500 7f0000000000 7f0000100000 /usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 200 user_stack tgid=200 caller=0x7f0000000100
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*pid=100 .*status=NO_COOKIE frames=-$'
+	[ "$(stat unmatched)" = 1 ]
 }
 
 @test "fallback: an address equal to a mapping's end is outside it" {
