@@ -30,10 +30,12 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
+#include "ustack-open.h"
 #include "ustack-resolve-int.h"
 
 const char ustack_msg_symfs[] = "outside --symfs";
 const char ustack_msg_capped[] = "over a size cap";
+const char ustack_msg_not_regular[] = "not a regular file";
 
 #define OPEN_FLAGS	(O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 
@@ -103,7 +105,7 @@ static int open_symfs_fallback(const struct ustack_resolver *r, const char *path
 		*err = ustack_msg_symfs;
 		goto out;
 	}
-	fd = ustack_open_file(NULL, real, err);
+	fd = ustack_open_regular(real, err);
 out:
 	free(real);
 	return fd;
@@ -132,7 +134,7 @@ static int open_symfs(const struct ustack_resolver *r, const char *path,
 	}
 	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(pfd);
-		*err = "not a regular file";
+		*err = ustack_msg_not_regular;
 		return -1;
 	}
 	close(pfd);
@@ -144,7 +146,39 @@ static int open_symfs(const struct ustack_resolver *r, const char *path,
 	/* Swapped in between: O_NONBLOCK kept it from blocking. */
 	if (fstat(fd, &st2) < 0 || !same_file(&st, &st2)) {
 		close(fd);
-		*err = "not a regular file";
+		*err = ustack_msg_not_regular;
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * ustack_open_regular - open a file read-only, if it is a regular file
+ * @path: the file
+ * @err: set to a static message on failure (ustack_msg_not_regular, or
+ *	 the errno string)
+ *
+ * A FIFO, device or socket is not opened at all (opening may block or
+ * act), and O_NONBLOCK covers one swapped in between stat() and open().
+ * Returns the descriptor or -1.
+ */
+int ustack_open_regular(const char *path, const char **err)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*err = ustack_msg_not_regular;
+		return -1;
+	}
+	fd = open(path, OPEN_FLAGS);
+	if (fd < 0) {
+		*err = strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*err = ustack_msg_not_regular;
+		close(fd);
 		return -1;
 	}
 	return fd;
@@ -162,31 +196,10 @@ int ustack_open_file(const struct ustack_resolver *r, const char *path,
 		     const char **err)
 {
 	const char *rel = symfs_rel(r, path);
-	struct stat st;
-	int fd;
 
 	if (rel)
 		return open_symfs(r, path, rel, err);
-	/*
-	 * A FIFO, device or socket is not opened at all (opening may block
-	 * or act), and O_NONBLOCK covers one swapped in between stat() and
-	 * open().
-	 */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		*err = "not a regular file";
-		return -1;
-	}
-	fd = open(path, OPEN_FLAGS);
-	if (fd < 0) {
-		*err = strerror(errno);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*err = "not a regular file";
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return ustack_open_regular(path, err);
 }
 
 /**

@@ -23,6 +23,7 @@
 #include <trace-cmd.h>
 
 #include "tracecmd-private-decls.h"
+#include "ustack-open.h"
 #include "ustack-tracedat.h"
 
 struct ustack_tracedat {
@@ -176,26 +177,17 @@ static bool is_tracedat(const char *file, const char **err)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	static char msg[512];
 	char buf[sizeof(magic)];
-	struct stat st;
+	const char *e;
 	ssize_t r;
 	int fd;
 
-	/* A FIFO or a device would block or act when opened: refused first */
-	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
-		*err = msg;
-		return false;
-	}
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = ustack_open_regular(file, &e);
 	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "cannot open %s: %s", file, strerror(errno));
+		if (e == ustack_msg_not_regular)
+			snprintf(msg, sizeof(msg), "%s is not a regular file", file);
+		else
+			snprintf(msg, sizeof(msg), "cannot open %s: %s", file, e);
 		*err = msg;
-		return false;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s is not a regular file", file);
-		*err = msg;
-		close(fd);
 		return false;
 	}
 	r = read(fd, buf, sizeof(buf));
