@@ -8,8 +8,9 @@
  * info marker says which events the capture enabled for itself: both are
  * read first, then every record goes to the session. The first pass ends
  * at the info marker of a deferred capture, which writes no snapshots: on
- * compressed files libtracecmd 3.1 makes each page read cost more the more
- * pages were read before, and a second full pass cost twice the first.
+ * compressed files libtracecmd 1.3 (trace-cmd 3.1.6) makes each page read
+ * cost more the more pages were read before, and a second full pass cost
+ * twice the first.
  * The side-band, when the file has one, is in the top buffer: its records
  * go to the session merged by time with the others, as they did live.
  */
