@@ -81,7 +81,7 @@ def record_tables(rec):
     print('`ours`: `trace-cmd ustack record` (summary read from the files after '
           'the run); `ours-q`: the same with -q (no summary); `trace-cmd`: '
           '`trace-cmd record -F -c -O userstacktrace_delay -e inode_cache -e '
-          'syscalls:sys_enter_getppid`; `live`: `trace-cmd ustack -q --folded` '
+          'syscalls:sys_enter_getppid`; `live`: `trace-cmd ustack -q -c --folded` '
           '(no file: the reader thread, the session and the folded output). '
           'cpu: user+sys of the recorder (or live reader) alone; us/event: that '
           'CPU per traced event, mean of the rounds; lost: ring-buffer entries '
