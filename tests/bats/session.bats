@@ -1148,6 +1148,41 @@ EOF
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
 }
 
+@test "fallback: a snapshot that reaches the reader after a later one does not hide it from later events" {
+	# the marker of the snapshot at 900 is read after the one at 1200:
+	# an event at 1300 maps through 1200, one at 1000 through 900
+	snap 1200 7f0000000000 7f0000100000 /usr/lib/newer.so
+	snap 900 7f0000000000 7f0000100000 /usr/lib/older.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 1300 100 sys_enter_test __syscall_nr=1
+0 1301 100 user_stack tgid=100 caller=0x7f0000000200
+EOF
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/older.so$'
+	samples | grep -q '^sample ts=1300 .*status=SYNC frames=0x200:/usr/lib/newer.so$'
+}
+
+@test "fallback: a deleted file and the live file at its path are two files" {
+	# a library replaced on disk: mapped as deleted at 500, the new one
+	# at the same path at 2000; each event shows the file it ran
+	snap 500 7f0000000000 7f0000100000 '/usr/lib/one.so (deleted)'
+	snap 2000 7f0000000000 7f0000100000 /usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 3000 100 sys_enter_test __syscall_nr=1
+0 3001 100 user_stack tgid=100 caller=0x7f0000000200
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so\[flags=0x2\]$'
+	samples | grep -q '^sample ts=3000 .*status=SYNC frames=0x200:/usr/lib/one.so$'
+	[ "$(stat mappings)" = 2 ]
+}
+
 @test "fallback: files named by snapshots never get the reserved ids 0 and 1" {
 	cat >> "$S" <<EOF
 maps 100 500
