@@ -1183,6 +1183,53 @@ EOF
 	[ "$(stat mappings)" = 2 ]
 }
 
+@test "fallback: one path mapped by two processes is two mappings" {
+	# each process's file is its own (another mount namespace may hold
+	# another file at the path): the summary counts both
+	printf 'maps 100 500\n7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so\nend\n' >> "$S"
+	printf 'maps 200 500\n7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so\nend\n' >> "$S"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 2000 200 sys_enter_test __syscall_nr=1
+0 2001 200 user_stack tgid=200 caller=0x7f0000000200
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so$'
+	samples | grep -q '^sample ts=2000 .*status=SYNC frames=0x200:/usr/lib/one.so$'
+	[ "$(stat mappings)" = 2 ]
+}
+
+@test "fallback: an anonymous executable mapping (JIT code) names no file" {
+	cat >> "$S" <<EOF
+maps 100 500
+7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so
+7f2000000000-7f2000010000 r-xp 00000000 00:00 0 
+7f3000000000-7f3000010000 rwxp 00000000 00:00 0
+end
+EOF
+	sync_event 0x7f0000000100,0x7f2000000100,0x7f3000000200
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so,0x7f2000000100:nomap,0x7f3000000200:nomap$'
+}
+
+@test "fallback: maps lines out of address order: each address finds its mapping" {
+	# /proc prints them in order; a trace file need not keep them so
+	cat >> "$S" <<EOF
+maps 100 500
+7f3000000000-7f3000100000 r-xp 00000000 08:01 9 /usr/lib/three.so
+7f1000000000-7f1000100000 r-xp 00000000 08:01 7 /usr/lib/one.so
+7f2000000000-7f2000100000 r-xp 00000000 08:01 8 /usr/lib/two.so
+end
+EOF
+	sync_event 0x7f1000000100,0x7f2000000200,0x7f3000000300
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so,0x200:/usr/lib/two.so,0x300:/usr/lib/three.so$'
+}
+
 @test "fallback: files named by snapshots never get the reserved ids 0 and 1" {
 	cat >> "$S" <<EOF
 maps 100 500
