@@ -267,6 +267,22 @@ EOF
 	[ "$(stat mappings)" = 2 ]
 }
 
+@test "rule 3: a stack waiting for one id binds its other ids as of its timestamp, not to a later re-announcement" {
+	inode 500 1 0x77 /usr/lib/old.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+1 1100 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40,0x50 ids=0x77,0x99
+EOF
+	# 0x77 re-announced, then 0x99 announced for the first time, both
+	# after the stack and within the hold time
+	inode 1500 1 0x77 /usr/lib/new.so
+	inode 1600 1 0x99 /usr/lib/libfoo.so
+	drv --hold 1000
+	samples
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/old.so,0x50:/usr/lib/libfoo.so$'
+}
+
 @test "unannounced id stays unresolved and is shown with its id" {
 	cat >> "$S" <<EOF
 0 1000 100 sys_enter_test __syscall_nr=1
