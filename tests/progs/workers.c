@@ -3,7 +3,7 @@
  * workers: tasks whose every system call tells whose it is, for the
  * pairing checks of tests/bats/vm/faults.bats.
  *
- *   workers DIR FIRST PROCS CALLS [hold]
+ *   workers DIR FIRST PROCS CALLS [ROUNDS]
  *
  * Forks PROCS processes, numbered FIRST to FIRST + PROCS - 1; process p
  * runs chain 2p in its main thread and chain 2p + 1 in a second thread
@@ -17,9 +17,10 @@
  * event is the event's chain, with the event's system call as its leaf.
  *
  * Each thread appends "TID CHAIN" to DIR/pids, waits until DIR/go exists,
- * then makes CALLS iterations. With "hold" it then appends its chain to
- * DIR/half, waits until DIR/go2 exists and makes CALLS iterations more.
- * The first process waits for the others and creates DIR/done last.
+ * then makes CALLS iterations. Then, for each round r of ROUNDS (default
+ * 0), it appends "CHAIN r" to DIR/rounds, waits until DIR/go.r exists and
+ * makes CALLS iterations more. The first process waits for the others
+ * and creates DIR/done last.
  * Waiting is polling with access(2) and nanosleep(2), which are neither
  * getppid nor getuid. Built with frame pointers (tests/progs/Makefile).
  */
@@ -50,7 +51,7 @@
 
 static const char *dir;
 static long calls;
-static int hold;
+static int rounds;
 
 static void append(const char *file, const char *line)
 {
@@ -77,14 +78,15 @@ static void wait_for(const char *file)
 		nanosleep(&ts, NULL);
 }
 
-/* between the two halves of a "hold" run */
-NOINLINE static void halfway(int chain)
+/* before round @r */
+NOINLINE static void next_round(int chain, int r)
 {
-	char line[32];
+	char line[32], go[32];
 
-	snprintf(line, sizeof(line), "%d\n", chain);
-	append("half", line);
-	wait_for("go2");
+	snprintf(line, sizeof(line), "%d %d\n", chain, r);
+	append("rounds", line);
+	snprintf(go, sizeof(go), "go.%d", r);
+	wait_for(go);
 }
 
 #define CHAIN(n)							\
@@ -109,9 +111,11 @@ NOINLINE static void halfway(int chain)
 	}								\
 	NOINLINE static void w##n##_main(void)				\
 	{								\
+		int r;							\
+									\
 		w##n##_loop();						\
-		if (hold) {						\
-			halfway(n);					\
+		for (r = 1; r <= rounds; r++) {				\
+			next_round(n, r);				\
 			w##n##_loop();					\
 		}							\
 	}
@@ -163,17 +167,18 @@ int main(int argc, char **argv)
 	char path[4096];
 	pid_t pid;
 
-	if (argc < 5 || argc > 6 || (argc == 6 && strcmp(argv[5], "hold"))) {
-		fprintf(stderr, "usage: workers DIR FIRST PROCS CALLS [hold]\n");
+	if (argc < 5 || argc > 6) {
+		fprintf(stderr, "usage: workers DIR FIRST PROCS CALLS [ROUNDS]\n");
 		return 2;
 	}
 	dir = argv[1];
 	first = atoi(argv[2]);
 	procs = atoi(argv[3]);
 	calls = atol(argv[4]);
-	hold = argc == 6;
-	if (first < 0 || procs < 1 || 2 * (first + procs) > NR_CHAINS || calls < 1) {
-		fprintf(stderr, "workers: 0 <= FIRST, 1 <= PROCS, FIRST + PROCS <= %d, CALLS >= 1\n",
+	rounds = argc == 6 ? atoi(argv[5]) : 0;
+	if (first < 0 || procs < 1 || 2 * (first + procs) > NR_CHAINS || calls < 1 ||
+	    rounds < 0) {
+		fprintf(stderr, "workers: 0 <= FIRST, 1 <= PROCS, FIRST + PROCS <= %d, CALLS >= 1, ROUNDS >= 0\n",
 			NR_CHAINS / 2);
 		return 2;
 	}
