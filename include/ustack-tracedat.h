@@ -55,6 +55,16 @@ typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx);
+/*
+ * The same, and @lost_fn (may be NULL) is told of a loss on a CPU of the
+ * buffer as soon as the first record after it is read, before records of
+ * other CPUs that sort before that one; the record then comes with
+ * missed_events 0.
+ */
+typedef void (*ustack_tracedat_lost_fn)(int cpu, long long missed, void *ctx);
+int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+				 ustack_tracedat_fn top_fn, ustack_tracedat_lost_fn lost_fn,
+				 void *ctx);
 /* From a callback: the running ustack_tracedat_iterate() hands out no more */
 void ustack_tracedat_stop(struct ustack_tracedat *td);
 /* Records skipped because their length runs past their sub-buffer */

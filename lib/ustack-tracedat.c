@@ -350,6 +350,41 @@ static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx)
 {
+	return ustack_tracedat_iterate_lost(td, fn, top_fn, NULL, ctx);
+}
+
+/*
+ * A record that follows a loss on its CPU: every record of that CPU
+ * before the loss was handed out, so the loss is told now, before
+ * records of other CPUs move time past the events whose cookies or
+ * stacks were lost with it.
+ */
+static void tell_lost(struct reader *r, int slot, ustack_tracedat_lost_fn lost_fn, void *ctx)
+{
+	struct tep_record *rec = r->next[slot];
+
+	if (!lost_fn || slot >= r->nr[0] || !rec || !rec->missed_events)
+		return;
+	lost_fn(slot, rec->missed_events, ctx);
+	rec->missed_events = 0;
+}
+
+/**
+ * ustack_tracedat_iterate_lost - ustack_tracedat_iterate(), losses told first
+ * @td: the open file
+ * @fn: called per record, in timestamp order across CPUs
+ * @top_fn: as for ustack_tracedat_iterate(); may be NULL
+ * @lost_fn: called with the CPU and the missed_events of a record of the
+ *	selected buffer that follows a loss, as soon as it is read (the
+ *	record is then handed to @fn with missed_events 0); may be NULL
+ * @ctx: passed to the callbacks
+ *
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+				 ustack_tracedat_fn top_fn, ustack_tracedat_lost_fn lost_fn,
+				 void *ctx)
+{
 	struct reader r = { .in = { td->buf, td->top } };
 	int slot;
 
@@ -366,8 +401,10 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
 	if (!r.next)
 		return -1;
-	for (slot = 0; slot < r.total; slot++)
+	for (slot = 0; slot < r.total; slot++) {
 		r.next[slot] = read_next(td, &r, slot, true);
+		tell_lost(&r, slot, lost_fn, ctx);
+	}
 	while (!td->stop && (slot = first_cpu(r.next, r.total)) >= 0) {
 		if (slot < r.nr[0])
 			fn(r.next[slot], ctx);
@@ -375,6 +412,7 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			top_fn(r.next[slot], ctx);
 		tracecmd_free_record(r.next[slot]);
 		r.next[slot] = read_next(td, &r, slot, false);
+		tell_lost(&r, slot, lost_fn, ctx);
 	}
 	for (slot = 0; slot < r.total; slot++)
 		tracecmd_free_record(r.next[slot]);

@@ -409,6 +409,13 @@ static void on_record(struct tep_record *rec, void *data)
 	ustack_session_feed(c->run.session, rec);
 }
 
+static void on_lost(int cpu, long long missed, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_add_lost(c->run.session, cpu, missed > 0 ? missed : 0);
+}
+
 static void on_horizon(unsigned long long ts, void *data)
 {
 	struct capture *c = data;
@@ -433,6 +440,7 @@ static const struct ustack_stream_ops stream_ops = {
 	.batch		= on_batch,
 	.record		= on_record,
 	.horizon	= on_horizon,
+	.lost		= on_lost,
 	.sideband	= on_sideband,
 };
 

@@ -95,6 +95,14 @@ static void feed(struct tep_record *rec, void *data)
 		ustack_session_feed(r->run.session, rec);
 }
 
+static void feed_lost(int cpu, long long missed, void *data)
+{
+	struct report *r = data;
+
+	if (!r->run.output_failed)
+		ustack_session_add_lost(r->run.session, cpu, missed > 0 ? missed : 0);
+}
+
 /* The top buffer: only our side-band records, whatever else it holds */
 static void feed_top(struct tep_record *rec, void *data)
 {
@@ -151,7 +159,7 @@ void ustack_report(struct ustack_opts *o)
 		die("%s", err);
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
 	read_markers(&r);
-	ustack_tracedat_iterate(r.td, feed, feed_top, &r);
+	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);
 	ustack_run_finish(&r.run);
 	failed = r.run.output_failed;
 	failed |= corrupt_records(&r, o->input);
