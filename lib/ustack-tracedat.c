@@ -32,8 +32,10 @@ struct ustack_tracedat {
 	char			*name;
 	char			*file;
 	unsigned long		corrupt;	/* records dropped by fits_page() */
+	bool			stop;		/* ustack_tracedat_stop() was called */
 };
 
+/* libtracecmd expands "system/event" with glob(3) under events/ */
 static struct tracecmd_event_list *event_list(const char **systems)
 {
 	struct tracecmd_event_list *list = NULL, *e;
@@ -42,7 +44,8 @@ static struct tracecmd_event_list *event_list(const char **systems)
 
 	for (i = 0; systems && systems[i]; i++) {
 		e = calloc(1, sizeof(*e));
-		if (!e || asprintf(&glob, "%s/*", systems[i]) < 0) {
+		glob = e ? strdup(systems[i]) : NULL;
+		if (!glob) {
 			free(e);
 			break;
 		}
@@ -341,8 +344,8 @@ static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r
  * @ctx: passed to @fn and @top_fn
  *
  * Each call starts from the first record again (tracecmd_iterate_events()
- * cannot: it leaves the file at its end). Returns 0, or -1 when out of
- * memory.
+ * cannot: it leaves the file at its end); a callback may end it early
+ * with ustack_tracedat_stop(). Returns 0, or -1 when out of memory.
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx)
@@ -394,6 +397,7 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 		r.nr[1] = 0;
 	r.total = r.nr[0] + r.nr[1];
 	td->corrupt = 0;
+	td->stop = false;
 	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
 	if (!r.next)
 		return -1;
@@ -401,7 +405,7 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 		r.next[slot] = read_next(td, &r, slot, true);
 		tell_lost(&r, slot, lost_fn, ctx);
 	}
-	while ((slot = first_cpu(r.next, r.total)) >= 0) {
+	while (!td->stop && (slot = first_cpu(r.next, r.total)) >= 0) {
 		if (slot < r.nr[0])
 			fn(r.next[slot], ctx);
 		else
@@ -410,8 +414,24 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 		r.next[slot] = read_next(td, &r, slot, false);
 		tell_lost(&r, slot, lost_fn, ctx);
 	}
+	for (slot = 0; slot < r.total; slot++)
+		tracecmd_free_record(r.next[slot]);
 	free(r.next);
 	return 0;
+}
+
+/**
+ * ustack_tracedat_stop - end the running ustack_tracedat_iterate() early
+ * @td: the file being iterated
+ *
+ * Called from a callback: the record it was given is the last one. Reading
+ * less matters on compressed files, where libtracecmd 1.3 (trace-cmd
+ * 3.1.6) pays for every page read in time that grows with the pages read
+ * before (see bench/pipeline/NOTES.md).
+ */
+void ustack_tracedat_stop(struct ustack_tracedat *td)
+{
+	td->stop = true;
 }
 
 /**

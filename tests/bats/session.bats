@@ -839,6 +839,28 @@ EOF
 	[ "$(stat lost)" = 0 ]
 }
 
+@test "a skipped task's cookie and its stack count as nothing; a stack no event asked for is unmatched" {
+	# 200 is not followed: its event, cookie and stack are none of ours.
+	# 100's second stack answers a cookie the trace never held.
+	cat >> "$S" <<EOF
+follow 100
+tgid 100 100
+tgid 200 200
+1 900 200 sys_enter_test __syscall_nr=2
+1 901 200 user_unwind_cookie cookie=0x7
+1 902 200 user_unwind_stack cookie=0x7 flags=0 offsets=0x10 ids=0x77
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x8
+0 1002 100 user_unwind_stack cookie=0x8 flags=0 offsets=0x10 ids=0x77
+0 2002 100 user_unwind_stack cookie=0x9 flags=0 offsets=0x10 ids=0x77
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	[ "$(stat matched)" = 1 ]
+	[ "$(stat unmatched)" = 1 ]
+	[ "$(stat orphans)" = 0 ]
+}
+
 @test "summary: unresolved frames of the shown samples, with the resolver's reasons" {
 	f="$ROOT/tests/progs/resolve/resolve-pie"
 	make -s -C "$ROOT/tests/progs/resolve" >&2
