@@ -52,23 +52,17 @@ teardown() {
 # wait_lines FILE N: wait (up to 10 min: the workload runs under TCG) until
 # FILE has N lines
 wait_lines() {
-	local i
-
-	for i in $(seq 1 6000); do
-		[ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ] && return 0
-		sleep 0.1
-	done
+	poll_until 600 has_lines "$1" "$2" && return 0
 	echo "$1 never got $2 lines" >&2
 	return 1
 }
 
-wait_file() {
-	local i
+has_lines() {
+	[ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]
+}
 
-	for i in $(seq 1 6000); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
+wait_file() {
+	poll_until 600 test -e "$1" && return 0
 	echo "$1 never appeared" >&2
 	return 1
 }
@@ -93,27 +87,25 @@ stat_sum() {
 
 # wait_stopped PID: every thread of PID is stopped (state T)
 wait_stopped() {
-	local i
-
-	for i in $(seq 1 300); do
-		! grep -qv '^[0-9]* ([^)]*) [tT] ' /proc/"$1"/task/*/stat && return 0
-		sleep 0.1
-	done
+	poll_until 30 all_stopped "$1" && return 0
 	echo "$1 never stopped" >&2
 	return 1
+}
+
+all_stopped() {
+	! grep -qv '^[0-9]* ([^)]*) [tT] ' /proc/"$1"/task/*/stat
 }
 
 # wait_read INSTANCE N: a reader took pages out of INSTANCE ("read
 # events" above N)
 wait_read() {
-	local i
-
-	for i in $(seq 1 300); do
-		[ "$(stat_sum "$1" "read events")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
+	poll_until 30 read_above "$1" "$2" && return 0
 	echo "nothing was read from $1" >&2
 	return 1
+}
+
+read_above() {
+	[ "$(stat_sum "$1" "read events")" -gt "$2" ]
 }
 
 # overrun_run WORKDIR ARGS...: trace-cmd ustack ARGS with -b 4, following
@@ -399,10 +391,7 @@ check_keep() {
 	dead="$TRACEFS/instances/ustack-$pid"
 	[ "$(cat "$dead/options/userstacktrace_delay")" = 1 ]
 	# with no reader left, the dead instance's buffer fills
-	for i in $(seq 1 300); do
-		grep -q '^overrun: [1-9]' "$dead"/per_cpu/cpu*/stats && break
-		sleep 0.1
-	done
+	poll_until 30 grep -q '^overrun: [1-9]' "$dead"/per_cpu/cpu*/stats || true
 	grep '^overrun:' "$dead"/per_cpu/cpu*/stats
 	grep -q '^overrun: [1-9]' "$dead"/per_cpu/cpu*/stats
 	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppid --folded \
