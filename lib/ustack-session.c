@@ -1114,6 +1114,7 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	ustk_put(st);
 }
 
+/* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
 static void account_missed(struct ustack_session *s, struct ucpu *c, long long missed)
 {
 	if (missed > 0) {
@@ -1122,6 +1123,8 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 		s->stats.rb_lost++;
 		s->stats.rb_lost_unknown++;
 	}
+	if (!c)
+		return;
 	/* Their cookies may be among the dropped records */
 	give_up_cpu(s, c, USTACK_SAMPLE_LOST);
 	forget_last(c);
@@ -1355,26 +1358,16 @@ void ustack_session_advance(struct ustack_session *s, uint64_t ts)
  * ustack_session_add_lost - account events the reader knows were dropped
  * @s:		the session
  * @cpu:	CPU buffer that lost them
- * @n:		how many (0 = unknown, counted as 1)
+ * @missed:	how many, as tep_record.missed_events says it (0 or less:
+ *		an unknown number, counted as 1)
  *
- * For losses not reported through tep_record.missed_events (those are
- * counted by ustack_session_feed()). Events pending on @cpu may have lost
- * their cookie: they are reported as "stack lost".
+ * For losses told apart from the record after them (those that record
+ * carries are counted by ustack_session_feed()). Events pending on @cpu
+ * may have lost their cookie: they are reported as "stack lost".
  */
-void ustack_session_add_lost(struct ustack_session *s, int cpu, uint64_t n)
+void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed)
 {
-	struct ucpu *c = get_cpu(s, cpu);
-
-	if (!n) {
-		s->stats.rb_lost++;
-		s->stats.rb_lost_unknown++;
-	} else {
-		s->stats.rb_lost += n;
-	}
-	if (c) {
-		give_up_cpu(s, c, USTACK_SAMPLE_LOST);
-		forget_last(c);
-	}
+	account_missed(s, get_cpu(s, cpu), missed);
 }
 
 /**

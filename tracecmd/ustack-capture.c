@@ -413,7 +413,7 @@ static void on_lost(int cpu, long long missed, void *data)
 {
 	struct capture *c = data;
 
-	ustack_session_add_lost(c->run.session, cpu, missed > 0 ? missed : 0);
+	ustack_session_add_lost(c->run.session, cpu, missed);
 }
 
 static void on_horizon(unsigned long long ts, void *data)

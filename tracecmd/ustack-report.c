@@ -100,7 +100,7 @@ static void feed_lost(int cpu, long long missed, void *data)
 	struct report *r = data;
 
 	if (!r->run.output_failed)
-		ustack_session_add_lost(r->run.session, cpu, missed > 0 ? missed : 0);
+		ustack_session_add_lost(r->run.session, cpu, missed);
 }
 
 /* The top buffer: only our side-band records, whatever else it holds */

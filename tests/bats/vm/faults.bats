@@ -232,6 +232,22 @@ check_counts() {
 	[ "$(sed -n 's/^checked //p' <<< "$1")" -eq $((($3 - $2 + 1) * 2 * $4)) ]
 }
 
+# check_recorded DIR DAT FIRST-CHAIN LAST-CHAIN: the record run whose
+# stderr is DIR/err lost nothing, DAT reports no stack lost, every stack
+# in it is its worker's (check_counts over the range, CALLS each), and
+# stock trace-cmd reads DAT ($output is its report afterwards)
+check_recorded() {
+	cat "$1/err"
+	[[ "$(cat "$1/err")" == *"ring-buffer losses:   0"* ]]
+	"$USTACK" report -i "$2" > "$1/stacks" 2> "$1/summary"
+	[[ "$(cat "$1/summary")" == *"stacks lost:          0"* ]]
+	run "$CHECK" "$1/pids" "$1/stacks"
+	[ "$status" -eq 0 ]
+	check_counts "$output" "$3" "$4" "$CALLS"
+	run trace-cmd report -i "$2"
+	[ "$status" -eq 0 ]
+}
+
 # A pre-existing instance of the test's: its state must outlive the runs
 make_keep() {
 	KEEP="ustack-bats-keep-$$"
@@ -290,15 +306,7 @@ check_keep() {
 	[ "$status" -eq 0 ]
 	check_counts "$output" 0 3 "$CALLS"
 
-	cat "$TMP/b/err"
-	[[ "$(cat "$TMP/b/err")" == *"ring-buffer losses:   0"* ]]
-	"$USTACK" report -i "$TMP/b.dat" > "$TMP/b/stacks" 2> "$TMP/b/summary"
-	[[ "$(cat "$TMP/b/summary")" == *"stacks lost:          0"* ]]
-	run "$CHECK" "$TMP/b/pids" "$TMP/b/stacks"
-	[ "$status" -eq 0 ]
-	check_counts "$output" 4 7 "$CALLS"
-	run trace-cmd report -i "$TMP/b.dat"
-	[ "$status" -eq 0 ]
+	check_recorded "$TMP/b" "$TMP/b.dat" 4 7
 	[ "$(grep -c 'sys_enter_get\(ppid\|uid\):' <<< "$output")" -eq $((4 * 2 * CALLS)) ]
 }
 
@@ -340,15 +348,7 @@ check_keep() {
 	check_keep
 
 	# ours: every event of its workers with its own stack, none lost
-	cat "$TMP/a/err"
-	[[ "$(cat "$TMP/a/err")" == *"ring-buffer losses:   0"* ]]
-	"$USTACK" report -i "$TMP/a.dat" > "$TMP/a/stacks" 2> "$TMP/a/summary"
-	[[ "$(cat "$TMP/a/summary")" == *"stacks lost:          0"* ]]
-	run "$CHECK" "$TMP/a/pids" "$TMP/a/stacks"
-	[ "$status" -eq 0 ]
-	check_counts "$output" 0 3 "$CALLS"
-	run trace-cmd report -i "$TMP/a.dat"
-	[ "$status" -eq 0 ]
+	check_recorded "$TMP/a" "$TMP/a.dat" 0 3
 
 	# trace-cmd's (system-wide): every event of each of its workers
 	run trace-cmd report -i "$TMP/t.dat"
