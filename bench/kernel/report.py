@@ -4,7 +4,9 @@
 
 Turns the "@@ " lines guest-bench printed (LOG) into bench/kernel/RESULTS.md
 (OUT.md).  KEY=VALUE: command, md5, kernel, date, load_start, load_end,
-elapsed: what bench/kernel/run knows and the guest does not.
+elapsed: what bench/kernel/run knows and the guest does not; "@@ meta
+KEY=VALUE" lines in LOG give them too (bench/kernel/RESULTS.raw has them),
+the command line wins.
 """
 
 import sys
@@ -47,6 +49,77 @@ def rtxt(x):
     return "{:.2f}".format(x) if x is not None else "-"
 
 
+
+def like_for_like(w, modes, depths, best, added, steady):
+    """The targets where both sides walk the same frames.
+
+    At 13 frames userstacktrace stops at 8 frames and the deferred stack
+    walks 14, so targets (a) and (b) weigh a walk against a shorter one.
+    At the smallest depth both walk the whole stack; there the added cost
+    is the mechanism alone.  The per-frame slope between the two largest
+    depths is the walk alone.
+    """
+    if not depths or len(depths) < 2:
+        return
+    d0, d1, d2 = depths[0], depths[-2], depths[-1]
+    w("## Like for like: the same frames walked")
+    w("")
+    w("`userstacktrace` walks at most 8 frames, the deferred stack all of "
+      "them (14 at 13 frames), so (a) and (b) at 13 frames set a longer "
+      "walk against a shorter one. At {} frames ({} in the stack) both "
+      "walk the whole stack, and what is left is the mechanism: the "
+      "cookie event, the task work, the second event. (d) like for "
+      "like subtracts the synchronous walk on both sides: (delay - "
+      "userstacktrace) - (perf fp,defer - perf fp).".format(d0, d0 + 1))
+    w("")
+    w("| at {} frames | reader | no reader |".format(d0))
+    w("|---|---:|---:|")
+    for m in modes:
+        cols = []
+        for rd in ("r", "n"):
+            di = added(m, d0, "di-" + rd, "ev-" + rd)
+            us = added(m, d0, "us-" + rd, "ev-" + rd)
+            r = ratio(di, us)
+            # the bound of (b) for one event, of (a) for enter+exit
+            bound = 1.5 if m == "1" else 1.0
+            cols.append("{} / {} = {} ({})".format(
+                num(di), num(us), rtxt(r),
+                "-" if r is None else "met" if r <= bound else "not met"))
+        w("| {}: delay + inode_cache added / userstacktrace added, at "
+          "most {} | {} |".format(MODE_NAMES[m], "1.5" if m == "1" else "1",
+                                  " | ".join(cols)))
+    for m in modes:
+        cols = []
+        for rd in ("r", "n"):
+            dl, us = best(steady, m, d0, "dl-" + rd), best(steady, m, d0, "us-" + rd)
+            pd, pf = best(steady, m, d0, "pd"), best(steady, m, d0, "pf")
+            if None in (dl, us, pd, pf):
+                cols.append("-")
+                continue
+            x = (dl - us) - (pd - pf)
+            cols.append("({} - {}) - ({} - {}) = {} ns ({})".format(
+                num(dl), num(us), num(pd), num(pf), num(x),
+                "met" if x < 500 else "not met"))
+        w("| {}: (d) like for like, under 500 ns | {} |".format(
+            MODE_NAMES[m], " | ".join(cols)))
+    w("")
+    w("ns per frame walked, from {} to {} frames (reader; perf with its "
+      "recorder): the walk alone, which the deferred stack does once per "
+      "kernel entry and `userstacktrace` once per event, up to 8 "
+      "frames.".format(d1, d2))
+    w("")
+    w("| | " + " | ".join(MODE_NAMES[m] for m in modes) + " |")
+    w("|---|" + "---:|" * len(modes))
+    for c, name in (("dl-r", "`userstacktrace_delay`"),
+                    ("di-r", "`userstacktrace_delay` + `inode_cache`"),
+                    ("pf", "perf `fp`"), ("pd", "perf `fp,defer`")):
+        vals = []
+        for m in modes:
+            a, b = best(steady, m, d1, c), best(steady, m, d2, c)
+            vals.append(num((b - a) / (d2 - d1)) if None not in (a, b) else "-")
+        w("| {} | {} |".format(name, " | ".join(vals)))
+    w("")
+
 def main():
     log, out = sys.argv[1], sys.argv[2]
     meta = dict(a.split("=", 1) for a in sys.argv[3:])
@@ -64,7 +137,10 @@ def main():
             continue
         f = line.split()[1:]
         kind = f[0]
-        if kind == "env":
+        if kind == "meta":
+            k, _, v = " ".join(f[1:]).partition("=")
+            meta.setdefault(k, v)
+        elif kind == "env":
             env[f[1]] = " ".join(f[2:])
         elif kind == "frames":
             frames[f[1]][int(f[2])] = f[3]
@@ -213,6 +289,8 @@ def main():
           "perf fp) < 500 ns (reader) | {} | {} |".format(
               MODE_NAMES[m], t, v))
     w("")
+
+    like_for_like(w, modes, depths, best, added, steady)
 
     # --- ratios ------------------------------------------------------------
     w("## Ratios, steady state")
