@@ -20,6 +20,7 @@
 #   make fuzz            libFuzzer harnesses (tests/fuzz) under ASan+UBSan, each
 #                        run FUZZ_SECONDS (default 600); make fuzz-smoke: 60 s
 #   make check-asan      host tests with an ASan+UBSan build of the tool
+#   make stress-signals  60 rounds of signals at random moments (tests/signal-stress)
 #   make demo            trace the bundled example program
 #   make demo-vm         the same on the patched kernel, in the VM
 
@@ -149,6 +150,12 @@ check-debug: all
 vm-stress:
 	tests/vm/vm-stress
 .PHONY: vm-stress
+
+# Not part of check (the host suite runs 10 rounds): 60 live and record
+# runs, each sent signals at random moments; USTACK_SIGNAL_SEED repeats one
+stress-signals: all
+	tests/signal-stress 60
+.PHONY: stress-signals
 
 # Not part of check: each mutant of tests/mutation/mutants against the
 # tests that cover its file (tests/README.md); long
