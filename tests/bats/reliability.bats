@@ -397,6 +397,33 @@ lie_check() {
 	lie_check "$TMP/prog" "1099511627776 bytes decompressed from $size in .debug_info, over the cap of $((size * 1032))"
 }
 
+@test "DWARF sections that claim 2 GiB (.debug_line sh_size, sparse file): not handed to libdw, said once, 'over a size cap', memory bounded" {
+	cc_prog "$TMP/prog" -g
+	# no symbol table: only the DWARF could name leaf
+	strip --strip-all --keep-section='.debug_*' -o "$TMP/nosym" "$TMP/prog"
+	run "$SYM" --leaf --why --lines --no-debuginfod <<< "$TMP/nosym $LEAF_OFF"
+	[[ "$output" == "leaf+0x1 (nosym) $TMP/prog.c:1" ]]
+	cp "$TMP/nosym" "$TMP/lines"
+	"$LIE" "$TMP/lines" size .debug_line $((2 << 30))
+	truncate -s 3G "$TMP/lines"
+	# twice: the warning is said once per file
+	kib=$(peak_kib "$SYM" --leaf --why --lines --inlines --no-debuginfod \
+		<<< "$TMP/lines $LEAF_OFF"$'\n'"$TMP/lines $(printf '0x%x' $((LEAF_OFF + 1)))")
+	echo "peak $kib KiB"; cat "$TMP/out" "$TMP/err"
+	[ "$kib" -lt 102400 ]
+	[ "$(sed -n 1p "$TMP/out")" = "[unknown] (lines) # over a size cap" ]
+	[ "$(sed -n 2p "$TMP/out")" = "[unknown] (lines) # over a size cap" ]
+	[ "$(wc -l < "$TMP/err")" -eq 1 ]
+	grep -qx "trace-cmd ustack: $TMP/lines: 2147[0-9]* bytes of DWARF, over the cap of 1073741824: no lines or inlines from it" "$TMP/err"
+	# with its symbol table the name stays, without a line
+	cp "$TMP/prog" "$TMP/withsym"
+	"$LIE" "$TMP/withsym" size .debug_line $((2 << 30))
+	truncate -s 3G "$TMP/withsym"
+	run --separate-stderr "$SYM" --leaf --why --lines --no-debuginfod <<< "$TMP/withsym $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (withsym)" ]
+	[[ "$stderr" == *"withsym: "*" bytes of DWARF, over the cap of 1073741824: no lines or inlines from it" ]]
+}
+
 @test "MiniDebugInfo that decompresses past 1032 times its size (an xz bomb): capped, said once" {
 	command -v xz >/dev/null || skip "xz not installed"
 	cc_prog "$TMP/prog"
