@@ -67,6 +67,34 @@ v6_copy() {
 	[ -z "$stderr" ]
 }
 
+@test "upstream reproducers (tests/data/README.md): the libraries' crashes become one line naming the file, exit 1" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	"$DATA/make-repro.py" "$TMP/v6.dat" "$TMP"
+	local f stock sig n=0
+
+	for f in close-null-list page-size-zero kbuffer-lost; do
+		# as information: does stock trace-cmd still crash on it?
+		stock=0
+		trace-cmd report -i "$TMP/$f.dat" > /dev/null 2>&1 || stock=$?
+		echo "# stock trace-cmd report on $f.dat: exit $stock" >&3
+		# the crash must reach the guard as a signal, not as ASan's report
+		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+			"$USTACK" report -q -i "$TMP/$f.dat" --folded
+		echo "$f: status $status: $stderr"
+		[ "$status" -eq 1 ]
+		sig="Segmentation fault"
+		[ "$f" != page-size-zero ] || sig="Floating point exception"
+		[ "${stderr_lines[-1]}" = "trace-cmd ustack: $TMP/$f.dat: corrupt trace.dat: libtracecmd/libtraceevent crashed reading it ($sig)" ]
+		[ "$(grep -c '^trace-cmd ustack:' <<< "$stderr")" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$n" -eq 3 ]
+	# the intact copy: no guard message, exit 0
+	run --separate-stderr "$USTACK" report -q -i "$TMP/v6.dat" --folded
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
 @test "fuzz: every saved finding (tests/fuzz/regress) runs clean under ASan+UBSan" {
 	command -v clang >/dev/null || skip "no clang (scripts/install-deps)"
 	make -s -j2 -C "$ROOT" fuzz-build >&2
