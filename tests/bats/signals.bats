@@ -20,7 +20,7 @@ setup() {
 	TMP="$(mktemp -d)"
 	mkdir "$TMP/out"
 	NAME=$(instance_name)
-	TAG="signals-bats-$$-$BATS_TEST_NUMBER"
+	TAG="signals-bats-$$-$BATS_TEST_NUMBER-x"
 }
 
 teardown() {
