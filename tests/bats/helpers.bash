@@ -8,6 +8,10 @@ PROGS="$ROOT/tests/progs"
 DATA="$ROOT/tests/data"
 TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
 
+# The waits below give up after 30 s, times USTACK_WAIT_SCALE (tests/run-asan
+# sets 5: a sanitized tool on a loaded machine takes longer to start)
+WAIT_TICKS=$((300 * ${USTACK_WAIT_SCALE:-1}))
+
 # Capture tests need root and a tracefs; report tests need neither.
 require_capture() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
@@ -77,7 +81,7 @@ build_progs() {
 child_of() {
 	local i c
 
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$WAIT_TICKS"); do
 		c=$(pgrep -P "$1" | head -1)
 		[ -n "$c" ] && echo "$c" && return 0
 		sleep 0.1
@@ -91,7 +95,7 @@ child_of() {
 wait_exec() {
 	local i
 
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$WAIT_TICKS"); do
 		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
 		sleep 0.1
 	done
@@ -105,11 +109,11 @@ wait_exec() {
 wait_tracing() {
 	local i dir="$TRACEFS/instances/$1"
 
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$WAIT_TICKS"); do
 		[ "$(cat "$dir/events/$2/enable" 2>/dev/null)" = 1 ] && break
 		sleep 0.1
 	done
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$WAIT_TICKS"); do
 		[ "$(cat "$dir/tracing_on" 2>/dev/null)" = 1 ] && return 0
 		sleep 0.1
 	done
@@ -122,7 +126,7 @@ wait_tracing() {
 wait_drained() {
 	local i
 
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$WAIT_TICKS"); do
 		grep -h '^entries:' "$TRACEFS/instances/$1"/per_cpu/cpu*/stats |
 			grep -qv '^entries: 0$' || return 0
 		sleep 0.1
