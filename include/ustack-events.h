@@ -111,5 +111,6 @@ const char *ustack_events_sideband_text(const struct ustack_events *ev,
 /* The info marker a capture writes, and the helpers it names */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers);
 unsigned int ustack_events_info_helpers(const char *text);
+bool ustack_events_info_deferred(const char *text);
 
 #endif /* _USTACK_EVENTS_H */

@@ -76,11 +76,12 @@ void ustack_session_advance(struct ustack_session *s, uint64_t ts);
 
 /*
  * Account ring-buffer losses reported by the reader (missed events) that do
- * not come through tep_record.missed_events (those are counted by feed).
- * @n == 0: unknown amount, counted as 1. Events still waiting for their
- * cookie on @cpu are reported as "stack lost".
+ * not come with a record's tep_record.missed_events (those are counted by
+ * feed). @missed as missed_events gives it: 0 or less is an unknown
+ * amount, counted as 1. Events still waiting for their cookie on @cpu are
+ * reported as "stack lost".
  */
-void ustack_session_add_lost(struct ustack_session *s, int cpu, uint64_t n);
+void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed);
 
 /*
  * Fallback path: register a /proc/<pid>/maps snapshot taken at @ts so that

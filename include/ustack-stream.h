@@ -58,12 +58,19 @@ struct ustack_stream_opts {
  *		CPUs included); may be NULL
  * @sideband:	every side-band record, merged by time with @record (a
  *		side-band record first on equal times); may be NULL
+ * @lost:	records of @cpu were lost (@missed of them, or an unknown
+ *		number when not positive) after its last record handed out,
+ *		told as soon as the first record after the loss is read,
+ *		before records of other CPUs that sort before it; that
+ *		record then comes with missed_events 0. May be NULL (then
+ *		the record carries the loss)
  */
 struct ustack_stream_ops {
 	void	(*batch)(struct tep_record **recs, int nr, void *ctx);
 	void	(*record)(struct tep_record *rec, void *ctx);
 	void	(*horizon)(unsigned long long ts, void *ctx);
 	void	(*sideband)(const struct ustack_sb_rec *rec, void *ctx);
+	void	(*lost)(int cpu, long long missed, void *ctx);
 };
 
 struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,

@@ -18,8 +18,8 @@ struct ustack_tracedat;
  * @instance:	name of the buffer our data is stored as
  * @nr_cpus:	number of per-CPU files
  * @cpu_files:	raw sub-buffers of each CPU as read from trace_pipe_raw
- * @systems:	NULL-terminated event systems whose formats are stored
- *		(ftrace's are always stored)
+ * @systems:	NULL-terminated "system/event" shell patterns of the formats
+ *		stored (ftrace's are always stored)
  * @clock:	the instance's trace_clock file content, or NULL
  * @procmaps:	NULL-terminated PROCMAPS option payloads, or NULL
  * @sideband:	sub-buffers of side-band records (ustack-sbfile.h) stored as
@@ -55,6 +55,18 @@ typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx);
+/*
+ * The same, and @lost_fn (may be NULL) is told of a loss on a CPU of the
+ * buffer as soon as the first record after it is read, before records of
+ * other CPUs that sort before that one; the record then comes with
+ * missed_events 0.
+ */
+typedef void (*ustack_tracedat_lost_fn)(int cpu, long long missed, void *ctx);
+int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+				 ustack_tracedat_fn top_fn, ustack_tracedat_lost_fn lost_fn,
+				 void *ctx);
+/* From a callback: the running ustack_tracedat_iterate() hands out no more */
+void ustack_tracedat_stop(struct ustack_tracedat *td);
 /* Records skipped because their length runs past their sub-buffer */
 unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td);
 void ustack_tracedat_close(struct ustack_tracedat *td);

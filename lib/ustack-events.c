@@ -669,6 +669,19 @@ int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int 
 }
 
 /**
+ * ustack_events_info_deferred - an info marker of a deferred-stack capture
+ * @text: a ftrace:print text
+ *
+ * Such a capture writes no maps snapshots: nothing after its info marker
+ * needs the report's first pass.
+ */
+bool ustack_events_info_deferred(const char *text)
+{
+	return !strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)) &&
+	       strstr(text, " path=deferred ");
+}
+
+/**
  * ustack_events_info_helpers - the helpers an info marker names
  * @text: a ftrace:print text
  *

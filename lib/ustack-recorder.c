@@ -136,6 +136,11 @@ static int empty_pipe(struct rec_cpu *rc, size_t len)
  * Every full sub-buffer there is now. Returns 1 if some moved, 0 if none,
  * -1 on a write error. EAGAIN and 0 both mean "nothing now": the second
  * when the writer won the race for the page being read.
+ *
+ * A splice that did not fill the pipe took every full sub-buffer there
+ * was: those that fill from then on wait for the next watermark. Splicing
+ * again until EAGAIN chased them one by one while events kept coming: in
+ * the VM, two splices per 4 KiB sub-buffer instead of two per watermark.
  */
 static int move_full(struct rec_cpu *rc)
 {
@@ -152,6 +157,8 @@ static int move_full(struct rec_cpu *rc)
 		if (empty_pipe(rc, n) < 0)
 			return -1;
 		moved = true;
+		if (n < rc->pipe_size)
+			return 1;
 	}
 }
 

@@ -595,7 +595,8 @@ static void drop_latest(struct ustack_session *s, struct ustack_task *t)
 {
 	if (!t->last)
 		return;
-	if (!t->last->answered)
+	/* A held stack answers its waiting samples when it is released */
+	if (!t->last->answered && ustack_list_empty(&t->last->waiters))
 		s->stats.unmatched++;
 	ustk_put(t->last);
 	t->last = NULL;
@@ -967,6 +968,29 @@ static int fill_deferred(struct ustack_session *s, struct ustk *st, struct tep_r
 	return 0;
 }
 
+/*
+ * The cookie of an event that is not ours to report (a task not followed,
+ * our own marker, a side-band event): its stack will come and must not
+ * count as one that answered nothing.
+ */
+static void note_skipped(struct ustack_session *s, struct tep_record *rec, int pid)
+{
+	struct ustack_task *t = ustack_tasks_get(&s->tasks, pid);
+
+	if (t)
+		t->skipped_cookie = ustack_events_cookie(s->ev, rec);
+}
+
+static bool answers_skipped(struct ustack_session *s, int pid, uint64_t cookie)
+{
+	struct ustack_task *t = ustack_tasks_find(&s->tasks, pid);
+
+	if (!t || !cookie || t->skipped_cookie != cookie)
+		return false;
+	t->skipped_cookie = 0;
+	return true;
+}
+
 static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
 		     int pid)
 {
@@ -978,6 +1002,8 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	forget_last(c);
 	ustack_events_stack(s->ev, rec, &info);
 	cookie = info.cookie;
+	if (answers_skipped(s, pid, cookie))
+		return;
 	st = hash_find(s, pid, cookie);
 	if (st && st->state != USTK_WAITING) {
 		s->stats.unmatched++;	/* a second answer: keep the first */
@@ -1088,6 +1114,7 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	ustk_put(st);
 }
 
+/* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
 static void account_missed(struct ustack_session *s, struct ucpu *c, long long missed)
 {
 	if (missed > 0) {
@@ -1096,6 +1123,8 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 		s->stats.rb_lost++;
 		s->stats.rb_lost_unknown++;
 	}
+	if (!c)
+		return;
 	/* Their cookies may be among the dropped records */
 	give_up_cpu(s, c, USTACK_SAMPLE_LOST);
 	forget_last(c);
@@ -1285,8 +1314,11 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	advance(s, rec->ts);
 	learn(s, rec, pid);
 	learn_name(s, rec);
-	if (skip(s, c, kind, pid))
+	if (skip(s, c, kind, pid)) {
+		if (kind == USTACK_REC_COOKIE)
+			note_skipped(s, rec, pid);
 		return 0;
+	}
 
 	switch (kind) {
 	case USTACK_REC_COOKIE:
@@ -1326,26 +1358,16 @@ void ustack_session_advance(struct ustack_session *s, uint64_t ts)
  * ustack_session_add_lost - account events the reader knows were dropped
  * @s:		the session
  * @cpu:	CPU buffer that lost them
- * @n:		how many (0 = unknown, counted as 1)
+ * @missed:	how many, as tep_record.missed_events says it (0 or less:
+ *		an unknown number, counted as 1)
  *
- * For losses not reported through tep_record.missed_events (those are
- * counted by ustack_session_feed()). Events pending on @cpu may have lost
- * their cookie: they are reported as "stack lost".
+ * For losses told apart from the record after them (those that record
+ * carries are counted by ustack_session_feed()). Events pending on @cpu
+ * may have lost their cookie: they are reported as "stack lost".
  */
-void ustack_session_add_lost(struct ustack_session *s, int cpu, uint64_t n)
+void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed)
 {
-	struct ucpu *c = get_cpu(s, cpu);
-
-	if (!n) {
-		s->stats.rb_lost++;
-		s->stats.rb_lost_unknown++;
-	} else {
-		s->stats.rb_lost += n;
-	}
-	if (c) {
-		give_up_cpu(s, c, USTACK_SAMPLE_LOST);
-		forget_last(c);
-	}
+	account_missed(s, get_cpu(s, cpu), missed);
 }
 
 /**

@@ -622,6 +622,15 @@ static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 		best_cpu = -1;
 		for (cpu = 0; cpu < st->nr_cpus; cpu++) {
 			r = cpu_head(&st->cpus[cpu]);
+			/*
+			 * Every record of the CPU before the loss is out:
+			 * say so before records of other CPUs move time
+			 * past events whose cookie was in the lost part
+			 */
+			if (r && r->missed_events && ops->lost) {
+				ops->lost(cpu, r->missed_events, ctx);
+				r->missed_events = 0;
+			}
 			if (r && (!best || r->ts < best->ts)) {
 				best = r;
 				best_cpu = cpu;

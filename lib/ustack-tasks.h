@@ -8,6 +8,7 @@
 #define _USTACK_TASKS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ustack-hash.h"
 #include "ustack-list.h"
@@ -31,6 +32,7 @@ struct ustack_task {
 	bool			learned;
 	struct ustack_list	waiting;
 	struct ustk		*last;
+	uint64_t		skipped_cookie;
 };
 
 /**

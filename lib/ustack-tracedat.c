@@ -33,8 +33,10 @@ struct ustack_tracedat {
 	char			*name;
 	char			*file;
 	unsigned long		corrupt;	/* records dropped by fits_page() */
+	bool			stop;		/* ustack_tracedat_stop() was called */
 };
 
+/* libtracecmd expands "system/event" with glob(3) under events/ */
 static struct tracecmd_event_list *event_list(const char **systems)
 {
 	struct tracecmd_event_list *list = NULL, *e;
@@ -43,7 +45,8 @@ static struct tracecmd_event_list *event_list(const char **systems)
 
 	for (i = 0; systems && systems[i]; i++) {
 		e = calloc(1, sizeof(*e));
-		if (!e || asprintf(&glob, "%s/*", systems[i]) < 0) {
+		glob = e ? strdup(systems[i]) : NULL;
+		if (!glob) {
 			free(e);
 			break;
 		}
@@ -343,11 +346,46 @@ static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r
  * @ctx: passed to @fn and @top_fn
  *
  * Each call starts from the first record again (tracecmd_iterate_events()
- * cannot: it leaves the file at its end). Returns 0, or -1 when out of
- * memory.
+ * cannot: it leaves the file at its end); a callback may end it early
+ * with ustack_tracedat_stop(). Returns 0, or -1 when out of memory.
  */
 int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 			    ustack_tracedat_fn top_fn, void *ctx)
+{
+	return ustack_tracedat_iterate_lost(td, fn, top_fn, NULL, ctx);
+}
+
+/*
+ * A record that follows a loss on its CPU: every record of that CPU
+ * before the loss was handed out, so the loss is told now, before
+ * records of other CPUs move time past the events whose cookies or
+ * stacks were lost with it.
+ */
+static void tell_lost(struct reader *r, int slot, ustack_tracedat_lost_fn lost_fn, void *ctx)
+{
+	struct tep_record *rec = r->next[slot];
+
+	if (!lost_fn || slot >= r->nr[0] || !rec || !rec->missed_events)
+		return;
+	lost_fn(slot, rec->missed_events, ctx);
+	rec->missed_events = 0;
+}
+
+/**
+ * ustack_tracedat_iterate_lost - ustack_tracedat_iterate(), losses told first
+ * @td: the open file
+ * @fn: called per record, in timestamp order across CPUs
+ * @top_fn: as for ustack_tracedat_iterate(); may be NULL
+ * @lost_fn: called with the CPU and the missed_events of a record of the
+ *	selected buffer that follows a loss, as soon as it is read (the
+ *	record is then handed to @fn with missed_events 0); may be NULL
+ * @ctx: passed to the callbacks
+ *
+ * Returns 0, or -1 when out of memory.
+ */
+int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn fn,
+				 ustack_tracedat_fn top_fn, ustack_tracedat_lost_fn lost_fn,
+				 void *ctx)
 {
 	struct reader r = { .in = { td->buf, td->top } };
 	int slot;
@@ -361,21 +399,41 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 		r.nr[1] = 0;
 	r.total = r.nr[0] + r.nr[1];
 	td->corrupt = 0;
+	td->stop = false;
 	r.next = calloc(r.total > 0 ? r.total : 1, sizeof(*r.next));
 	if (!r.next)
 		return -1;
-	for (slot = 0; slot < r.total; slot++)
+	for (slot = 0; slot < r.total; slot++) {
 		r.next[slot] = read_next(td, &r, slot, true);
-	while ((slot = first_cpu(r.next, r.total)) >= 0) {
+		tell_lost(&r, slot, lost_fn, ctx);
+	}
+	while (!td->stop && (slot = first_cpu(r.next, r.total)) >= 0) {
 		if (slot < r.nr[0])
 			fn(r.next[slot], ctx);
 		else
 			top_fn(r.next[slot], ctx);
 		tracecmd_free_record(r.next[slot]);
 		r.next[slot] = read_next(td, &r, slot, false);
+		tell_lost(&r, slot, lost_fn, ctx);
 	}
+	for (slot = 0; slot < r.total; slot++)
+		tracecmd_free_record(r.next[slot]);
 	free(r.next);
 	return 0;
+}
+
+/**
+ * ustack_tracedat_stop - end the running ustack_tracedat_iterate() early
+ * @td: the file being iterated
+ *
+ * Called from a callback: the record it was given is the last one. Reading
+ * less matters on compressed files, where libtracecmd 1.3 (trace-cmd
+ * 3.1.6) pays for every page read in time that grows with the pages read
+ * before (see bench/pipeline/NOTES.md).
+ */
+void ustack_tracedat_stop(struct ustack_tracedat *td)
+{
+	td->stop = true;
 }
 
 /**

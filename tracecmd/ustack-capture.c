@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
@@ -29,6 +28,7 @@
 
 #include "ustack-cmd.h"
 #include "ustack-events.h"
+#include "ustack-formats.h"
 #include "ustack-instance.h"
 #include "ustack-proc.h"
 #include "ustack-procmaps.h"
@@ -54,7 +54,7 @@
  * @sbfile_path: where they are written until the trace.dat is
  * @no_perf:	why there is no side-band on the fallback path
  * @child:	the command we launched, or NULL
- * @systems:	event systems whose formats the data needs
+ * @systems:	"system/event" patterns of the formats the data needs
  * @deferred:	the kernel writes deferred stacks (else the fallback)
  * @direct:	recording without reading: the session sees the files after
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
@@ -268,40 +268,45 @@ static void enable_events(struct capture *c)
 		c->helpers |= USTACK_HELPER_NEWTASK;
 }
 
-static void add_system(const char ***systems, int *nr, const char *sys)
+static void add_glob(const char ***globs, int *nr, const char *sys, const char *event)
 {
+	char *glob;
 	int i;
 
-	for (i = 0; i < *nr; i++)
-		if (!strcmp((*systems)[i], sys))
-			return;
-	*systems = realloc(*systems, (*nr + 2) * sizeof(**systems));
-	if (!*systems)
+	if (asprintf(&glob, "%s/%s", sys, event ? event : "*") < 0)
 		die("out of memory");
-	(*systems)[(*nr)++] = strdup(sys);
-	(*systems)[*nr] = NULL;
+	for (i = 0; i < *nr; i++) {
+		if (!strcmp((*globs)[i], glob)) {
+			free(glob);
+			return;
+		}
+	}
+	*globs = realloc(*globs, (*nr + 2) * sizeof(**globs));
+	if (!*globs)
+		die("out of memory");
+	(*globs)[(*nr)++] = glob;
+	(*globs)[*nr] = NULL;
 }
 
-/* Every system whose formats we need: ours, the helpers', the user's. */
+/*
+ * The events whose formats we need, as "system/event" patterns: our
+ * systems and the helpers', and what -e enabled (not the rest of its
+ * system: -e syscalls:X would bring some 700 formats).
+ */
 static void find_systems(struct capture *c)
 {
-	const char **systems = NULL;
-	char **all;
-	int nr = 0, i, j;
+	const char **globs = NULL;
+	int nr = 0, j;
 
-	add_system(&systems, &nr, "ftrace");
-	add_system(&systems, &nr, "task");
+	add_glob(&globs, &nr, "ftrace", NULL);
+	add_glob(&globs, &nr, "task", NULL);
 	if (c->deferred)
-		add_system(&systems, &nr, "inode_cache");
+		add_glob(&globs, &nr, "inode_cache", NULL);
 	else
-		add_system(&systems, &nr, "sched");
-	all = tracefs_event_systems(NULL);
-	for (i = 0; all && all[i]; i++)
-		for (j = 0; j < c->o->nr_events; j++)
-			if (!fnmatch(c->o->events[j].system, all[i], 0))
-				add_system(&systems, &nr, all[i]);
-	tracefs_list_free(all);
-	c->systems = systems;
+		add_glob(&globs, &nr, "sched", NULL);
+	for (j = 0; j < c->o->nr_events; j++)
+		add_glob(&globs, &nr, c->o->events[j].system, c->o->events[j].event);
+	c->systems = globs;
 }
 
 /* Without -c only the traced processes are shown. */
@@ -410,6 +415,13 @@ static void on_record(struct tep_record *rec, void *data)
 	ustack_session_feed(c->run.session, rec);
 }
 
+static void on_lost(int cpu, long long missed, void *data)
+{
+	struct capture *c = data;
+
+	ustack_session_add_lost(c->run.session, cpu, missed);
+}
+
 static void on_horizon(unsigned long long ts, void *data)
 {
 	struct capture *c = data;
@@ -434,6 +446,7 @@ static const struct ustack_stream_ops stream_ops = {
 	.batch		= on_batch,
 	.record		= on_record,
 	.horizon	= on_horizon,
+	.lost		= on_lost,
 	.sideband	= on_sideband,
 };
 
@@ -763,7 +776,8 @@ static void set_up(struct capture *c)
 	set_stack_path(c);
 	enable_events(c);
 	find_systems(c);
-	tep = tracefs_local_events_system(NULL, c->systems);
+	/* Kernel symbols only when we print kernel stacks ourselves */
+	tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
 	ustack_run_open(&c->run, c->o, tep, true, c->o->mode == MODE_LIVE);

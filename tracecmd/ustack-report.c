@@ -6,9 +6,13 @@
  * carry their maps snapshots as markers that may come after the stacks
  * they map (a snapshot is taken when a process is first seen), and the
  * info marker says which events the capture enabled for itself: both are
- * read first, then every record goes to the session. The side-band, when
- * the file has one, is in the top buffer: its records go to the session
- * merged by time with the others, as they did live.
+ * read first, then every record goes to the session. The first pass ends
+ * at the info marker of a deferred capture, which writes no snapshots: on
+ * compressed files libtracecmd 1.3 (trace-cmd 3.1.6) makes each page read
+ * cost more the more pages were read before, and a second full pass cost
+ * twice the first.
+ * The side-band, when the file has one, is in the top buffer: its records
+ * go to the session merged by time with the others, as they did live.
  */
 #include <errno.h>
 #include <signal.h>
@@ -61,9 +65,11 @@ static void read_marker(struct tep_record *rec, void *data)
 
 	if (!text)
 		return;
-	if (!strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+	if (!strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER))) {
 		m->r->helpers = ustack_events_info_helpers(text);
-	else
+		if (ustack_events_info_deferred(text))
+			ustack_tracedat_stop(m->r->td);
+	} else
 		ustack_maps_reader_feed(m->maps, text);
 }
 
@@ -90,6 +96,14 @@ static void feed(struct tep_record *rec, void *data)
 		r->unknown++;
 	if (!r->run.output_failed)
 		ustack_session_feed(r->run.session, rec);
+}
+
+static void feed_lost(int cpu, long long missed, void *data)
+{
+	struct report *r = data;
+
+	if (!r->run.output_failed)
+		ustack_session_add_lost(r->run.session, cpu, missed);
 }
 
 /* The top buffer: only our side-band records, whatever else it holds */
@@ -205,7 +219,7 @@ void ustack_report(struct ustack_opts *o)
 		die("%s", err);
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
 	read_markers(&r);
-	ustack_tracedat_iterate(r.td, feed, feed_top, &r);
+	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);
 	ustack_run_finish(&r.run);
 	failed = r.run.output_failed;
 	failed |= corrupt_records(&r, o->input);

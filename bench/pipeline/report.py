@@ -77,19 +77,25 @@ def report_tables(rep):
 
 
 def record_tables(rec):
-    print('## Record (the VM: qemu TCG, 2 vCPUs, 1408 KiB per CPU)\n')
+    print('## Record and live (the VM: qemu TCG, 2 vCPUs, 1408 KiB per CPU)\n')
     print('`ours`: `trace-cmd ustack record` (summary read from the files after '
           'the run); `ours-q`: the same with -q (no summary); `trace-cmd`: '
           '`trace-cmd record -F -c -O userstacktrace_delay -e inode_cache -e '
-          'syscalls:sys_enter_getppid`. cpu: user+sys of the recorder alone; '
-          'lost: ring-buffer entries lost (per_cpu stats); stacks: user stacks '
-          'in the file. One cell per round, in run order.\n')
-    print('| threads | calls each | rate/s each | tool | cpu s | lost | stacks |')
-    print('|---:|---:|---:|---|---|---|---|')
-    for (t, n, r, tool), runs in sorted(rec.items(), key=lambda x: (x[0][0], x[0][1], -x[0][2], x[0][3])):
-        print('| %d | %s | %s | %s | %s | %s | %s |'
+          'syscalls:sys_enter_getppid`; `live`: `trace-cmd ustack -q -c --folded` '
+          '(no file: the reader thread, the session and the folded output). '
+          'cpu: user+sys of the recorder (or live reader) alone; us/event: that '
+          'CPU per traced event, mean of the rounds; lost: ring-buffer entries '
+          'lost (per_cpu stats); stacks: user stacks in the file (live: in its '
+          'output). One cell per round, in run order. A rate of `max` is as '
+          'fast as the threads go.\n')
+    print('| threads | calls each | rate/s each | tool | cpu s | us/event | lost | stacks |')
+    print('|---:|---|---:|---|---|---:|---|---|')
+    for (t, n, r, tool), runs in sorted(rec.items(), key=lambda x: (x[0][0], x[0][2] or 10**9, x[0][1], x[0][3])):
+        cpus = [float(k['cpu_s']) for k in runs]
+        per = statistics.mean(cpus) * 1e6 / (t * n)
+        print('| %d | %s | %s | %s | %s | %.1f | %s | %s |'
               % (t, f'{n:,}', f'{r:,}' if r else 'max', tool,
-                 ' '.join(k['cpu_s'] for k in runs),
+                 ' '.join(k['cpu_s'] for k in runs), per,
                  ' '.join(k['lost'] for k in runs),
                  ' '.join(k['stacks'] for k in runs)))
     print()

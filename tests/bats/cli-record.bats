@@ -121,6 +121,7 @@ record() {
 	wait "$pid"
 	assert_no_instance "$NAME"
 	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	echo "$output"
 	[[ "$output" == "deep;"*"chain_20 25" ]]
 }
 

@@ -8,10 +8,6 @@ PROGS="$ROOT/tests/progs"
 DATA="$ROOT/tests/data"
 TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
 
-# The waits below give up after 30 s, times USTACK_WAIT_SCALE (tests/run-asan
-# sets 5: a sanitized tool on a loaded machine takes longer to start)
-WAIT_TICKS=$((300 * ${USTACK_WAIT_SCALE:-1}))
-
 # Capture tests need root and a tracefs; report tests need neither.
 require_capture() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
@@ -76,30 +72,45 @@ build_progs() {
 	[ -x "$USTACK" ] || make -s -C "$ROOT" tracecmd/trace-cmd-ustack >&2
 }
 
-# child_of PID: print the pid of PID's first child once it has one
-# (waits up to 30 s); fails if it never gets one.
-child_of() {
-	local i c
+# poll_until SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds
+# (0), or until SECONDS have passed (1). The tests wait for a condition
+# with this, never for a fixed time. SECONDS is multiplied by
+# USTACK_WAIT_SCALE (tests/run-asan sets 5: a sanitized tool on a loaded
+# machine takes longer to start).
+poll_until() {
+	local i n=$(($1 * 10 * ${USTACK_WAIT_SCALE:-1}))
 
-	for i in $(seq 1 "$WAIT_TICKS"); do
-		c=$(pgrep -P "$1" | head -1)
-		[ -n "$c" ] && echo "$c" && return 0
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# file_is FILE TEXT: FILE reads as TEXT (a missing FILE is not)
+file_is() {
+	[ "$(cat "$1" 2>/dev/null)" = "$2" ]
+}
+
+# child_of PID: print the pid of PID's first child once it has one
+# (waits up to 30 s); fails if it never gets one.
+child_of() {
+	poll_until 30 first_child "$1"
+}
+
+first_child() {
+	local c
+
+	c=$(pgrep -P "$1" | head -1)
+	[ -n "$c" ] && echo "$c"
 }
 
 # wait_exec PID NAME: wait (up to 30 s) until process PID has exec'ed
 # NAME; fails if it has not. A forked shell child keeps the shell's name
 # until its exec, and -P on it would trace the wrong image.
 wait_exec() {
-	local i
-
-	for i in $(seq 1 "$WAIT_TICKS"); do
-		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	poll_until 30 file_is "/proc/$1/comm" "$2"
 }
 
 # wait_tracing NAME EVENT: wait (up to 30 s) until instance NAME records
@@ -107,16 +118,10 @@ wait_exec() {
 # command turns it off, enables its events, then turns it on: once EVENT
 # is enabled, tracing_on 1 is the command's.
 wait_tracing() {
-	local i dir="$TRACEFS/instances/$1"
+	local dir="$TRACEFS/instances/$1"
 
-	for i in $(seq 1 "$WAIT_TICKS"); do
-		[ "$(cat "$dir/events/$2/enable" 2>/dev/null)" = 1 ] && break
-		sleep 0.1
-	done
-	for i in $(seq 1 "$WAIT_TICKS"); do
-		[ "$(cat "$dir/tracing_on" 2>/dev/null)" = 1 ] && return 0
-		sleep 0.1
-	done
+	poll_until 30 file_is "$dir/events/$2/enable" 1
+	poll_until 30 file_is "$dir/tracing_on" 1 && return 0
 	echo "instance $1 never started tracing $2" >&2
 	return 1
 }
@@ -124,13 +129,11 @@ wait_tracing() {
 # wait_drained NAME: wait (up to 30 s) until the reader took everything
 # out of the per-CPU buffers of instance NAME.
 wait_drained() {
-	local i
-
-	for i in $(seq 1 "$WAIT_TICKS"); do
-		grep -h '^entries:' "$TRACEFS/instances/$1"/per_cpu/cpu*/stats |
-			grep -qv '^entries: 0$' || return 0
-		sleep 0.1
-	done
+	poll_until 30 drained "$1" && return 0
 	echo "instance $1 still holds entries" >&2
 	return 1
+}
+
+drained() {
+	! grep -h '^entries:' "$TRACEFS/instances/$1"/per_cpu/cpu*/stats | grep -qv '^entries: 0$'
 }

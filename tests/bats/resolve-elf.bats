@@ -188,6 +188,46 @@ names() {
 	[ "$output" = "e_outer+0x94 (syms.so)" ]
 }
 
+@test "elf symbols: an untyped label with a .size still names the code up to the next name" {
+	# The gABI gives st_size a meaning by the symbol's type (a function's
+	# bytes, an object's bytes); STT_NOTYPE says nothing, so a label's
+	# .size is no end: like any label, s_label names the code up to the
+	# next name, past its .size and up to the label t_label inside it
+	cat > "$TMP/sized-label.s" <<'EOF'
+	.text
+	.globl	r_func
+	.type	r_func, @function
+r_func:
+	.fill	0x10, 1, 0x90
+	.size	r_func, 0x10
+	.globl	s_label
+s_label:
+	.fill	0x20, 1, 0x90
+	.globl	t_label
+t_label:
+	.fill	0x20, 1, 0x90
+	.size	s_label, 0x30
+	.size	t_label, 0x8
+	.globl	u_func
+	.type	u_func, @function
+u_func:
+	.fill	0x10, 1, 0x90
+	.size	u_func, 0x10
+EOF
+	gcc -shared -nostdlib -Wl,--build-id=none -o "$TMP/sized-label.so" "$TMP/sized-label.s"
+	F="$TMP/sized-label.so"
+	# the labels are untyped and keep their sizes in the file
+	readelf -sW "$F" | grep -E ' 48 NOTYPE  GLOBAL DEFAULT +[0-9]+ s_label$'
+	readelf -sW "$F" | grep -E ' 8 NOTYPE  GLOBAL DEFAULT +[0-9]+ t_label$'
+	run names s_label 0x4 t_label 0x4 t_label 0x10 t_label 0x1f u_func 0x4
+	echo "$output"
+	[ "${lines[0]}" = "s_label+0x4 (sized-label.so)" ]
+	[ "${lines[1]}" = "t_label+0x4 (sized-label.so)" ]
+	[ "${lines[2]}" = "t_label+0x10 (sized-label.so)" ]
+	[ "${lines[3]}" = "t_label+0x1f (sized-label.so)" ]
+	[ "${lines[4]}" = "u_func+0x4 (sized-label.so)" ]
+}
+
 @test "elf symbols: a function and a label at one address: the function names it" {
 	[ "$(nm "$F" | awk '$3 == "c_label" { print $1 }')" = "$(nm "$F" | awk '$3 == "c_nosize" { print $1 }')" ]
 	run names c_label 0x4

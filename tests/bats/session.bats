@@ -267,6 +267,22 @@ EOF
 	[ "$(stat mappings)" = 2 ]
 }
 
+@test "rule 3: a stack waiting for one id binds its other ids as of its timestamp, not to a later re-announcement" {
+	inode 500 1 0x77 /usr/lib/old.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+1 1100 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40,0x50 ids=0x77,0x99
+EOF
+	# 0x77 re-announced, then 0x99 announced for the first time, both
+	# after the stack and within the hold time
+	inode 1500 1 0x77 /usr/lib/new.so
+	inode 1600 1 0x99 /usr/lib/libfoo.so
+	drv --hold 1000
+	samples
+	samples | grep -q 'status=OK cookie=0x5 frames=0x40:/usr/lib/old.so,0x50:/usr/lib/libfoo.so$'
+}
+
 @test "unannounced id stays unresolved and is shown with its id" {
 	cat >> "$S" <<EOF
 0 1000 100 sys_enter_test __syscall_nr=1
@@ -823,6 +839,28 @@ EOF
 	[ "$(stat lost)" = 0 ]
 }
 
+@test "a skipped task's cookie and its stack count as nothing; a stack no event asked for is unmatched" {
+	# 200 is not followed: its event, cookie and stack are none of ours.
+	# 100's second stack answers a cookie the trace never held.
+	cat >> "$S" <<EOF
+follow 100
+tgid 100 100
+tgid 200 200
+1 900 200 sys_enter_test __syscall_nr=2
+1 901 200 user_unwind_cookie cookie=0x7
+1 902 200 user_unwind_stack cookie=0x7 flags=0 offsets=0x10 ids=0x77
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x8
+0 1002 100 user_unwind_stack cookie=0x8 flags=0 offsets=0x10 ids=0x77
+0 2002 100 user_unwind_stack cookie=0x9 flags=0 offsets=0x10 ids=0x77
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	[ "$(stat matched)" = 1 ]
+	[ "$(stat unmatched)" = 1 ]
+	[ "$(stat orphans)" = 0 ]
+}
+
 @test "summary: unresolved frames of the shown samples, with the resolver's reasons" {
 	f="$ROOT/tests/progs/resolve/resolve-pie"
 	make -s -C "$ROOT/tests/progs/resolve" >&2
@@ -1146,6 +1184,88 @@ EOF
 	drv
 	samples
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
+}
+
+@test "fallback: a snapshot that reaches the reader after a later one does not hide it from later events" {
+	# the marker of the snapshot at 900 is read after the one at 1200:
+	# an event at 1300 maps through 1200, one at 1000 through 900
+	snap 1200 7f0000000000 7f0000100000 /usr/lib/newer.so
+	snap 900 7f0000000000 7f0000100000 /usr/lib/older.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 1300 100 sys_enter_test __syscall_nr=1
+0 1301 100 user_stack tgid=100 caller=0x7f0000000200
+EOF
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/older.so$'
+	samples | grep -q '^sample ts=1300 .*status=SYNC frames=0x200:/usr/lib/newer.so$'
+}
+
+@test "fallback: a deleted file and the live file at its path are two files" {
+	# a library replaced on disk: mapped as deleted at 500, the new one
+	# at the same path at 2000; each event shows the file it ran
+	snap 500 7f0000000000 7f0000100000 '/usr/lib/one.so (deleted)'
+	snap 2000 7f0000000000 7f0000100000 /usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 3000 100 sys_enter_test __syscall_nr=1
+0 3001 100 user_stack tgid=100 caller=0x7f0000000200
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so\[flags=0x2\]$'
+	samples | grep -q '^sample ts=3000 .*status=SYNC frames=0x200:/usr/lib/one.so$'
+	[ "$(stat mappings)" = 2 ]
+}
+
+@test "fallback: one path mapped by two processes is two mappings" {
+	# each process's file is its own (another mount namespace may hold
+	# another file at the path): the summary counts both
+	printf 'maps 100 500\n7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so\nend\n' >> "$S"
+	printf 'maps 200 500\n7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so\nend\n' >> "$S"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000000100
+0 2000 200 sys_enter_test __syscall_nr=1
+0 2001 200 user_stack tgid=200 caller=0x7f0000000200
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so$'
+	samples | grep -q '^sample ts=2000 .*status=SYNC frames=0x200:/usr/lib/one.so$'
+	[ "$(stat mappings)" = 2 ]
+}
+
+@test "fallback: an anonymous executable mapping (JIT code) names no file" {
+	cat >> "$S" <<EOF
+maps 100 500
+7f0000000000-7f0000100000 r-xp 00000000 08:01 7 /usr/lib/one.so
+7f2000000000-7f2000010000 r-xp 00000000 00:00 0 
+7f3000000000-7f3000010000 rwxp 00000000 00:00 0
+end
+EOF
+	sync_event 0x7f0000000100,0x7f2000000100,0x7f3000000200
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so,0x7f2000000100:nomap,0x7f3000000200:nomap$'
+}
+
+@test "fallback: maps lines out of address order: each address finds its mapping" {
+	# /proc prints them in order; a trace file need not keep them so
+	cat >> "$S" <<EOF
+maps 100 500
+7f3000000000-7f3000100000 r-xp 00000000 08:01 9 /usr/lib/three.so
+7f1000000000-7f1000100000 r-xp 00000000 08:01 7 /usr/lib/one.so
+7f2000000000-7f2000100000 r-xp 00000000 08:01 8 /usr/lib/two.so
+end
+EOF
+	sync_event 0x7f1000000100,0x7f2000000200,0x7f3000000300
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x100:/usr/lib/one.so,0x200:/usr/lib/two.so,0x300:/usr/lib/three.so$'
 }
 
 @test "fallback: files named by snapshots never get the reserved ids 0 and 1" {

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The event formats of a capture (see ustack-formats.h).
+ *
+ * tracefs_local_events_system() parses every event of the systems it is
+ * given and always /proc/kallsyms as well: in the VM that was most of the
+ * fixed CPU cost of a `trace-cmd ustack record` (kallsyms lines go through
+ * sscanf(), and -e syscalls:X brought in some 700 syscall formats). A
+ * capture only needs the formats of the events it enables, and kernel
+ * symbols only when it prints kernel stacks itself: the trace.dat gets
+ * its own copy of kallsyms, which report reads.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ustack-formats.h"
+
+/* Does "system/event" glob @glob take @event of @sys? */
+static bool glob_takes(const char *glob, const char *sys, const char *event)
+{
+	const char *slash = strchr(glob, '/');
+	char sys_glob[256];
+	size_t len;
+
+	if (!slash)
+		return false;
+	len = slash - glob;
+	if (len >= sizeof(sys_glob))
+		return false;
+	memcpy(sys_glob, glob, len);
+	sys_glob[len] = '\0';
+	return !fnmatch(sys_glob, sys, 0) && !fnmatch(slash + 1, event, 0);
+}
+
+static bool wanted(const char * const *globs, const char *sys, const char *event)
+{
+	int i;
+
+	for (i = 0; globs[i]; i++)
+		if (glob_takes(globs[i], sys, event))
+			return true;
+	return false;
+}
+
+static void parse_format(struct tep_handle *tep, const char *sys, const char *event)
+{
+	char *buf;
+	int len;
+
+	buf = tracefs_event_file_read(NULL, sys, event, "format", &len);
+	if (!buf)
+		return;
+	if (len > 0)
+		tep_parse_event(tep, buf, len, sys);
+	free(buf);
+}
+
+/* ftrace has no "enable" file, so tracefs_event_systems() leaves it out. */
+static void parse_system(struct tep_handle *tep, const char * const *globs, const char *sys)
+{
+	char **events = tracefs_system_events(NULL, sys);
+	int i;
+
+	for (i = 0; events && events[i]; i++)
+		if (wanted(globs, sys, events[i]))
+			parse_format(tep, sys, events[i]);
+	tracefs_list_free(events);
+}
+
+/* Parse a whole file of the top instance with @fn (best effort). */
+static void parse_file(struct tep_handle *tep, const char *path,
+		       int (*fn)(struct tep_handle *, const char *))
+{
+	char *buf = tracefs_instance_file_read(NULL, path, NULL);
+
+	if (buf)
+		fn(tep, buf);
+	free(buf);
+}
+
+static int parse_printk(struct tep_handle *tep, const char *buf)
+{
+	tep_parse_printk_formats(tep, buf);
+	return 0;
+}
+
+static void parse_kallsyms(struct tep_handle *tep)
+{
+	size_t len = 0, alloc = 0;
+	char *buf = NULL, *tmp;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	size_t r;
+
+	if (!f)
+		return;
+	/* A /proc file: its size is unknown until read */
+	do {
+		if (len + 65536 + 1 > alloc) {
+			alloc = alloc ? alloc * 2 : 1 << 20;
+			tmp = realloc(buf, alloc);
+			if (!tmp)
+				goto out;
+			buf = tmp;
+		}
+		r = fread(buf + len, 1, alloc - len - 1, f);
+		len += r;
+	} while (r);
+	buf[len] = '\0';
+	tep_parse_kallsyms(tep, buf);
+ out:
+	free(buf);
+	fclose(f);
+}
+
+static bool parse_header(struct tep_handle *tep)
+{
+	char *buf;
+	int len;
+
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (!buf)
+		return false;
+	tep_parse_header_page(tep, buf, len, sizeof(long));
+	free(buf);
+	return true;
+}
+
+/**
+ * ustack_formats_local - the formats of some local events, in a new tep
+ * @globs: NULL-terminated "system/event" shell patterns
+ *	(fnmatch(3) each side of the slash: "sched" and "*")
+ * @kallsyms: also parse /proc/kallsyms (kernel stacks printed here)
+ *
+ * Also parses the header page, printk formats and saved command lines, as
+ * tracefs_local_events_system() does. Returns NULL with errno set when the
+ * tep cannot be made or the header page cannot be read.
+ */
+struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms)
+{
+	struct tep_handle *tep = tep_alloc();
+	char **systems;
+	int i;
+
+	if (!tep)
+		return NULL;
+	if (!parse_header(tep)) {
+		tep_free(tep);
+		return NULL;
+	}
+	systems = tracefs_event_systems(NULL);
+	for (i = 0; systems && systems[i]; i++)
+		if (strcmp(systems[i], "ftrace"))
+			parse_system(tep, globs, systems[i]);
+	tracefs_list_free(systems);
+	parse_system(tep, globs, "ftrace");
+	parse_file(tep, "printk_formats", parse_printk);
+	parse_file(tep, "saved_cmdlines", tep_parse_saved_cmdlines);
+	if (kallsyms)
+		parse_kallsyms(tep);
+	tep_set_cpus(tep, sysconf(_SC_NPROCESSORS_CONF));
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	return tep;
+}
