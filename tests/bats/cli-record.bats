@@ -18,6 +18,7 @@ setup() {
 }
 
 teardown() {
+	release_held
 	[ -z "$NAME" ] || assert_no_instance "$NAME"
 	rm -rf "$TMP"
 }
@@ -114,11 +115,12 @@ record() {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/sw.dat" -e syscalls:sys_enter_getppid 2>/dev/null &
 	pid=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
-	# system-wide, maps are read each tick: live longer than one
-	"$PROGS/deep" 25
+	# system-wide, maps are read while the process lives
+	start_held "$PROGS/deep" 25
 	wait_drained "$NAME"
 	kill -TERM "$pid"
 	wait "$pid"
+	release_held
 	assert_no_instance "$NAME"
 	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
 	echo "$output"

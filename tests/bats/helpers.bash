@@ -88,6 +88,29 @@ poll_until() {
 	return 1
 }
 
+# start_held PROG ARGS...: run PROG (a test program) in the background with
+# USTACK_PROGS_HOLD, and wait until it has made all its calls; it then
+# stays alive, its pid in HELD, until release_held. A system-wide fallback
+# run reads a process's maps while it lives: held, it lives until the run
+# has ended, however late the reader gets to it.
+start_held() {
+	local mark
+
+	mark=$(mktemp -u "${BATS_TEST_TMPDIR:-/tmp}/held.XXXXXX")
+	USTACK_PROGS_HOLD="$mark" "$@" > /dev/null &
+	HELD=$!
+	poll_until 30 test -e "$mark"
+}
+
+# release_held: end the process start_held keeps (teardown calls it too)
+release_held() {
+	[ -n "${HELD:-}" ] || return 0
+	kill "$HELD" 2>/dev/null
+	wait "$HELD" 2>/dev/null || true
+	HELD=
+	return 0
+}
+
 # file_is FILE TEXT: FILE reads as TEXT (a missing FILE is not)
 file_is() {
 	[ "$(cat "$1" 2>/dev/null)" = "$2" ]

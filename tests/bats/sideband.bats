@@ -29,6 +29,7 @@ setup() {
 teardown() {
 	local f p
 
+	release_held
 	[ -z "$NAME" ] || assert_no_instance "$NAME"
 	rm -rf "$TMP"
 	# the JIT maps sb-jit left (it keeps them for the tracer)
@@ -148,12 +149,15 @@ lines_like() {
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] ||
 		skip "perf_event_paranoid < 1: system-wide perf needs no capability here"
 	setpriv --bounding-set=-perfmon,-sys_admin -- "$USTACK" -B "$NAME" --folded \
-		-e syscalls:sys_enter_getppid --comm deep -d 4 > "$TMP/out" 2> "$TMP/err" &
+		-e syscalls:sys_enter_getppid --comm deep > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
-	# snapshots are read each tick: live longer than one
-	"$PROGS/deep" 25
+	# snapshots are read while the process lives: it outlives the run
+	start_held "$PROGS/deep" 25
+	wait_drained "$NAME"
+	kill -TERM "$pid"
 	wait "$pid"
+	release_held
 	cat "$TMP/err"
 	[ "$(grep -c 'no perf side-band: perf_event_open refused' "$TMP/err")" -eq 1 ]
 	[ "$(grep -c 'snapshots' "$TMP/err")" -eq 1 ]

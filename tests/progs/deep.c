@@ -3,6 +3,7 @@
  * A 20-deep frame-pointer call chain ending in getppid(2):
  * main -> chain_01 -> ... -> chain_20 -> syscall.
  * Expected user stack, leaf first: chain_20, chain_19, ..., chain_01, main.
+ * With USTACK_PROGS_HOLD set it stays alive after its calls (progs_hold()).
  */
 #include "ustack-progs.h"
 
@@ -48,5 +49,6 @@ int main(int argc, char **argv)
 		chain_01();
 		progs_pause();
 	}
+	progs_hold();
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef _USTACK_PROGS_H
 #define _USTACK_PROGS_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,26 @@ static inline void progs_pause(void)
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/*
+ * With USTACK_PROGS_HOLD=FILE: create FILE once every call is made, then
+ * wait for a signal. A system-wide fallback run reads a process's maps
+ * while it lives; a test holds the process until the run has ended
+ * rather than hoping the reader got to it in time.
+ */
+static inline void progs_hold(void)
+{
+	const char *file = getenv("USTACK_PROGS_HOLD");
+	FILE *fp;
+
+	if (!file)
+		return;
+	fp = fopen(file, "w");
+	if (fp)
+		fclose(fp);
+	for (;;)
+		pause();
 }
 
 #endif /* _USTACK_PROGS_H */
