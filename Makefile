@@ -3,7 +3,8 @@
 # trace-cmd-ustack: deferred user-space stacks for trace-cmd.
 #
 #   make                 build tracecmd/trace-cmd-ustack and the test programs
-#   make check           host tests, then the VM tests (patched kernel)
+#   make check           host tests, the VM tests (patched kernel), 60 s of each
+#                        fuzzer, the host tests under ASan+UBSan (tests/run-tests)
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
@@ -19,7 +20,9 @@
 # build needs is added to them. libdebuginfod is optional.
 #   make fuzz            libFuzzer harnesses (tests/fuzz) under ASan+UBSan, each
 #                        run FUZZ_SECONDS (default 600); make fuzz-smoke: 60 s
+#                        (part of make check)
 #   make check-asan      host tests with an ASan+UBSan build of the tool
+#   make stress-signals  60 rounds of signals at random moments (tests/signal-stress)
 #   make demo            trace the bundled example program
 #   make demo-vm         the same on the patched kernel, in the VM
 
@@ -150,6 +153,12 @@ vm-stress:
 	tests/vm/vm-stress
 .PHONY: vm-stress
 
+# Not part of check (the host suite runs 10 rounds): 60 live and record
+# runs, each sent signals at random moments; USTACK_SIGNAL_SEED repeats one
+stress-signals: all
+	tests/signal-stress 60
+.PHONY: stress-signals
+
 # Not part of check: each mutant of tests/mutation/mutants against the
 # tests that cover its file (tests/README.md); long
 mutation: all
@@ -188,15 +197,18 @@ fuzz-build: $(FUZZ_BIN)
 .SECONDARY: $(FUZZ_LIBOBJ)
 
 # One harness at a time (the machine is shared): its corpus under
-# .fuzz/corpus/, seeded from tests/fuzz/seeds/ (tests/fuzz/run)
+# .fuzz/corpus/, seeded from tests/fuzz/seeds/ (tests/fuzz/run), each
+# harness one test of tests/run-tests --fuzz ("N passed, N failed")
 fuzz: fuzz-build
-	tests/fuzz/run $(FUZZ_SECONDS)
+	USTACK_FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests --fuzz
 
+# Part of make check
 fuzz-smoke: fuzz-build
-	tests/fuzz/run 60
+	USTACK_FUZZ_SECONDS=60 tests/run-tests --fuzz
 
 # The host tests against a copy of the tree built with ASan+UBSan (the
-# test programs stay unsanitized: the tests read their stacks)
+# test programs stay unsanitized: the tests read their stacks); part of
+# make check
 check-asan:
 	tests/run-asan
 

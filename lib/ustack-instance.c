@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,17 +372,26 @@ unsigned long long ustack_instance_now(struct ustack_instance *ui)
  *
  * Closes every registered fd, then removes the instance if we created it,
  * else writes back every file we changed. Async-signal-safe (open, write,
- * close, rmdir, usleep only), so a signal handler may call it; later calls
- * do nothing. The instance must still be freed with ustack_instance_close().
+ * close, rmdir, usleep, pthread_sigmask only), so a signal handler may call
+ * it; later calls do nothing. SIGINT, SIGTERM and SIGHUP are blocked while
+ * it works: a handler calling it again would find it marked done, half
+ * done, and exit with the instance still there. The instance must still
+ * be freed with ustack_instance_close().
  */
 void ustack_instance_teardown(struct ustack_instance *ui)
 {
 	struct saved_file *sf;
 	struct ustack_list *pos;
+	sigset_t set, old;
 	int i;
 
 	if (!ui || ui->torn_down)
 		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
 	ui->torn_down = 1;
 	for (i = 0; i < ui->nr_fds; i++)
 		close(ui->fds[i]);
@@ -390,12 +400,13 @@ void ustack_instance_teardown(struct ustack_instance *ui)
 		/* An instance whose files are still open reports EBUSY. */
 		for (i = 0; i < 50 && rmdir(ui->dir) < 0 && errno == EBUSY; i++)
 			usleep(20000);
-		return;
+	} else {
+		ustack_list_for_each(pos, &ui->saved) {
+			sf = ustack_list_entry(pos, struct saved_file, list);
+			write_file(sf->path, sf->old, true);
+		}
 	}
-	ustack_list_for_each(pos, &ui->saved) {
-		sf = ustack_list_entry(pos, struct saved_file, list);
-		write_file(sf->path, sf->old, true);
-	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void free_instance(struct ustack_instance *ui)

@@ -28,6 +28,7 @@
 
 #include "ustack-instance.h"
 #include "ustack-recorder.h"
+#include "ustack-tempfiles.h"
 #include "ustack-warn.h"
 
 /* Poll timeout after a wakeup that found no full sub-buffer to move. */
@@ -249,7 +250,7 @@ static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
 		rec->files[cpu] = NULL;
 		return -1;
 	}
-	rc->out = mkostemp(rec->files[cpu], O_CLOEXEC);
+	rc->out = ustack_tempfile_make(rec->files[cpu]);
 	if (rc->out < 0) {
 		free(rec->files[cpu]);
 		rec->files[cpu] = NULL;
@@ -265,7 +266,7 @@ static void remove_files(struct ustack_recorder *rec)
 
 	for (cpu = 0; rec->files && cpu < rec->nr_cpus; cpu++)
 		if (rec->files[cpu])
-			unlink(rec->files[cpu]);
+			ustack_tempfile_remove(rec->files[cpu]);
 }
 
 /**

@@ -301,6 +301,8 @@ static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
 			}
 		}
 		n = inflated_size(s, &sh, name, e->class, msb);
+		if (name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8)))
+			e->dwarf_bytes += n ? n : sh.sh_size;
 		if (n && !ustack_inflate_ok(sh.sh_size, n)) {
 			snprintf(what, sizeof(what), "bytes decompressed from %" PRIu64 " in %s",
 				 (uint64_t)sh.sh_size, name ? name : "?");
@@ -311,6 +313,25 @@ static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
 		}
 	}
 	return NULL;
+}
+
+/**
+ * uelf_dwarf_ok - whether @e's DWARF may be handed to libdw
+ * @e: a file with .debug_info
+ *
+ * Within USTACK_DWARF_MAX, or false after one warning per file (read
+ * before dwarf_begin_elf(), which maps or inflates the sections).
+ */
+bool uelf_dwarf_ok(struct uelf *e)
+{
+	if (e->dwarf_bytes <= USTACK_DWARF_MAX)
+		return true;
+	if (!e->dwarf_warned)
+		ustack_warning("%s: %" PRIu64 " bytes of DWARF, over the cap of %llu: "
+			       "no lines or inlines from it", e->path, e->dwarf_bytes,
+			       USTACK_DWARF_MAX);
+	e->dwarf_warned = true;
+	return false;
 }
 
 /* Common checks once @e->elf exists; on failure sets *err, returns -1. */

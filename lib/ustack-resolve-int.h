@@ -27,6 +27,8 @@ struct uelf {
 	bool		has_dwarf;	/* a real .debug_info */
 	bool		minidebug;	/* the .gnu_debugdata of another file */
 	bool		capped;		/* went over a cap: not to be used */
+	uint64_t	dwarf_bytes;	/* .debug_* sections, decompressed */
+	bool		dwarf_warned;	/* said its DWARF is over the cap */
 };
 
 /*
@@ -43,9 +45,14 @@ struct uelf {
  * USTACK_INFLATE_RATIO		times its compressed size (deflate's best is
  *				1032: more is a decompression bomb, not DWARF)
  * USTACK_XZ_MEMLIMIT		the xz decoder's own memory (its dictionary)
+ * USTACK_DWARF_MAX		bytes of all .debug_* sections of one file
+ *				(decompressed) handed to libdw
  *
  * A file over one is not used (one warning names it and the cap); its
- * frames are unresolved "over a size cap".
+ * frames are unresolved "over a size cap". A file over the DWARF cap
+ * alone keeps its symbols and loses its lines and inlines: libdw
+ * allocates in proportion to the DWARF it reads (units, abbreviations,
+ * line rows), with nothing of its own to bound it.
  */
 #define USTACK_FILE_MAX		(16ULL << 30)
 #define USTACK_ELF_MAX_SECTIONS	(1U << 16)
@@ -54,6 +61,7 @@ struct uelf {
 #define USTACK_INFLATE_MAX	(1ULL << 30)
 #define USTACK_INFLATE_RATIO	1032
 #define USTACK_XZ_MEMLIMIT	(128U << 20)
+#define USTACK_DWARF_MAX	(1ULL << 30)
 
 /* Messages whose address says why a file was refused (ustack-resolve-open.c) */
 extern const char ustack_msg_symfs[];
@@ -70,6 +78,7 @@ struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
 			 const char **err);
 void uelf_close(struct uelf *e);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
+bool uelf_dwarf_ok(struct uelf *e);
 
 /* An executable PT_LOAD: file offsets [off, off + len) sit at vaddr. */
 struct useg {

@@ -534,7 +534,12 @@ static void dso_load_dwarf(struct ustack_dso *dso)
 {
 	dso->debug_done = true;
 	dso->debug = ustack_find_debug(dso, true);
-	if (dso->debug)
+	if (!dso->debug)
+		return;
+	/* Frames only its DWARF would have named say why they have none */
+	if (!uelf_dwarf_ok(dso->debug))
+		dso->capped = true;
+	else
 		dso->dw = udwarf_open(dso->r, dso->debug);
 }
 

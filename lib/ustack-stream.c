@@ -39,6 +39,7 @@
 #include "ustack-recorder.h"
 #include "ustack-sideband.h"
 #include "ustack-stream.h"
+#include "ustack-tempfiles.h"
 #include "ustack-warn.h"
 
 #define DEFAULT_TICK_US		100000
@@ -310,7 +311,7 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 		st->files[cpu] = NULL;
 		return -1;
 	}
-	cr->save_fd = mkostemp(st->files[cpu], O_CLOEXEC);
+	cr->save_fd = ustack_tempfile_make(st->files[cpu]);
 	if (cr->save_fd < 0) {
 		free(st->files[cpu]);
 		st->files[cpu] = NULL;
@@ -342,7 +343,7 @@ static int open_direct(struct ustack_stream *st, const char *prefix)
 		/* Those copied go with the stream (ustack_stream_open()) */
 		for (; cpu < st->nr_cpus; cpu++)
 			if (!st->files[cpu])
-				unlink(files[cpu]);
+				ustack_tempfile_remove(files[cpu]);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -919,7 +920,7 @@ void ustack_stream_remove_files(struct ustack_stream *st)
 
 	for (cpu = 0; st->files && cpu < st->nr_cpus; cpu++) {
 		if (st->files[cpu])
-			unlink(st->files[cpu]);
+			ustack_tempfile_remove(st->files[cpu]);
 	}
 }
 

@@ -24,6 +24,7 @@
 
 #include "tracecmd-private-decls.h"
 #include "ustack-open.h"
+#include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
 
 struct ustack_tracedat {
@@ -110,7 +111,7 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 
 	if (asprintf(&tmp, "%s.XXXXXX", o->file) < 0)
 		return -1;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = ustack_tempfile_make(tmp);
 	if (fd < 0) {
 		free(tmp);
 		return -1;
@@ -123,11 +124,12 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	errno = 0;
 	if (write_file(o, tmp) < 0 || rename(tmp, o->file) < 0) {
 		err = errno ? errno : EIO;
-		unlink(tmp);
+		ustack_tempfile_remove(tmp);
 		free(tmp);
 		errno = err;
 		return -1;
 	}
+	ustack_tempfile_forget(tmp);
 	free(tmp);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-stream.h"
+#include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
 
@@ -114,7 +116,7 @@ static void capture_atexit(void)
 		ustack_stream_remove_files(c->stream);
 	}
 	if (c->sbfile_path)
-		unlink(c->sbfile_path);
+		ustack_tempfile_remove(c->sbfile_path);
 	ustack_instance_teardown(c->ui);
 }
 
@@ -126,9 +128,12 @@ static void say_reaped(const char *name)
 static void open_instance(struct capture *c)
 {
 	const char *name = c->o->instance;
+	sigset_t old;
 
 	/* What a SIGKILL'ed run left goes first: it may trace everything */
 	ustack_instance_reap(say_reaped);
+	/* A second signal before the handler knows the instance would keep it */
+	ustack_signals_block(&old);
 	c->ui = ustack_instance_open(name);
 	if (!c->ui)
 		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",
@@ -136,6 +141,7 @@ static void open_instance(struct capture *c)
 	ustack_signals_guard(c->ui);
 	exiting_capture = c;
 	atexit(capture_atexit);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void set_buffers(struct capture *c)
@@ -618,7 +624,7 @@ static void write_tracedat(struct capture *c)
 	err = errno;
 	ustack_stream_remove_files(c->stream);
 	if (out.sideband)
-		unlink(out.sideband);
+		ustack_tempfile_remove(out.sideband);
 	for (i = 0; maps && maps[i]; i++)
 		free(maps[i]);
 	free(maps);
@@ -697,7 +703,7 @@ static char *temp_file(const char *output, const char *what)
 
 	if (asprintf(&path, "%s.%s.XXXXXX", output, what) < 0)
 		die("out of memory");
-	fd = mkostemp(path, O_CLOEXEC);
+	fd = ustack_tempfile_make(path);
 	if (fd < 0)
 		die("cannot write %s: %s", output, strerror(errno));
 	close(fd);
@@ -731,7 +737,7 @@ static void start_sideband(struct capture *c)
 		return;
 	ustack_sbfile_close(c->sbfile);
 	c->sbfile = NULL;
-	unlink(c->sbfile_path);
+	ustack_tempfile_remove(c->sbfile_path);
 }
 
 /* Held before its exec until tracing is on: traced from its exec on. */
@@ -741,6 +747,7 @@ static void fork_command(struct capture *c)
 
 	c->child = ustack_child_fork(c->o->cmd);
 	pid = ustack_child_pid(c->child);
+	ustack_signals_child(pid);
 	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
 		die("cannot filter pid %d: %s", pid, strerror(errno));
 	follow(c, pid);
@@ -792,6 +799,11 @@ static void tear_down(struct capture *c)
 	struct tep_handle *tep = ustack_events_tep(c->run.events);
 	int i;
 
+	/*
+	 * The run is over and exit() follows: a signal now would find the
+	 * instance half freed. It stays pending until the process is gone.
+	 */
+	ustack_signals_block(NULL);
 	ustack_procmaps_free(c->procmaps);
 	exiting_capture = NULL;
 	ustack_signals_guard(NULL);

@@ -165,6 +165,7 @@ void ustack_child_release(struct ustack_child *child)
 	while (waitpid(child->pid, &status, __WALL) == child->pid && WIFSTOPPED(status))
 		ptrace(PTRACE_CONT, child->pid, 0, 0);
 	child->done = true;
+	ustack_signals_child(0);
 	die("cannot run %s: %s", child->argv[0], strerror(e));
 }
 
@@ -233,6 +234,7 @@ void ustack_child_reap(struct ustack_child *child)
 			continue;
 		child->status = status;
 		child->done = true;
+		ustack_signals_child(0);
 	}
 }
 

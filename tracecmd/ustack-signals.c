@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Signals of a capture run. The first SIGINT/SIGTERM/SIGHUP asks the run
- * to stop (a flag and a pipe the main loop polls), a second one tears the
- * instance down at once and exits. The handler does only
- * async-signal-safe work: a flag, a write to a pipe, and on the second
- * signal ustack_instance_teardown() and _exit().
+ * to stop (a flag and a pipe the main loop polls), a second one ends it
+ * at once: whatever the main thread was doing (reading, writing the
+ * trace.dat, removing files), the temporary files go, the command gets
+ * SIGTERM, the instance is removed, and the process exits. The handler
+ * does only async-signal-safe work: a flag, a write to a pipe, and on
+ * the second signal unlink(), kill(), ustack_instance_teardown() and
+ * _exit(). The three signals block each other while it runs: a third
+ * one waits instead of cutting the second's cleanup short.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ustack-instance.h"
+#include "ustack-tempfiles.h"
 #include "ustack-cmd.h"
 
 static struct ustack_instance *signal_ui;
+static volatile pid_t signal_child;
 static volatile sig_atomic_t stop_flag;
 static int stop_pipe[2] = { -1, -1 };
 
@@ -41,6 +48,9 @@ static void on_signal(int sig)
 		return;
 	}
 	/* Second signal: the user means it. Leave nothing behind. */
+	ustack_tempfiles_unlink_all();
+	if (signal_child > 0)
+		kill(signal_child, SIGTERM);
 	ustack_instance_teardown(signal_ui);
 	_exit(128 + sig);
 }
@@ -59,11 +69,47 @@ void ustack_signals_install(void)
 		stop_pipe[0] = stop_pipe[1] = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
+	ustack_signals_stop_set(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/**
+ * ustack_signals_stop_set - fill @set with SIGINT, SIGTERM and SIGHUP
+ * @set: the set
+ */
+void ustack_signals_stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/**
+ * ustack_signals_block - hold off the stop signals (until @old is set back)
+ * @old: the mask before, for pthread_sigmask(SIG_SETMASK, ...), or NULL
+ *
+ * Around steps that a second signal must not split: creating the
+ * instance and handing it to the handler, freeing it at the end.
+ */
+void ustack_signals_block(sigset_t *old)
+{
+	sigset_t set;
+
+	ustack_signals_stop_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/**
+ * ustack_signals_child - the command a second signal sends SIGTERM to
+ * @pid: its pid, or 0 once it is reaped (its pid may be reused)
+ */
+void ustack_signals_child(pid_t pid)
+{
+	signal_child = pid;
 }
 
 /**

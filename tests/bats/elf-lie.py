@@ -6,6 +6,7 @@
 #   shnum N          e_shnum 0 and section 0's sh_size N (extended count)
 #   phnum N          e_phnum PN_XNUM and section 0's sh_info N
 #   symtab-size N    sh_size of .symtab
+#   size NAME N      sh_size of section NAME (a DWARF section, say)
 #   chsize NAME N    ch_size of the SHF_COMPRESSED section NAME
 # Only the header fields change; the test makes the file long enough
 # (sparse, truncate -s) when the lie must fit inside it.
@@ -39,6 +40,9 @@ def main():
         elif what == 'symtab-size':
             off = dict(sections(b))['.symtab']
             struct.pack_into('<Q', b, off + 0x20, int(args[0]))
+        elif what == 'size':
+            off = dict(sections(b))[args[0]]
+            struct.pack_into('<Q', b, off + 0x20, int(args[1]))
         elif what == 'chsize':
             off = dict(sections(b))[args[0]]
             flags, data = struct.unpack_from('<Q', b, off + 8)[0], \

@@ -74,9 +74,11 @@ build_progs() {
 
 # poll_until SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds
 # (0), or until SECONDS have passed (1). The tests wait for a condition
-# with this, never for a fixed time.
+# with this, never for a fixed time. SECONDS is multiplied by
+# USTACK_WAIT_SCALE (tests/run-asan sets 5: a sanitized tool on a loaded
+# machine takes longer to start).
 poll_until() {
-	local i n=$(($1 * 10))
+	local i n=$(($1 * 10 * ${USTACK_WAIT_SCALE:-1}))
 
 	shift
 	for ((i = 0; i < n; i++)); do

@@ -67,6 +67,34 @@ v6_copy() {
 	[ -z "$stderr" ]
 }
 
+@test "upstream reproducers (tests/data/README.md): the libraries' crashes become one line naming the file, exit 1" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	"$DATA/make-repro.py" "$TMP/v6.dat" "$TMP"
+	local f stock sig n=0
+
+	for f in close-null-list page-size-zero kbuffer-lost; do
+		# as information: does stock trace-cmd still crash on it?
+		stock=0
+		trace-cmd report -i "$TMP/$f.dat" > /dev/null 2>&1 || stock=$?
+		echo "# stock trace-cmd report on $f.dat: exit $stock" >&3
+		# the crash must reach the guard as a signal, not as ASan's report
+		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+			"$USTACK" report -q -i "$TMP/$f.dat" --folded
+		echo "$f: status $status: $stderr"
+		[ "$status" -eq 1 ]
+		sig="Segmentation fault"
+		[ "$f" != page-size-zero ] || sig="Floating point exception"
+		[ "${stderr_lines[-1]}" = "trace-cmd ustack: $TMP/$f.dat: corrupt trace.dat: libtracecmd/libtraceevent crashed reading it ($sig)" ]
+		[ "$(grep -c '^trace-cmd ustack:' <<< "$stderr")" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$n" -eq 3 ]
+	# the intact copy: no guard message, exit 0
+	run --separate-stderr "$USTACK" report -q -i "$TMP/v6.dat" --folded
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
 @test "fuzz: every saved finding (tests/fuzz/regress) runs clean under ASan+UBSan" {
 	command -v clang >/dev/null || skip "no clang (scripts/install-deps)"
 	make -s -j2 -C "$ROOT" fuzz-build >&2
@@ -395,6 +423,33 @@ lie_check() {
 		sed -n 's/.*\] \.debug_info  *[A-Z]*  *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
 	size=$((0x$size))
 	lie_check "$TMP/prog" "1099511627776 bytes decompressed from $size in .debug_info, over the cap of $((size * 1032))"
+}
+
+@test "DWARF sections that claim 2 GiB (.debug_line sh_size, sparse file): not handed to libdw, said once, 'over a size cap', memory bounded" {
+	cc_prog "$TMP/prog" -g
+	# no symbol table: only the DWARF could name leaf
+	strip --strip-all --keep-section='.debug_*' -o "$TMP/nosym" "$TMP/prog"
+	run "$SYM" --leaf --why --lines --no-debuginfod <<< "$TMP/nosym $LEAF_OFF"
+	[[ "$output" == "leaf+0x1 (nosym) $TMP/prog.c:1" ]]
+	cp "$TMP/nosym" "$TMP/lines"
+	"$LIE" "$TMP/lines" size .debug_line $((2 << 30))
+	truncate -s 3G "$TMP/lines"
+	# twice: the warning is said once per file
+	kib=$(peak_kib "$SYM" --leaf --why --lines --inlines --no-debuginfod \
+		<<< "$TMP/lines $LEAF_OFF"$'\n'"$TMP/lines $(printf '0x%x' $((LEAF_OFF + 1)))")
+	echo "peak $kib KiB"; cat "$TMP/out" "$TMP/err"
+	[ "$kib" -lt 102400 ]
+	[ "$(sed -n 1p "$TMP/out")" = "[unknown] (lines) # over a size cap" ]
+	[ "$(sed -n 2p "$TMP/out")" = "[unknown] (lines) # over a size cap" ]
+	[ "$(wc -l < "$TMP/err")" -eq 1 ]
+	grep -qx "trace-cmd ustack: $TMP/lines: 2147[0-9]* bytes of DWARF, over the cap of 1073741824: no lines or inlines from it" "$TMP/err"
+	# with its symbol table the name stays, without a line
+	cp "$TMP/prog" "$TMP/withsym"
+	"$LIE" "$TMP/withsym" size .debug_line $((2 << 30))
+	truncate -s 3G "$TMP/withsym"
+	run --separate-stderr "$SYM" --leaf --why --lines --no-debuginfod <<< "$TMP/withsym $LEAF_OFF"
+	[ "$output" = "leaf+0x1 (withsym)" ]
+	[[ "$stderr" == *"withsym: "*" bytes of DWARF, over the cap of 1073741824: no lines or inlines from it" ]]
 }
 
 @test "MiniDebugInfo that decompresses past 1032 times its size (an xz bomb): capped, said once" {

@@ -253,9 +253,14 @@ EOF
 }
 
 @test "elf symbols: an address in the page after the last symbol's is found, no read outside the page index (valgrind)" {
-	command -v valgrind >/dev/null || skip "valgrind not installed"
 	line=$(at z_big 0x1004)
-	run valgrind -q --error-exitcode=9 "$SYM" --leaf <<< "$line"
+	# an ASan build (tests/run-asan) checks its reads itself
+	if [ -n "${USTACK_ASAN:-}" ]; then
+		run "$SYM" --leaf <<< "$line"
+	else
+		command -v valgrind >/dev/null || skip "valgrind not installed"
+		run valgrind -q --error-exitcode=9 "$SYM" --leaf <<< "$line"
+	fi
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "z_big+0x1004 (syms.so)" ]

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Temporary files of a recording (per-CPU data, the side-band, the
+ * trace.dat before its rename), known by name so that a signal handler
+ * can remove them all before it _exit()s: a second ^C must not leave
+ * them behind.
+ *
+ * Files are made and forgotten on the thread that takes SIGINT, SIGTERM
+ * and SIGHUP (the other threads of libustack block them); these three
+ * signals are blocked while the list changes, so that a handler never
+ * sees it half changed.
+ */
+#ifndef _USTACK_TEMPFILES_H
+#define _USTACK_TEMPFILES_H
+
+int ustack_tempfile_make(char *template);
+void ustack_tempfile_forget(const char *path);
+void ustack_tempfile_remove(const char *path);
+void ustack_tempfiles_unlink_all(void);
+
+#endif /* _USTACK_TEMPFILES_H */

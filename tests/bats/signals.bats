@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Signals (issue 12): a second SIGINT/SIGTERM/SIGHUP ends a run at once,
+# wherever it comes, and leaves neither temporaries nor the instance
+# behind; the first one stops it in order. The moments are made exact
+# without waiting: signals sent to a stopped process arrive together, and
+# strace injects one when a given system call starts. Then ten rounds of
+# tests/signal-stress (random moments, seed printed).
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	require_capture
+	TMP="$(mktemp -d)"
+	mkdir "$TMP/out"
+	NAME=$(instance_name)
+	TAG="signals-bats-$$-$BATS_TEST_NUMBER-x"
+}
+
+teardown() {
+	if [ -n "${BG_PID:-}" ] && kill -0 "$BG_PID" 2>/dev/null; then
+		kill -KILL "$BG_PID" 2>/dev/null
+		wait "$BG_PID" || true
+	fi
+	pkill -KILL -f -- "$TAG" || true
+	[ ! -d "$TRACEFS/instances/$NAME" ] || rmdir "$TRACEFS/instances/$NAME"
+	rm -rf "$TMP"
+}
+
+require_strace() {
+	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
+}
+
+# start CMD...: run CMD in the background (stderr in $TMP/err), recording
+# getppid of a long deep into $TMP/out/out.dat through instance $NAME; the
+# tool's pid in TOOL (CMD may be strace, whose child it is)
+start() {
+	"$@" record -q -B "$NAME" -o "$TMP/out/out.dat" -e syscalls:sys_enter_getppid -- \
+		"$PROGS/deep" 1000000 "$TAG" > /dev/null 2> "$TMP/err" &
+	BG_PID=$!
+	TOOL=$BG_PID
+	[ "$1" = "$USTACK" ] || TOOL=$(child_of "$BG_PID")
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
+}
+
+# command_gone: the run's deep ends (up to 10 s: it got SIGTERM)
+command_gone() {
+	local i
+
+	for i in $(seq 1 100); do
+		pgrep -f -- "$TAG" > /dev/null || return 0
+		sleep 0.1
+	done
+	echo "its command still runs" >&2
+	return 1
+}
+
+# finish: wait for the run, then check what it left: no instance, no
+# command, nothing in the output directory but an out.dat that stock
+# trace-cmd report reads
+finish() {
+	local left
+
+	wait "$BG_PID" || true
+	BG_PID=
+	cat "$TMP/err"
+	assert_no_instance "$NAME"
+	command_gone
+	left=$(ls -A "$TMP/out" | grep -vx out.dat || true)
+	echo "left: $left"
+	[ -z "$left" ]
+	[ ! -e "$TMP/out/out.dat" ] || trace-cmd report -i "$TMP/out/out.dat" > /dev/null
+}
+
+@test "record: a second signal while tracing removes the per-CPU and side-band temporaries, the instance and the command" {
+	start "$USTACK"
+	ls "$TMP/out" | grep -q '^out\.dat\.cpu0\.'
+	# stopped, it takes both signals when continued: the second comes
+	# before the main loop saw the first
+	kill -STOP "$TOOL"
+	kill -INT "$TOOL"
+	kill -TERM "$TOOL"
+	kill -CONT "$TOOL"
+	wait "$BG_PID" && status=0 || status=$?
+	[ "$status" -eq 143 ]
+	finish
+	[ ! -e "$TMP/out/out.dat" ]
+}
+
+@test "live: a second signal while tracing removes the instance and ends the command" {
+	"$USTACK" -q -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1000000 "$TAG" \
+		> /dev/null 2> "$TMP/err" &
+	BG_PID=$!
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
+	kill -STOP "$BG_PID"
+	kill -HUP "$BG_PID"
+	kill -INT "$BG_PID"
+	kill -CONT "$BG_PID"
+	wait "$BG_PID" && status=0 || status=$?
+	# SIGHUP (1) comes before SIGINT (2): the second is SIGINT
+	[ "$status" -eq 130 ]
+	finish
+}
+
+@test "record: a second signal as the first temporary is removed: the others go too, the trace.dat is whole" {
+	require_strace
+	start strace -o "$TMP/strace" -e trace=unlink -e inject=unlink:signal=SIGINT:when=1 "$USTACK"
+	kill -INT "$TOOL"
+	finish
+	cat "$TMP/strace"
+	grep -q 'SIGINT.*si_code=SI_KERNEL' "$TMP/strace"
+	[ -s "$TMP/out/out.dat" ]
+}
+
+@test "record: a second signal as the trace.dat is renamed: the file is whole or absent, no temporary" {
+	require_strace
+	start strace -o "$TMP/strace" -e trace=rename -e inject=rename:signal=SIGTERM:when=1 "$USTACK"
+	kill -HUP "$TOOL"
+	finish
+	cat "$TMP/strace"
+	grep -q 'SIGTERM.*si_code=SI_KERNEL' "$TMP/strace"
+}
+
+@test "record: a second signal while the instance is removed (rmdir busy) does not cut the removal short" {
+	require_strace
+	# the first rmdir of the instance fails EBUSY, as while a reader
+	# still holds a file, and a signal comes with it
+	start strace -o "$TMP/strace" -P "$TRACEFS/instances/$NAME" -e trace=rmdir \
+		-e inject=rmdir:error=EBUSY:signal=SIGINT:when=1 "$USTACK"
+	kill -INT "$TOOL"
+	finish
+	cat "$TMP/strace"
+	grep -q 'EBUSY.*INJECTED' "$TMP/strace"
+	[ -s "$TMP/out/out.dat" ]
+}
+
+@test "signals at random moments of live and record runs (10 rounds, tests/signal-stress): nothing left, files readable" {
+	run "$ROOT/tests/signal-stress" 10
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "10 passed, 0 failed" ]
+}
