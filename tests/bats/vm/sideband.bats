@@ -63,14 +63,17 @@ lines_like() {
 	[ "$(lines_like '^sb-exec-after;.*;main;after_exec 300$')" -eq 1 ]
 }
 
-@test "deferred: 20 short-lived processes traced system-wide (-d) are named and resolved" {
-	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid --comm sb-short -d 12 \
+@test "deferred: 20 short-lived processes traced system-wide are named and resolved" {
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid --comm sb-short \
 		> "$TMP/out" 2> "$TMP/err" &
 	pid=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	for i in $(seq 1 20); do
 		"$SB/sb-short" 5
 	done
+	# stopped once everything is read, however long the processes took
+	wait_drained "$NAME"
+	kill -TERM "$pid"
 	wait "$pid"
 	output=$(cat "$TMP/out")
 	[ "$(lines_like '^ *sb-short-[0-9]+ +\[[0-9]+\] .*sys_enter_getppid:')" -eq 100 ]
