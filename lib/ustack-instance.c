@@ -24,6 +24,7 @@
 #include <tracefs.h>
 
 #include "ustack-instance.h"
+#include "ustack-stopsig.h"
 #include "ustack-list.h"
 #include "ustack-proc.h"
 
@@ -382,16 +383,12 @@ void ustack_instance_teardown(struct ustack_instance *ui)
 {
 	struct saved_file *sf;
 	struct ustack_list *pos;
-	sigset_t set, old;
+	sigset_t old;
 	int i;
 
 	if (!ui || ui->torn_down)
 		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
+	ustack_block_stop_signals(&old);
 	ui->torn_down = 1;
 	for (i = 0; i < ui->nr_fds; i++)
 		close(ui->fds[i]);

@@ -28,6 +28,7 @@
 
 #include "ustack-instance.h"
 #include "ustack-recorder.h"
+#include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
 #include "ustack-warn.h"
 
@@ -327,10 +328,7 @@ int ustack_recorder_start(struct ustack_recorder *rec)
 	sigset_t set, old;
 	int cpu, ret = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	ustack_stop_signals(&set);
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (cpu = 0; cpu < rec->nr_cpus && !ret; cpu++) {

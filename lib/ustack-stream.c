@@ -38,6 +38,7 @@
 #include "ustack-list.h"
 #include "ustack-recorder.h"
 #include "ustack-sideband.h"
+#include "ustack-stopsig.h"
 #include "ustack-stream.h"
 #include "ustack-tempfiles.h"
 #include "ustack-warn.h"
@@ -435,10 +436,7 @@ int ustack_stream_start(struct ustack_stream *st)
 		st->running = true;
 		return 0;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	ustack_stop_signals(&set);
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	ret = pthread_create(&st->thread, NULL, reader_thread, st);

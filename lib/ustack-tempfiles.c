@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
 
 struct tempfile {
@@ -21,17 +22,6 @@ struct tempfile {
 };
 
 static struct tempfile *volatile tempfiles;
-
-static void block_stop_signals(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, old);
-}
 
 static void restore_signals(const sigset_t *old)
 {
@@ -53,7 +43,7 @@ int ustack_tempfile_make(char *template)
 
 	if (!t)
 		return -1;
-	block_stop_signals(&old);
+	ustack_block_stop_signals(&old);
 	fd = mkostemp(template, O_CLOEXEC);
 	if (fd >= 0) {
 		memcpy(t->path, template, len);
@@ -77,7 +67,7 @@ void ustack_tempfile_forget(const char *path)
 	struct tempfile *volatile *pp, *t = NULL;
 	sigset_t old;
 
-	block_stop_signals(&old);
+	ustack_block_stop_signals(&old);
 	for (pp = &tempfiles; *pp; pp = &(*pp)->next) {
 		if (!strcmp((*pp)->path, path)) {
 			t = *pp;

@@ -35,6 +35,7 @@
 #include "ustack-sbfile.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
+#include "ustack-stopsig.h"
 #include "ustack-stream.h"
 #include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
@@ -133,7 +134,7 @@ static void open_instance(struct capture *c)
 	/* What a SIGKILL'ed run left goes first: it may trace everything */
 	ustack_instance_reap(say_reaped);
 	/* A second signal before the handler knows the instance would keep it */
-	ustack_signals_block(&old);
+	ustack_block_stop_signals(&old);
 	c->ui = ustack_instance_open(name);
 	if (!c->ui)
 		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",
@@ -803,7 +804,7 @@ static void tear_down(struct capture *c)
 	 * The run is over and exit() follows: a signal now would find the
 	 * instance half freed. It stays pending until the process is gone.
 	 */
-	ustack_signals_block(NULL);
+	ustack_block_stop_signals(NULL);
 	ustack_procmaps_free(c->procmaps);
 	exiting_capture = NULL;
 	ustack_signals_guard(NULL);

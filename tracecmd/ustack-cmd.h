@@ -15,7 +15,6 @@
 #ifndef _USTACK_CMD_H
 #define _USTACK_CMD_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -152,8 +151,6 @@ void ustack_child_free(struct ustack_child *child);
 
 void ustack_signals_install(void);
 void ustack_signals_guard(struct ustack_instance *ui);
-void ustack_signals_stop_set(sigset_t *set);
-void ustack_signals_block(sigset_t *old);
 void ustack_signals_child(pid_t pid);
 bool ustack_stop_requested(void);
 int ustack_stop_fd(void);

@@ -12,12 +12,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ustack-instance.h"
+#include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
 #include "ustack-cmd.h"
 
@@ -69,38 +69,11 @@ void ustack_signals_install(void)
 		stop_pipe[0] = stop_pipe[1] = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	ustack_signals_stop_set(&sa.sa_mask);
+	ustack_stop_signals(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-/**
- * ustack_signals_stop_set - fill @set with SIGINT, SIGTERM and SIGHUP
- * @set: the set
- */
-void ustack_signals_stop_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-}
-
-/**
- * ustack_signals_block - hold off the stop signals (until @old is set back)
- * @old: the mask before, for pthread_sigmask(SIG_SETMASK, ...), or NULL
- *
- * Around steps that a second signal must not split: creating the
- * instance and handing it to the handler, freeing it at the end.
- */
-void ustack_signals_block(sigset_t *old)
-{
-	sigset_t set;
-
-	ustack_signals_stop_set(&set);
-	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 /**
