@@ -59,7 +59,7 @@ def like_for_like(w, modes, depths, best, added, steady):
     is the mechanism alone.  The per-frame slope between the two largest
     depths is the walk alone.
     """
-    if not depths or len(depths) < 2:
+    if len(depths) < 2:
         return
     d0, d1, d2 = depths[0], depths[-2], depths[-1]
     w("## Like for like: the same frames walked")
