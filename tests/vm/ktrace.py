@@ -18,6 +18,9 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          BINARY (offsets checked against its
                                          symbol table), and BINARY was
                                          announced with its path and build id
+  ktrace.py exact TRACE PID BINARY F1,F2,...
+                                         every stack of PID is exactly F1
+                                         (leaf), F2, ... of BINARY
   ktrace.py leaf-in TRACE PID SUBSTR     the leaf frame of PID's stacks is in
                                          a file whose announced path contains
                                          SUBSTR
@@ -280,6 +283,22 @@ def cmd_chain(recs, pid, binary, funcs):
                 fail('frame %d of pid %d: expected %s in %s, got %s in %s' %
                      (i, pid, want, bpath, got, path))
     print('stacks of pid %d: %s' % (pid, ' <- '.join(funcs)))
+
+
+def cmd_exact(recs, pid, binary, funcs):
+    """Every stack of @pid is @funcs, frame for frame, and nothing more."""
+    maps = mappings(recs)
+    bpath = os.path.realpath(binary)
+    stacks = pid_stacks(recs, pid)
+    if not stacks:
+        fail('no stack for pid %d' % pid)
+    for stack in stacks:
+        got = [frame_function(recs, maps, stack, i, binary, bpath)[0]
+               for i in range(len(stack.frames))]
+        if got != funcs:
+            fail('stack of pid %d is %s, expected exactly %s' %
+                 (pid, ' <- '.join(map(str, got)), ' <- '.join(funcs)))
+    print('%d stack(s) of pid %d: exactly %s' % (len(stacks), pid, ' <- '.join(funcs)))
 
 
 def cmd_leaf_in(recs, pid, substr):
@@ -638,6 +657,8 @@ def main():
         cmd_cookies(recs, int(a[0]), a[1])
     elif cmd == 'chain':
         cmd_chain(recs, int(a[0]), a[1], a[2].split(','))
+    elif cmd == 'exact':
+        cmd_exact(recs, int(a[0]), a[1], a[2].split(','))
     elif cmd == 'leaf-in':
         cmd_leaf_in(recs, int(a[0]), a[1])
     elif cmd == 'remap':

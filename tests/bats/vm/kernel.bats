@@ -11,6 +11,8 @@ load ../helpers
 KCHAIN="$ROOT/tests/progs/kernel/kchain"
 KTRACE="$ROOT/tests/vm/ktrace.py"
 CHAIN="kf_22,kf_21,kf_20,kf_19,kf_18,kf_17,kf_16,kf_15,kf_14,kf_13,kf_12,kf_11,kf_10,kf_09,kf_08,kf_07,kf_06,kf_05,kf_04,kf_03,kf_02,kf_01,main"
+# kchain wild: kw_wild saved a wild frame pointer for its caller, wild()
+WILD="raw_getppid,kw_3,kw_2,kw_1,kw_wild,wild"
 # kchain signal: the same chain, called from send_signals()
 SIGCHAIN="${CHAIN%,main},send_signals,main"
 
@@ -127,6 +129,29 @@ ksave() {
 	run "$KTRACE" truncated "$KT" $KPID "$KCHAIN" raw_getppid kr_recurse
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "kernel: a wild saved frame pointer (kernel address, free page, backwards) ends the stack at its frame" {
+	local kind pids=()
+
+	kinstance syscalls/sys_enter_getppid
+	for kind in kernel unmapped backwards none; do
+		krun "$KCHAIN" wild $kind
+		pids+=("$KPID")
+	done
+	ksave
+	for i in 0 1 2; do
+		run "$KTRACE" exact "$KT" "${pids[$i]}" "$KCHAIN" "$WILD"
+		echo "$output"
+		[ "$status" -eq 0 ]
+	done
+	# Left alone, the same chain goes on below main: the stops above are the wild pointer's
+	run "$KTRACE" chain "$KT" "${pids[3]}" "$KCHAIN" "$WILD"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$KTRACE" exact "$KT" "${pids[3]}" "$KCHAIN" "$WILD"
+	echo "$output"
+	[ "$status" -ne 0 ]
 }
 
 # Ids are per in-memory inode: a file no task maps any more may lose its

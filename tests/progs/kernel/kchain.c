@@ -22,6 +22,13 @@
  *                        back to user space
  *   kchain exit          kf_22 calls exit_group(2): the task leaves with
  *                        its unwind still pending
+ *   kchain wild KIND     raw_getppid <- kw_3 <- kw_2 <- kw_1 <- kw_wild <-
+ *                        wild <- main, where kw_wild has replaced the frame
+ *                        pointer it saved for wild() with a wild one: KIND
+ *                        kernel (a kernel address), unmapped (a free page
+ *                        above the stack), backwards (below the stack
+ *                        pointer) or none (left as it is); the walk must
+ *                        stop at wild()
  *   kchain exec PROG ARG...
  *                        kf_22 calls execve(2) on PROG: the unwind asked
  *                        for in the call runs in the new image
@@ -36,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -136,6 +144,84 @@ NOINLINE int kr_recurse(int depth)
 	return kr_recurse(depth - 1) + 1;
 }
 
+static int usage(void);
+
+/* What kw_wild puts where it saved main's frame pointer (0: nothing) */
+static unsigned long wild_fp;
+
+NOINLINE void kw_3(void);
+NOINLINE void kw_3(void)
+{
+	raw_getppid();
+	asm volatile("" ::: "memory");
+}
+
+NOINLINE void kw_2(void);
+NOINLINE void kw_2(void)
+{
+	kw_3();
+	asm volatile("" ::: "memory");
+}
+
+NOINLINE void kw_1(void);
+NOINLINE void kw_1(void)
+{
+	kw_2();
+	asm volatile("" ::: "memory");
+}
+
+NOINLINE void kw_wild(void);
+NOINLINE void kw_wild(void)
+{
+	/* With frame pointers, [rbp] is the frame pointer saved for wild() */
+	volatile unsigned long *saved = __builtin_frame_address(0);
+	unsigned long keep = *saved;
+
+	if (wild_fp)
+		*saved = wild_fp;
+	kw_1();
+	*saved = keep;
+	asm volatile("" ::: "memory");
+}
+
+/* A page above the stack that nothing maps: mapped once to be sure, then unmapped */
+static unsigned long free_page_above_stack(void)
+{
+	unsigned long lo, hi, page = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			page = hi + 2 * 4096;
+	}
+	if (f)
+		fclose(f);
+	if (!page || mmap((void *)page, 4096, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+		return 0;
+	munmap((void *)page, 4096);
+	return page;
+}
+
+static int wild(const char *kind)
+{
+	if (!strcmp(kind, "kernel"))
+		wild_fp = 0xffff888000000000UL;
+	else if (!strcmp(kind, "unmapped"))
+		wild_fp = free_page_above_stack();
+	else if (!strcmp(kind, "backwards"))
+		wild_fp = (unsigned long)__builtin_frame_address(0) - 4096;
+	else if (strcmp(kind, "none"))
+		return usage();
+	if (strcmp(kind, "none") && !wild_fp) {
+		fprintf(stderr, "kchain: no free page above the stack\n");
+		return 1;
+	}
+	kw_wild();
+	return 0;
+}
+
 static int pin(int cpu)
 {
 	cpu_set_t set;
@@ -205,7 +291,8 @@ static int exec_from_chain(char **argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO |\n"
-		"              spin MS | unlink | signal N | exit | exec PROG [ARG...]\n");
+		"              spin MS | unlink | signal N | exit | exec PROG [ARG...] |\n"
+		"              wild kernel|unmapped|backwards|none\n");
 	return 2;
 }
 
@@ -254,5 +341,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "exec") && argc > 2)
 		return exec_from_chain(argv + 2);
+	if (!strcmp(argv[1], "wild") && argc > 2)
+		return wild(argv[2]);
 	return usage();
 }
