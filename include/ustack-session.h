@@ -35,6 +35,9 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  * @nr_pids:	entries in @pids
  * @comms:	hand out only samples whose comm is listed (NULL: all)
  * @nr_comms:	entries in @comms
+ * @count_only:	nothing will look at the samples, only at the stats (the
+ *		summary of `record`): keep no copy of the records and hand
+ *		nothing out
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -48,6 +51,7 @@ struct ustack_session_opts {
 	size_t			nr_pids;
 	const char * const	*comms;
 	size_t			nr_comms;
+	bool			count_only;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL

@@ -397,7 +397,19 @@ void ustack_events_stack_frames(const struct ustack_events *ev, const struct tep
 
 	offs = field_dyn(ev, rec, ev->stack.offsets, &lo);
 	idv = field_dyn(ev, rec, ev->stack.ids, &li);
-	for (i = 0; i < nr && (i + 1) * 8 <= lo && (i + 1) * 8 <= li; i++) {
+	if (nr > lo / 8)
+		nr = lo / 8;
+	if (nr > li / 8)
+		nr = li / 8;
+	if (!nr)
+		return;
+	/* The common case, data of this machine's byte order: copy the arrays */
+	if (tep_is_file_bigendian(ev->tep) == tep_is_local_bigendian(ev->tep)) {
+		memcpy(offsets, offs, (size_t)nr * 8);
+		memcpy(ids, idv, (size_t)nr * 8);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
 		offsets[i] = array_elem(ev, offs, i, 8);
 		ids[i] = array_elem(ev, idv, i, 8);
 	}

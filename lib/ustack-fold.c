@@ -3,13 +3,14 @@
  * Aggregation of folded stacks: stack string -> count, printed sorted by
  * the stack string like the stackcollapse-* tools do.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ustack-fold.h"
 #include "ustack-hash.h"
 
-struct fold_ent {
+struct ustack_fold_line {
 	struct ustack_hnode	node;
 	char			*stack;
 	uint64_t		count;
@@ -38,13 +39,13 @@ struct ustack_fold *ustack_fold_new(void)
 void ustack_fold_free(struct ustack_fold *f)
 {
 	struct ustack_hnode *pos, *tmp;
-	struct fold_ent *e;
+	struct ustack_fold_line *e;
 	size_t i;
 
 	if (!f)
 		return;
 	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp) {
-		e = ustack_htable_entry(pos, struct fold_ent, node);
+		e = ustack_htable_entry(pos, struct ustack_fold_line, node);
 		free(e->stack);
 		free(e);
 	}
@@ -129,30 +130,50 @@ static void fold_abort(struct ustack_fold *f)
 }
 
 /* Add @count to the line @stack (frames root first joined by ';'). */
-static int fold_add(struct ustack_fold *f, const char *stack, size_t len, uint64_t count)
+static struct ustack_fold_line *fold_add(struct ustack_fold *f, const char *stack, size_t len,
+				 uint64_t count)
 {
 	uint64_t hash = ustack_hash_mem(stack, len, 0);
 	struct ustack_hnode *pos;
-	struct fold_ent *e;
+	struct ustack_fold_line *e;
 
 	ustack_htable_for_each_hash(&f->stacks, pos, hash) {
-		e = ustack_htable_entry(pos, struct fold_ent, node);
+		e = ustack_htable_entry(pos, struct ustack_fold_line, node);
 		if (!strcmp(e->stack, stack)) {
 			e->count += count;
-			return 0;
+			return e;
 		}
 	}
 	e = malloc(sizeof(*e));
 	if (!e)
-		return -1;
+		return NULL;
 	e->stack = strdup(stack);
 	e->count = count;
 	if (!e->stack || ustack_htable_add(&f->stacks, &e->node, hash)) {
 		free(e->stack);
 		free(e);
-		return -1;
+		return NULL;
 	}
-	return 0;
+	return e;
+}
+
+/**
+ * ustack_fold_commit_line - count the stack built with ustack_fold_push()
+ * @f:		the aggregation
+ * @count:	weight to add
+ *
+ * Returns the line it was counted in, for ustack_fold_count(), or NULL
+ * when the stack was empty or memory ran out. The line lives as long as
+ * @f.
+ */
+struct ustack_fold_line *ustack_fold_commit_line(struct ustack_fold *f, uint64_t count)
+{
+	struct ustack_fold_line *e = NULL;
+
+	if (f->len)
+		e = fold_add(f, f->buf, f->len, count);
+	fold_abort(f);
+	return e;
 }
 
 /**
@@ -164,18 +185,25 @@ static int fold_add(struct ustack_fold *f, const char *stack, size_t len, uint64
  */
 int ustack_fold_commit(struct ustack_fold *f, uint64_t count)
 {
-	int ret = 0;
+	bool empty = !f->len;
 
-	if (f->len)
-		ret = fold_add(f, f->buf, f->len, count);
-	fold_abort(f);
-	return ret;
+	return ustack_fold_commit_line(f, count) || empty ? 0 : -1;
+}
+
+/**
+ * ustack_fold_count - add to a line counted before
+ * @line:	what ustack_fold_commit_line() returned for it
+ * @count:	weight to add
+ */
+void ustack_fold_count(struct ustack_fold_line *line, uint64_t count)
+{
+	line->count += count;
 }
 
 static int ent_cmp(const void *a, const void *b)
 {
-	const struct fold_ent *x = *(const struct fold_ent * const *)a;
-	const struct fold_ent *y = *(const struct fold_ent * const *)b;
+	const struct ustack_fold_line *x = *(const struct ustack_fold_line * const *)a;
+	const struct ustack_fold_line *y = *(const struct ustack_fold_line * const *)b;
 
 	return strcmp(x->stack, y->stack);
 }
@@ -190,7 +218,7 @@ static int ent_cmp(const void *a, const void *b)
 int ustack_fold_print(struct ustack_fold *f, FILE *fp)
 {
 	struct ustack_hnode *pos, *tmp;
-	struct fold_ent **v;
+	struct ustack_fold_line **v;
 	size_t i, n = 0;
 	int ret = 0;
 
@@ -198,7 +226,7 @@ int ustack_fold_print(struct ustack_fold *f, FILE *fp)
 	if (!v)
 		return -1;
 	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp)
-		v[n++] = ustack_htable_entry(pos, struct fold_ent, node);
+		v[n++] = ustack_htable_entry(pos, struct ustack_fold_line, node);
 	qsort(v, n, sizeof(*v), ent_cmp);
 	for (i = 0; i < n; i++)
 		if (fprintf(fp, "%s %llu\n", v[i]->stack,

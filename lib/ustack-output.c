@@ -16,6 +16,8 @@
 #include "ustack-output.h"
 #include "ustack-output-int.h"
 #include "ustack-fold.h"
+#include "ustack-array.h"
+#include "ustack-hash.h"
 #include "ustack-profile.h"
 
 #define MAX_INLINE	16
@@ -38,6 +40,31 @@ struct ustack_output {
 	uint64_t			unresolved[USTACK_UNRES_NR];
 	const struct ustack_mapping	*memo_map;	/* see res_dso() */
 	struct ustack_dso		*memo_dso;
+	struct ustack_htable		lines;		/* struct fold_memo */
+	struct ustack_fold_line		*fold_line;	/* of the last sample */
+	bool				memo_ok;	/* its key is built */
+	uint64_t			memo_hash;
+	uint64_t			memo_unres;	/* counts before rendering it */
+	uint64_t			memo_frames;
+	uint64_t			*key;		/* the sample's, being built */
+	size_t				key_len;
+	size_t				key_alloc;
+};
+
+/*
+ * Folded mode: a stack met before is only counted again, not rendered.
+ * The same frames (mapping and offset), kernel frames, root and note
+ * make the same line. Mappings live as long as the session (their owners
+ * free them only with it), so their addresses name them. Only stacks
+ * whose frames all resolved, none through a JIT map (which may grow while
+ * live), are remembered: the summary's counts come out the same.
+ */
+struct fold_memo {
+	struct ustack_hnode	node;
+	struct ustack_fold_line	*line;
+	unsigned int		frames;		/* user frames it shows */
+	size_t			len;
+	uint64_t		key[];
 };
 
 /* ------------------------------------------------------------------ */
@@ -156,6 +183,17 @@ void ustack_output_set_profile(struct ustack_output *o, struct ustack_profile *p
 	o->profile = p;
 }
 
+static void memo_free(struct ustack_output *o)
+{
+	struct ustack_hnode *pos, *tmp;
+	size_t i;
+
+	ustack_htable_for_each_safe(&o->lines, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct fold_memo, node));
+	ustack_htable_release(&o->lines);
+	free(o->key);
+}
+
 /**
  * ustack_output_free - free a printer (call ustack_output_finish() first)
  * @o: the printer (may be NULL)
@@ -164,6 +202,7 @@ void ustack_output_free(struct ustack_output *o)
 {
 	if (!o)
 		return;
+	memo_free(o);
 	ustack_fold_free(o->fold);
 	trace_seq_destroy(&o->seq);
 	free(o->rf);
@@ -553,6 +592,83 @@ static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
 	}
 }
 
+/* Everything print_folded() makes the line of @s from; -1: no memory */
+static int build_key(struct ustack_output *o, const struct ustack_sample *s)
+{
+	const char *comm = s->comm ? s->comm : "";
+	size_t n = strlen(comm), nr = has_user_stack(s) ? s->nr_frames : 0;
+	size_t nr_k = o->opts.kernel ? s->nr_kframes : 0, i;
+	uint64_t *k;
+
+	o->key_len = 4 + 3 * nr + nr_k + n / 8 + 1;
+	if (ustack_array_grow((void **)&o->key, &o->key_alloc, o->key_len, sizeof(*o->key)))
+		return -1;
+	k = o->key;
+	*k++ = (uint64_t)s->status << 32 | ustack_sample_truncated(s);
+	*k++ = o->opts.fold_pid ? (uint64_t)(unsigned int)s->pid : 0;
+	*k++ = o->opts.fold_event ? (uint64_t)(uintptr_t)s->event : 0;
+	*k++ = (uint64_t)nr << 32 | nr_k;
+	for (i = 0; i < nr; i++) {
+		*k++ = (uint64_t)(uintptr_t)s->frames[i].map;
+		*k++ = s->frames[i].offset;
+		*k++ = s->frames[i].id;
+	}
+	for (i = 0; i < nr_k; i++)
+		*k++ = s->kframes[i];
+	/* the comm and its NUL, zero-padded to whole words */
+	memset(k, 0, (n / 8 + 1) * sizeof(*k));
+	memcpy(k, comm, n);
+	return 0;
+}
+
+static struct fold_memo *memo_find(struct ustack_output *o, uint64_t hash)
+{
+	struct ustack_hnode *pos;
+	struct fold_memo *m;
+
+	ustack_htable_for_each_hash(&o->lines, pos, hash) {
+		m = ustack_htable_entry(pos, struct fold_memo, node);
+		if (m->len == o->key_len && !memcmp(m->key, o->key, o->key_len * sizeof(*o->key)))
+			return m;
+	}
+	return NULL;
+}
+
+static uint64_t unresolved_total(const struct ustack_output *o)
+{
+	uint64_t n = 0;
+	int why;
+
+	for (why = 0; why < USTACK_UNRES_NR; why++)
+		n += o->unresolved[why];
+	return n;
+}
+
+static bool rendered_jit(const struct ustack_output *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_rf; i++)
+		if (o->rf[i].kind == RF_JIT)
+			return true;
+	return false;
+}
+
+static void memo_add(struct ustack_output *o, uint64_t hash, struct ustack_fold_line *line,
+		     unsigned int frames)
+{
+	struct fold_memo *m = malloc(sizeof(*m) + o->key_len * sizeof(*o->key));
+
+	if (!m)
+		return;
+	m->line = line;
+	m->frames = frames;
+	m->len = o->key_len;
+	memcpy(m->key, o->key, o->key_len * sizeof(*o->key));
+	if (ustack_htable_add(&o->lines, &m->node, hash))
+		free(m);
+}
+
 /*
  * Root first: comm, [truncated], user frames outermost to leaf (or the
  * note standing in for them), then kernel frames entry to leaf.
@@ -573,7 +689,40 @@ static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 		fold_frame(o, &o->rf[i - 1]);
 	for (i = nr_k; i > 0; i--)
 		fold_frame(o, &o->rf[i - 1]);
-	ustack_fold_commit(o->fold, 1);
+	o->fold_line = ustack_fold_commit_line(o->fold, 1);
+}
+
+/*
+ * Folded mode, before rendering: count @s on the line of the same stack
+ * met before. Returns false when it has to be rendered.
+ */
+static bool fold_counted(struct ustack_output *o, const struct ustack_sample *s)
+{
+	struct fold_memo *m;
+
+	o->memo_ok = !o->profile && (!o->have_sym || o->sym.lookup == res_lookup) &&
+		     !build_key(o, s);
+	if (!o->memo_ok)
+		return false;
+	o->memo_hash = ustack_hash_mem(o->key, o->key_len * sizeof(*o->key), 0);
+	m = memo_find(o, o->memo_hash);
+	if (!m) {
+		o->memo_unres = unresolved_total(o);
+		o->memo_frames = o->frames;
+		return false;
+	}
+	o->frames += m->frames;
+	ustack_fold_count(m->line, 1);
+	return true;
+}
+
+/* Folded mode, once rendered: fold @s, and remember its line if it may be */
+static void fold_rendered(struct ustack_output *o, const struct ustack_sample *s)
+{
+	print_folded(o, s);
+	if (o->memo_ok && o->fold_line && unresolved_total(o) == o->memo_unres &&
+	    !rendered_jit(o))
+		memo_add(o, o->memo_hash, o->fold_line, o->frames - o->memo_frames);
 }
 
 /* ------------------------------------------------------------------ */
@@ -673,13 +822,15 @@ int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sa
 	if (o->opts.skip_empty && !has_user_stack(sample))
 		return 0;
 	o->memo_map = NULL;
+	if (o->opts.mode == USTACK_OUTPUT_FOLDED && fold_counted(o, sample))
+		return ferror(o->fp) ? -1 : 0;
 	render(o, sample);
 	switch (o->opts.mode) {
 	case USTACK_OUTPUT_STACKS:
 		print_stacks(o, sample);
 		break;
 	case USTACK_OUTPUT_FOLDED:
-		print_folded(o, sample);
+		fold_rendered(o, sample);
 		break;
 	case USTACK_OUTPUT_PERF_SCRIPT:
 		print_perf(o, sample);

@@ -257,9 +257,7 @@ static __attribute__((noinline)) void ustk_put(struct ustk *st)
 {
 	if (!st || --st->refs)
 		return;
-	free(st->raw_off);
-	free(st->raw_id);
-	free(st->frames);
+	free(st->frames);	/* and the raw arrays after them */
 	free(st);
 }
 
@@ -396,7 +394,7 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 		pub->stack_flags = st->flags;
 	}
 	count_sample(s, pub);
-	if (s->fn && sample_wanted(s, pub))
+	if (s->fn && !s->opts.count_only && sample_wanted(s, pub))
 		s->fn(pub, s->ctx);
 }
 
@@ -466,8 +464,8 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
  */
 static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
 {
-	const struct ustack_mapping *map;
-	bool final = true, after;
+	const struct ustack_mapping *map = NULL;
+	bool final = true, after = false;
 	unsigned int i;
 
 	for (i = 0; i < st->nr; i++) {
@@ -478,7 +476,9 @@ static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
 		fr->map = NULL;
 		if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP)
 			continue;
-		map = ustack_fileids_lookup(s->fileids, fr->id, st->ts, &after);
+		/* Frames of one file come in runs: the same answer as the last */
+		if (!i || fr->id != st->raw_id[i - 1])
+			map = ustack_fileids_lookup(s->fileids, fr->id, st->ts, &after);
 		if (!map || after)
 			final = false;
 		if (map && (!after || force))
@@ -541,18 +541,22 @@ static bool bind_stack(struct ustack_session *s, struct ustk *st, bool force)
 	return bind_deferred(s, st, force);
 }
 
+/* One block: the frames, then the raw offsets, then the raw ids */
 static int stack_alloc_frames(struct ustk *st, unsigned int nr)
 {
+	free(st->frames);
+	st->frames = NULL;
+	st->raw_off = st->raw_id = NULL;
 	st->nr = nr;
 	if (!nr)
 		return 0;
-	st->raw_off = calloc(nr, sizeof(*st->raw_off));
-	st->raw_id = calloc(nr, sizeof(*st->raw_id));
-	st->frames = calloc(nr, sizeof(*st->frames));
-	if (!st->raw_off || !st->raw_id || !st->frames) {
+	st->frames = calloc(nr, sizeof(*st->frames) + 2 * sizeof(uint64_t));
+	if (!st->frames) {
 		st->nr = 0;
 		return -1;
 	}
+	st->raw_off = (uint64_t *)(st->frames + nr);
+	st->raw_id = st->raw_off + nr;
 	return 0;
 }
 
@@ -879,11 +883,6 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	smp = calloc(1, sizeof(*smp));
 	if (!smp)
 		return -1;
-	smp->rec = record_clone(rec);
-	if (!smp->rec) {
-		free(smp);
-		return -1;
-	}
 	ustack_list_init(&smp->order);
 	smp->pub.ts = rec->ts;
 	smp->pub.cpu = rec->cpu;
@@ -893,8 +892,16 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	smp->pub.comm = ustack_history_comm(s->hist, pid);
 	if (!smp->pub.comm)
 		smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
-	smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
-	smp->pub.record = smp->rec;
+	/* Counted only: nobody reads the record or its format */
+	if (!s->opts.count_only) {
+		smp->rec = record_clone(rec);
+		if (!smp->rec) {
+			free(smp);
+			return -1;
+		}
+		smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
+		smp->pub.record = smp->rec;
+	}
 	smp->pub.status = USTACK_SAMPLE_NO_COOKIE;
 	if (s->opts.ordered)
 		ustack_list_add_tail(&smp->order, &s->order);

@@ -25,13 +25,16 @@ static void on_sample(const struct ustack_sample *smp, void *data)
 	}
 }
 
-static void open_session(struct ustack_run *run, struct tep_handle *tep, bool live)
+static void open_session(struct ustack_run *run, struct tep_handle *tep, bool live,
+			 bool print)
 {
 	const struct ustack_opts *o = run->o;
 	struct ustack_session_opts so = { 0 };
 
 	so.want_kernel = o->out.kernel;
 	so.live = live;
+	/* record: the summary is all that is printed */
+	so.count_only = !print;
 	/* Live, the kernel filters pids (and follows children with -c). */
 	if (o->mode == MODE_REPORT) {
 		so.pids = o->pids;
@@ -81,7 +84,7 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 {
 	memset(run, 0, sizeof(*run));
 	run->o = o;
-	open_session(run, tep, live);
+	open_session(run, tep, live, print);
 	if (print)
 		open_printer(run, tep, live);
 }

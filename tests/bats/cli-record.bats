@@ -39,6 +39,34 @@ record() {
 	[[ "$report" == *"main;app_call;lib_outer;lib_middle;lib_inner 4" ]]
 }
 
+@test "folded counts a repeated stack once rendered: the same counts and summary as stacks mode" {
+	# shlib 6: six identical, fully resolved stacks; folded renders the
+	# first and counts the other five on its line (lib/ustack-output.c)
+	record -- "$PROGS/shlib" 6
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"main;app_call;lib_outer;lib_middle;lib_inner 6" ]]
+	folded_summary="$stderr"
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^  lib_inner' <<<"$output")" -eq 6 ]
+	# frames shown and unresolved, counted for every sample either way
+	[[ "$folded_summary" == *"frames unresolved:    0 of "* ]]
+	[ "$(grep 'frames unresolved' <<<"$folded_summary")" = "$(grep 'frames unresolved' <<<"$stderr")" ]
+	[ "$(grep -c . <<<"$folded_summary")" -gt 5 ]
+}
+
+@test "folded keeps the same frames of two commands apart (shlib and a link to it)" {
+	# one binary, two names: the lines differ only in their root
+	ln -s "$PROGS/shlib" "$TMP/other"
+	record -c -- sh -c "'$PROGS/shlib' 2; '$TMP/other' 3"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(grep -c '^shlib;.*;lib_inner 2$' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^other;.*;lib_inner 3$' <<<"$output")" -eq 1 ]
+}
+
 @test "record then report gives the same stacks (stacks mode)" {
 	record -- "$PROGS/deep" 3
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat"

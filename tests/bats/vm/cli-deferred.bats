@@ -66,6 +66,17 @@ ustack() {
 	[[ "$output" == *"chain_01+0x"* ]]
 }
 
+@test "deferred: folded keeps the same frames of two commands apart (shlib and a link to it)" {
+	# Deferred frames of one file share its announcement, whatever the
+	# process: only the root (comm) tells these lines apart.
+	ln -s "$PROGS/shlib" "$TMP/other"
+	run --separate-stderr ustack -c --folded -- sh -c "'$PROGS/shlib' 2; '$TMP/other' 3"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(grep -c '^shlib;.*;lib_inner 2$' <<<"$output")" -eq 1 ]
+	[ "$(grep -c '^other;.*;lib_inner 3$' <<<"$output")" -eq 1 ]
+}
+
 @test "deferred: record then report equals live; stock report shows our events" {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
 		-- "$PROGS/shlib" 4 2>/dev/null
