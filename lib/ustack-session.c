@@ -92,6 +92,59 @@
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
 #define NEST_MAX	8
 
+/*
+ * Freed objects of one kind kept for the next: a session makes and frees
+ * a sample, a stack and a timeline node for about every event. At most
+ * POOL_MAX are kept. Not under ASan, whose use-after-free checks need
+ * the real free().
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define POOL_MAX	0
+#else
+#define POOL_MAX	1024
+#endif
+
+struct pool {
+	void		*free;		/* linked through each object's first word */
+	size_t		nr;
+};
+
+static void *pool_get(struct pool *p, size_t size)
+{
+	void *obj = p->free;
+
+	if (!obj)
+		return calloc(1, size);
+	p->free = *(void **)obj;
+	p->nr--;
+	memset(obj, 0, size);
+	return obj;
+}
+
+static void pool_put(struct pool *p, void *obj)
+{
+	if (!obj)
+		return;
+	if (p->nr >= POOL_MAX) {
+		free(obj);
+		return;
+	}
+	*(void **)obj = p->free;
+	p->free = obj;
+	p->nr++;
+}
+
+static void pool_drain(struct pool *p)
+{
+	void *obj;
+
+	while ((obj = p->free)) {
+		p->free = *(void **)obj;
+		free(obj);
+	}
+	p->nr = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Data                                                               */
 /* ------------------------------------------------------------------ */
@@ -201,6 +254,9 @@ struct ustack_session {
 	uint64_t			now;
 	uint64_t			nocookie_deadline;
 	struct ustack_stats		stats;
+	struct pool			samples;	/* struct usample */
+	struct pool			stks;		/* struct ustk */
+	struct pool			nodes;		/* struct tl_node */
 };
 
 static struct tep_record *record_clone(const struct tep_record *rec)
@@ -229,9 +285,9 @@ static uint64_t key_hash(int pid, uint64_t cookie)
 	return ustack_hash_u64(cookie ^ ((uint64_t)(unsigned int)pid << 32) ^ (unsigned int)pid);
 }
 
-static struct ustk *ustk_new(void)
+static struct ustk *ustk_new(struct ustack_session *s)
 {
-	struct ustk *st = calloc(1, sizeof(*st));
+	struct ustk *st = pool_get(&s->stks, sizeof(*st));
 
 	if (!st)
 		return NULL;
@@ -253,12 +309,12 @@ static struct ustk *ustk_get(struct ustk *st)
  * put and warns (use after free), not seeing the reference the caller
  * still holds.
  */
-static __attribute__((noinline)) void ustk_put(struct ustk *st)
+static __attribute__((noinline)) void ustk_put(struct ustack_session *s, struct ustk *st)
 {
 	if (!st || --st->refs)
 		return;
 	free(st->frames);	/* and the raw arrays after them */
-	free(st);
+	pool_put(&s->stks, st);
 }
 
 static struct ustk *hash_find(const struct ustack_session *s, int pid, uint64_t cookie)
@@ -289,13 +345,13 @@ static void hash_remove(struct ustack_session *s, struct ustk *st)
 		return;
 	ustack_htable_del(&s->stacks, &st->node);
 	st->in_hash = false;
-	ustk_put(st);
+	ustk_put(s, st);
 }
 
 static int timeline_add(struct ustack_session *s, struct ustk *st,
 			uint64_t deadline, enum tl_kind kind)
 {
-	struct tl_node *n = malloc(sizeof(*n));
+	struct tl_node *n = pool_get(&s->nodes, sizeof(*n));
 
 	if (!n)
 		return -1;
@@ -310,14 +366,14 @@ static int timeline_add(struct ustack_session *s, struct ustk *st,
 /* Handing samples out                                                */
 /* ------------------------------------------------------------------ */
 
-static void sample_free(struct usample *smp)
+static void sample_free(struct ustack_session *s, struct usample *smp)
 {
 	if (!smp)
 		return;
-	ustk_put(smp->st);
+	ustk_put(s, smp->st);
 	free(smp->rec);
 	free(smp->kframes);
-	free(smp);
+	pool_put(&s->samples, smp);
 }
 
 static void count_sample(struct ustack_session *s, const struct ustack_sample *pub)
@@ -408,7 +464,7 @@ static void drain_ordered(struct ustack_session *s)
 			break;
 		ustack_list_del(&smp->order);
 		deliver(s, smp);
-		sample_free(smp);
+		sample_free(s, smp);
 	}
 }
 
@@ -422,14 +478,14 @@ static void complete(struct ustack_session *s, struct usample *smp,
 		return;
 	}
 	deliver(s, smp);
-	sample_free(smp);
+	sample_free(s, smp);
 }
 
 static void complete_with(struct ustack_session *s, struct usample *smp,
 			  struct ustk *st, enum ustack_sample_status status)
 {
 	if (smp->st != st) {
-		ustk_put(smp->st);
+		ustk_put(s, smp->st);
 		smp->st = ustk_get(st);
 	}
 	st->answered++;
@@ -581,7 +637,7 @@ static void lose_entry(struct ustack_session *s, struct ustk *st)
 	unlink_waiting(s, st);
 	hash_remove(s, st);
 	release_waiters(s, st, USTACK_SAMPLE_LOST);
-	ustk_put(st);
+	ustk_put(s, st);
 }
 
 static void evict_oldest(struct ustack_session *s)
@@ -602,7 +658,7 @@ static void drop_latest(struct ustack_session *s, struct ustack_task *t)
 	/* A held stack answers its waiting samples when it is released */
 	if (!t->last->answered && ustack_list_empty(&t->last->waiters))
 		s->stats.unmatched++;
-	ustk_put(t->last);
+	ustk_put(s, t->last);
 	t->last = NULL;
 }
 
@@ -614,7 +670,7 @@ static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 
 	if (!t)
 		return NULL;
-	st = ustk_new();
+	st = ustk_new(s);
 	if (!st)
 		return NULL;
 	st->pid = pid;
@@ -623,7 +679,7 @@ static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 	st->first_ts = ts;
 	/* the table takes our reference */
 	if (hash_insert(s, st)) {
-		ustk_put(st);
+		ustk_put(s, st);
 		return NULL;
 	}
 	ustack_list_add_tail(&st->lru, &s->lru);
@@ -634,7 +690,7 @@ static struct ustk *waiting_entry(struct ustack_session *s, int pid,
 static void wait_on(struct ustack_session *s, struct ustk *st, struct usample *smp)
 {
 	if (smp->st != st) {
-		ustk_put(smp->st);
+		ustk_put(s, smp->st);
 		smp->st = ustk_get(st);
 	}
 	ustack_list_add_tail(&smp->wait, &st->waiters);
@@ -745,8 +801,8 @@ static void run_node(struct ustack_session *s, struct tl_node *n)
 			lose_entry(s, st);
 		break;
 	}
-	ustk_put(st);
-	free(n);
+	ustk_put(s, st);
+	pool_put(&s->nodes, n);
 }
 
 /* Deadlines are added in feed order: the list is sorted by them. */
@@ -880,7 +936,7 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	if (c->depth == NEST_MAX)
 		give_up(s, c, 0, USTACK_SAMPLE_NO_COOKIE);
 
-	smp = calloc(1, sizeof(*smp));
+	smp = pool_get(&s->samples, sizeof(*smp));
 	if (!smp)
 		return -1;
 	ustack_list_init(&smp->order);
@@ -896,7 +952,7 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	if (!s->opts.count_only) {
 		smp->rec = record_clone(rec);
 		if (!smp->rec) {
-			free(smp);
+			pool_put(&s->samples, smp);
 			return -1;
 		}
 		smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
@@ -1018,14 +1074,14 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	}
 	if (!st) {
 		/* No cookie yet: it may sort after us (skew), keep a while */
-		st = ustk_new();
+		st = ustk_new(s);
 		if (!st)
 			return;
 		st->pid = pid;
 		st->cookie = cookie;
 		st->first_ts = rec->ts;
 		if (hash_insert(s, st)) {
-			ustk_put(st);
+			ustk_put(s, st);
 			return;
 		}
 	}
@@ -1099,9 +1155,9 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	if (tgid && pid)
 		ustack_tasks_set_tgid(&s->tasks, pid, tgid);
 
-	st = ustk_new();
+	st = ustk_new(s);
 	if (!st || fill_sync(s, st, rec)) {
-		ustk_put(st);
+		ustk_put(s, st);
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
 		return;
 	}
@@ -1118,7 +1174,7 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 		wait_on(s, st, smp);
 		timeline_add(s, st, rec->ts + s->opts.hold_ns, TL_EXPIRE);
 	}
-	ustk_put(st);
+	ustk_put(s, st);
 }
 
 /* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
@@ -1205,6 +1261,9 @@ void ustack_session_free(struct ustack_session *s)
 	ustack_fileids_free(s->fileids);
 	ustack_snapshots_free(s->snaps);
 	ustack_history_free(s->hist);
+	pool_drain(&s->samples);
+	pool_drain(&s->stks);
+	pool_drain(&s->nodes);
 	free(s);
 }
 
