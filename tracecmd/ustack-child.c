@@ -55,14 +55,22 @@ static void reset_child_signals(void)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
-/* In the child: wait for the go, exec, or report errno and exit. */
-static void __attribute__((noreturn)) child_main(char **argv, int go, int err)
+/*
+ * In the child: wait for the go, exec, or report errno and exit. Its
+ * copies of the run's ends of the pipes (@go_w, @err_r) go first: with
+ * them open, a run that died would leave it waiting forever, holding
+ * what it inherited (files of the tracing instance among them).
+ */
+static void __attribute__((noreturn)) child_main(char **argv, int go, int err,
+						 int go_w, int err_r)
 {
 	ssize_t n;
 	char ch;
 	int e;
 
 	reset_child_signals();
+	close(go_w);
+	close(err_r);
 	if (read(go, &ch, 1) != 1)
 		_exit(127);
 	execvp(argv[0], argv);
@@ -94,7 +102,7 @@ struct ustack_child *ustack_child_fork(char **argv)
 	if (child->pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!child->pid)
-		child_main(argv, go[0], err[1]);
+		child_main(argv, go[0], err[1], go[1], err[0]);
 	close(go[0]);
 	close(err[1]);
 	child->go_fd = go[1];
