@@ -639,7 +639,7 @@ static uint64_t unresolved_total(const struct ustack_output *o)
 	uint64_t n = 0;
 	int why;
 
-	for (why = 0; why < USTACK_UNRES_NR; why++)
+	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++)
 		n += o->unresolved[why];
 	return n;
 }
@@ -861,8 +861,8 @@ int ustack_output_finish(struct ustack_output *o)
 static void print_unresolved(const struct ustack_output *o, FILE *fp,
 			     const struct ustack_stats *st)
 {
-	uint64_t n = 0;
 	const char *sep = " (";
+	uint64_t n;
 	int why;
 
 	if (!o || o->opts.raw || !o->have_sym) {
@@ -870,8 +870,7 @@ static void print_unresolved(const struct ustack_output *o, FILE *fp,
 			st->unresolved, st->frames);
 		return;
 	}
-	for (why = 1; why < USTACK_UNRES_NR; why++)
-		n += o->unresolved[why];
+	n = unresolved_total(o);
 	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, o->frames);
 	for (why = 1; why < USTACK_UNRES_NR; why++) {
 		if (!o->unresolved[why])
