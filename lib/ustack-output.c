@@ -19,6 +19,7 @@
 #include "ustack-array.h"
 #include "ustack-hash.h"
 #include "ustack-profile.h"
+#include "ustack-stream.h"
 
 #define MAX_INLINE	16
 
@@ -881,6 +882,12 @@ static void print_unresolved(const struct ustack_output *o, FILE *fp,
 	fputs(n ? ")\n" : "\n", fp);
 }
 
+static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
+{
+	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", lost,
+		unknown ? " (at least; some of unknown size)" : "");
+}
+
 /**
  * ustack_output_summary - print the counters for humans
  * @o:	the printer, whose frames the unresolved ones are counted of
@@ -902,8 +909,7 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
 	print_unresolved(o, fp, st);
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
-	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", st->rb_lost,
-		st->rb_lost_unknown ? " (at least; some of unknown size)" : "");
+	print_rb_lost(fp, st->rb_lost, st->rb_lost_unknown);
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
 	if (st->sideband)
 		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
@@ -912,4 +918,23 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 		fprintf(fp, "  unmatched stacks: %" PRIu64 ", orphan cookies: %" PRIu64
 			", evicted cookies: %" PRIu64 "\n",
 			st->unmatched, st->orphans, st->evicted);
+}
+
+/**
+ * ustack_output_tally - print what a direct recording holds, for humans
+ * @fp:		where to (usually stderr)
+ * @t:		the count of its records (ustack_stream_tally())
+ * @file:	the trace.dat, named in the command that pairs its stacks
+ *
+ * The same labels as ustack_output_summary() where they mean the same.
+ */
+void ustack_output_tally(FILE *fp, const struct ustack_tally *t, const char *file)
+{
+	fprintf(fp, "ustack summary (as recorded):\n");
+	fprintf(fp, "  events:               %" PRIu64 "\n", t->events);
+	fprintf(fp, "  user stacks:          %" PRIu64 "\n", t->stacks);
+	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", t->truncated);
+	print_rb_lost(fp, t->rb_lost, t->rb_lost_unknown);
+	fprintf(fp, "  file announcements:   %" PRIu64 "\n", t->announcements);
+	fprintf(fp, "  pairing and symbols:  trace-cmd ustack report -i %s\n", file);
 }

@@ -34,6 +34,7 @@
 #include <tracefs.h>
 
 #include "ustack-array.h"
+#include "ustack-events.h"
 #include "ustack-instance.h"
 #include "ustack-list.h"
 #include "ustack-recorder.h"
@@ -759,6 +760,21 @@ static int replay_read(struct ustack_stream *st, int cpu, struct batch *b,
 }
 
 /*
+ * Direct mode: stop the recorder once, before its files are read. Returns
+ * 1, or -1 when it stopped short (said once, by the caller: see
+ * ustack_stream_save_error()).
+ */
+static int stop_recorder(struct ustack_stream *st)
+{
+	st->replayed = true;
+	if (ustack_recorder_stop(st->rec) < 0) {
+		keep_recorder_error(st, -1);
+		return -1;
+	}
+	return 1;
+}
+
+/*
  * Direct mode, once recording stopped: the files in timestamp order. A
  * CPU is read further only once what was read of it is handed out, and
  * records are released up to the earliest "last read" of the CPUs not at
@@ -773,12 +789,7 @@ static int replay(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 
 	if (st->replayed)
 		return 1;
-	st->replayed = true;
-	/* Said once, by the caller: see ustack_stream_save_error() */
-	if (ustack_recorder_stop(st->rec) < 0) {
-		keep_recorder_error(st, -1);
-		ret = -1;
-	}
+	ret = stop_recorder(st);
 	last = calloc(st->nr_cpus, sizeof(*last));
 	if (!last)
 		return -1;
@@ -805,6 +816,103 @@ static int replay(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 		consume_batch(st, b, ops, ctx);
 	}
 	free(last);
+	return ret;
+}
+
+/* Count the records of one recorded sub-buffer by what they are. */
+static void tally_subbuf(struct ustack_stream *st, const struct ustack_events *ev,
+			 void *data, struct ustack_tally *t)
+{
+	struct tep_record r = { .ref_count = 1, .locked = 1 };
+	struct ustack_stack_rec stack;
+	unsigned long long ts;
+	long long missed;
+
+	if (kbuffer_load_subbuffer(st->kbuf, data) < 0)
+		return;
+	/* The same count the session takes of a loss (ops->lost) */
+	missed = kbuffer_missed_events(st->kbuf);
+	if (missed > 0) {
+		t->rb_lost += missed;
+	} else if (missed < 0) {
+		t->rb_lost++;
+		t->rb_lost_unknown++;
+	}
+	while ((r.data = kbuffer_read_event(st->kbuf, &ts))) {
+		r.ts = ts;
+		r.size = kbuffer_event_size(st->kbuf);
+		switch (ustack_events_classify(ev, &r)) {
+		case USTACK_REC_EVENT:
+			t->events++;
+			break;
+		case USTACK_REC_STACK:
+			t->stacks++;
+			ustack_events_stack(ev, &r, &stack);
+			if (stack.flags & USTACK_STACK_TRUNCATED)
+				t->truncated++;
+			break;
+		case USTACK_REC_INODE:
+			t->announcements++;
+			break;
+		default:
+			break;
+		}
+		kbuffer_next_event(st->kbuf, NULL);
+	}
+}
+
+/* Count one CPU's recorded file; -1 when it cannot be read. */
+static int tally_file(struct ustack_stream *st, const struct ustack_events *ev, int cpu,
+		      char *buf, struct ustack_tally *t)
+{
+	int fd = open(st->files[cpu], O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	while ((r = read_subbuf(fd, buf, st->subbuf_size)) == st->subbuf_size)
+		tally_subbuf(st, ev, buf, t);
+	close(fd);
+	return r < 0 ? -1 : 0;
+}
+
+/**
+ * ustack_stream_tally - count what a direct recording holds, once it stopped
+ * @st: a direct-mode stream (struct ustack_stream_opts.direct), stopped
+ * @ev: what tells the records apart
+ * @t: filled in
+ *
+ * Instead of ustack_stream_consume(): each record is only classified, in
+ * file order, without merging the CPUs or pairing events with stacks
+ * (that is the session's, and report's), so that a recording's summary
+ * costs a small part of what the recording did.
+ *
+ * Returns 0, or -1 when a file could not be read (said once) or memory
+ * ran out; a recorder that stopped short is ustack_stream_save_error()'s.
+ */
+int ustack_stream_tally(struct ustack_stream *st, const struct ustack_events *ev,
+			struct ustack_tally *t)
+{
+	int cpu, ret = 0;
+	char *buf;
+
+	memset(t, 0, sizeof(*t));
+	if (!st->rec || !st->stopping || st->replayed) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* A recorder that stopped short is said by ustack_stream_save_error() */
+	stop_recorder(st);
+	buf = malloc(st->subbuf_size);
+	if (!buf)
+		return -1;
+	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+		if (tally_file(st, ev, cpu, buf, t) < 0) {
+			ustack_warning("reading %s: %s", st->files[cpu], strerror(errno));
+			ret = -1;
+		}
+	}
+	free(buf);
 	return ret;
 }
 

@@ -57,7 +57,8 @@
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
  * @deferred:	the kernel writes deferred stacks (else the fallback)
- * @direct:	recording without reading: the session sees the files after
+ * @direct:	recording without reading: the files are counted after
+ * @tally:	what they hold (direct, not -q)
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
  * @progress_shown: a progress line is on the terminal
@@ -76,6 +77,7 @@ struct capture {
 	const char		**systems;
 	bool			deferred;
 	bool			direct;
+	struct ustack_tally	tally;
 	unsigned int		helpers;
 	unsigned long long	last_progress;
 	bool			progress_shown;
@@ -575,11 +577,30 @@ static void stop_reading(struct capture *c)
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	ustack_stream_stop(c->stream);
-	/* Recorded directly with -q: nothing needs the records. */
-	if (!(c->direct && c->o->quiet))
+	/*
+	 * Recorded directly, the summary only counts what the files hold:
+	 * pairing them is report's, and would cost more CPU than recording.
+	 * With -q nothing needs the records at all.
+	 */
+	if (c->direct) {
+		if (!c->o->quiet)
+			ustack_stream_tally(c->stream, c->run.events, &c->tally);
+	} else {
 		while (!ustack_stream_consume(c->stream, &stream_ops, c))
 			poll(&pfd, 1, 100);
+	}
 	ustack_stream_close(c->stream);
+}
+
+/* The summary of what was read, or of what a direct recording holds */
+static void finish_run(struct capture *c)
+{
+	if (!c->direct) {
+		ustack_run_finish(&c->run);
+		return;
+	}
+	if (!c->o->quiet)
+		ustack_output_tally(stderr, &c->tally, c->o->output);
 }
 
 static char *read_clock(struct capture *c)
@@ -847,7 +868,7 @@ void ustack_capture(struct ustack_opts *o)
 	stop_reading(&c);
 	ustack_child_end(c.child);
 	print_progress(&c, true);
-	ustack_run_finish(&c.run);
+	finish_run(&c);
 	if (o->mode == MODE_RECORD)
 		write_tracedat(&c);
 	failed = c.run.output_failed;
