@@ -67,7 +67,9 @@ ifneq ($(missing),)
 $(error missing pkg-config module(s): $(missing); install Debian package(s): $(foreach p,$(missing),$(pkg_deb_$(p))) (or run scripts/install-deps))
 endif
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
+# libdebuginfod is dlopen()ed at its first use (lib/ustack-resolve-debuginfod.c)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(filter-out libdebuginfod,$(PKGS))) \
+		   $(if $(filter libdebuginfod,$(PKGS)),-ldl)
 # libiberty-dev (c++filt's demangler) has no .pc file: a header and a .a.
 LIBIBERTY	:= $(filter /%,$(shell $(CC) -print-file-name=libiberty.a))
 ifeq ($(and $(LIBIBERTY),$(wildcard /usr/include/libiberty/demangle.h)),)

@@ -5,8 +5,14 @@
  *
  * libdebuginfod is optional: the Makefile defines USTACK_HAVE_DEBUGINFOD
  * when it found it; otherwise nothing is ever fetched and
- * ustack_resolver_has_debuginfod() says so.
+ * ustack_resolver_has_debuginfod() says so. The library is loaded with
+ * dlopen() when the first file is looked up, as libdwfl does: it brings
+ * libcurl and some thirty other libraries, whose loading took three
+ * quarters of the start-up of every run (30 of 39 ms here), and most
+ * runs never fetch anything.
  */
+#include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +24,75 @@
 #ifdef USTACK_HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
 
+/* The library's major version, as built against (libdwfl names it so) */
+#define DEBUGINFOD_SONAME	"libdebuginfod.so.1"
+
+/* What we call of libdebuginfod, once it is loaded */
+static struct {
+	__typeof__(debuginfod_begin)		*begin;
+	__typeof__(debuginfod_end)		*end;
+	__typeof__(debuginfod_set_progressfn)	*set_progressfn;
+	__typeof__(debuginfod_set_user_data)	*set_user_data;
+	__typeof__(debuginfod_get_user_data)	*get_user_data;
+	__typeof__(debuginfod_find_executable)	*find_executable;
+	__typeof__(debuginfod_find_debuginfo)	*find_debuginfo;
+} dbgd;
+
+/* Each function of dbgd by its name; false when one is missing */
+static bool dbgd_bind(void *h)
+{
+	static const struct {
+		const char	*name;
+		size_t		offset;
+	} fns[] = {
+		{ "debuginfod_begin", offsetof(__typeof__(dbgd), begin) },
+		{ "debuginfod_end", offsetof(__typeof__(dbgd), end) },
+		{ "debuginfod_set_progressfn", offsetof(__typeof__(dbgd), set_progressfn) },
+		{ "debuginfod_set_user_data", offsetof(__typeof__(dbgd), set_user_data) },
+		{ "debuginfod_get_user_data", offsetof(__typeof__(dbgd), get_user_data) },
+		{ "debuginfod_find_executable", offsetof(__typeof__(dbgd), find_executable) },
+		{ "debuginfod_find_debuginfo", offsetof(__typeof__(dbgd), find_debuginfo) },
+	};
+	size_t i;
+	void *f;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		f = dlsym(h, fns[i].name);
+		if (!f) {
+			ustack_warning("debuginfod: %s: no %s", DEBUGINFOD_SONAME, fns[i].name);
+			return false;
+		}
+		memcpy((char *)&dbgd + fns[i].offset, &f, sizeof(f));
+	}
+	return true;
+}
+
+/* Load the library once per process; false (said once) when it cannot be */
+static bool dbgd_load(void)
+{
+	static int state;	/* 0: not tried, 1: loaded, -1: failed */
+	void *h;
+
+	if (state)
+		return state > 0;
+	state = -1;
+	h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		ustack_warning("debuginfod: cannot load %s: %s", DEBUGINFOD_SONAME, dlerror());
+		return false;
+	}
+	if (!dbgd_bind(h)) {
+		dlclose(h);
+		return false;
+	}
+	state = 1;
+	return true;
+}
+
 /* A progress line, only on a terminal: \r rewrites it in place. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct ustack_resolver *r = debuginfod_get_user_data(c);
+	struct ustack_resolver *r = dbgd.get_user_data(c);
 
 	r->dbgd_progress = true;
 	if (b > 0)
@@ -40,9 +111,11 @@ static debuginfod_client *client(struct ustack_resolver *r)
 		return NULL;
 	if (!r->dbgd_tried) {
 		r->dbgd_tried = true;
-		r->dbgd = debuginfod_begin();
+		if (!dbgd_load())
+			return NULL;
+		r->dbgd = dbgd.begin();
 		if (r->dbgd && isatty(STDERR_FILENO))
-			debuginfod_set_progressfn(r->dbgd, progress);
+			dbgd.set_progressfn(r->dbgd, progress);
 	}
 	return r->dbgd;
 }
@@ -50,7 +123,7 @@ static debuginfod_client *client(struct ustack_resolver *r)
 void ustack_debuginfod_end(struct ustack_resolver *r)
 {
 	if (r->dbgd)
-		debuginfod_end(r->dbgd);
+		dbgd.end(r->dbgd);
 	r->dbgd = NULL;
 }
 
@@ -78,10 +151,10 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo", path);
 	r->dbgd_what = what;
 	r->dbgd_progress = false;
-	debuginfod_set_user_data(c, r);
+	dbgd.set_user_data(c, r);
 	ustack_warning("debuginfod: looking up %s", what);
-	fd = executable ? debuginfod_find_executable(c, id, len, &file) :
-			  debuginfod_find_debuginfo(c, id, len, &file);
+	fd = executable ? dbgd.find_executable(c, id, len, &file) :
+			  dbgd.find_debuginfo(c, id, len, &file);
 	if (r->dbgd_progress)
 		fputc('\n', stderr);
 	r->dbgd_what = NULL;

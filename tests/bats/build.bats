@@ -93,6 +93,17 @@ copy_sources() {
 	[[ "$stderr" == *"debuginfod:"*"not in this build"* ]]
 }
 
+# libdebuginfod pulls in libcurl and some thirty libraries: loaded at the
+# first lookup (resolve.bats fetches from a real server), never at start.
+@test "build: libdebuginfod is not linked, only loaded when a file is looked up" {
+	grep -q debuginfod_begin "$ROOT/tracecmd/trace-cmd-ustack" || skip "built without libdebuginfod"
+	run ldd "$ROOT/tracecmd/trace-cmd-ustack"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libdw.so"* ]]
+	[[ "$output" != *"libdebuginfod"* ]]
+	[[ "$output" != *"libcurl"* ]]
+}
+
 @test "build: make install puts the man page there, make uninstall takes back what install put" {
 	dest="$TMP/root"
 	run make -s -C "$ROOT" install install-wrapper DESTDIR="$dest" prefix=/opt/u
