@@ -873,7 +873,7 @@ static void print_unresolved(const struct ustack_output *o, FILE *fp,
 	}
 	n = unresolved_total(o);
 	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, o->frames);
-	for (why = 1; why < USTACK_UNRES_NR; why++) {
+	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++) {
 		if (!o->unresolved[why])
 			continue;
 		fprintf(fp, "%s%s %" PRIu64, sep, ustack_unresolved_str(why), o->unresolved[why]);

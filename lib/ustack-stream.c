@@ -830,14 +830,10 @@ static void tally_subbuf(struct ustack_stream *st, const struct ustack_events *e
 
 	if (kbuffer_load_subbuffer(st->kbuf, data) < 0)
 		return;
-	/* The same count the session takes of a loss (ops->lost) */
+	/* Counted as the session counts what ops->lost tells it */
 	missed = kbuffer_missed_events(st->kbuf);
-	if (missed > 0) {
-		t->rb_lost += missed;
-	} else if (missed < 0) {
-		t->rb_lost++;
-		t->rb_lost_unknown++;
-	}
+	if (missed)
+		ustack_count_missed(&t->rb_lost, &t->rb_lost_unknown, missed);
 	while ((r.data = kbuffer_read_event(st->kbuf, &ts))) {
 		r.ts = ts;
 		r.size = kbuffer_event_size(st->kbuf);
