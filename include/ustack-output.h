@@ -82,7 +82,7 @@ int ustack_output_finish(struct ustack_output *o);
 
 void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 			   const struct ustack_stats *st);
-struct ustack_tally;
-void ustack_output_tally(FILE *fp, const struct ustack_tally *t, const char *file);
+struct ustack_rb_stats;
+void ustack_output_recorded(FILE *fp, const struct ustack_rb_stats *rb, const char *file);
 
 #endif /* _USTACK_OUTPUT_H */

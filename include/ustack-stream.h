@@ -89,27 +89,6 @@ int ustack_stream_fd(struct ustack_stream *st);
 int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 			  void *ctx);
 
-/**
- * struct ustack_tally - what a direct recording holds, by kind of record
- * @events:		traced events (not ours, not helpers)
- * @stacks:		deferred user stacks
- * @truncated:		of those, cut short by the kernel
- * @announcements:	inode_cache records (a file may be announced again)
- * @rb_lost:		records the ring buffer lost, as the sub-buffers say
- * @rb_lost_unknown:	losses of unknown size (each counted as one)
- */
-struct ustack_tally {
-	uint64_t	events;
-	uint64_t	stacks;
-	uint64_t	truncated;
-	uint64_t	announcements;
-	uint64_t	rb_lost;
-	uint64_t	rb_lost_unknown;
-};
-
-struct ustack_events;
-int ustack_stream_tally(struct ustack_stream *st, const struct ustack_events *ev,
-			struct ustack_tally *t);
 /* Ask the reader for a last full drain (async: then consume until 1). */
 void ustack_stream_stop(struct ustack_stream *st);
 

@@ -44,7 +44,7 @@ struct ustack_instance {
 	struct ustack_list	saved;
 	int			fds[MAX_FDS];
 	int			nr_fds;
-	unsigned long long	*lost_base;
+	struct ustack_rb_stats	*base;		/* each CPU's at open */
 	int			nr_cpus;
 	volatile sig_atomic_t	torn_down;
 };
@@ -297,26 +297,72 @@ void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd)
 	}
 }
 
-static unsigned long long stats_field(struct ustack_instance *ui, int cpu, const char *key)
+/* The number after "@key: " in a stats file, 0 when it is not there */
+static unsigned long long stats_value(const char *buf, const char *key)
 {
-	unsigned long long val = 0;
-	char file[64];
-	char *buf, *p;
+	size_t len = strlen(key);
+	const char *p;
 
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, len) && p[len] == ':')
+			return strtoull(p + len + 1, NULL, 10);
+	}
+	return 0;
+}
+
+/* One CPU's counters as the kernel has them now; -1 when unreadable */
+static int cpu_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st)
+{
+	char file[64];
+	char *buf;
+
+	memset(st, 0, sizeof(*st));
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 	buf = tracefs_instance_file_read(ui->inst, file, NULL);
 	if (!buf)
-		return 0;
-	p = strstr(buf, key);
-	if (p)
-		val = strtoull(p + strlen(key), NULL, 10);
+		return -1;
+	st->entries = stats_value(buf, "entries");
+	st->lost = stats_value(buf, "overrun") + stats_value(buf, "dropped events");
+	st->read = stats_value(buf, "read events");
 	free(buf);
-	return val;
+	return 0;
 }
 
-static unsigned long long cpu_lost(struct ustack_instance *ui, int cpu)
+/* Since open; a counter the kernel reset since then counts from zero */
+static unsigned long long since(unsigned long long now, unsigned long long base)
 {
-	return stats_field(ui, cpu, "\noverrun:") + stats_field(ui, cpu, "dropped events:");
+	return now >= base ? now - base : now;
+}
+
+/**
+ * ustack_instance_rb_stats - ring-buffer counters since the instance was opened
+ * @ui:		the instance
+ * @cpu:	a CPU, or -1 for the sum of all
+ * @st:		filled in (records still in the buffer are counted as they are)
+ *
+ * The kernel's own counts (per_cpu/cpuN/stats), as trace-cmd record
+ * prints them: what it wrote to the buffer and what a reader took out,
+ * without reading a record. Returns 0, or -1 when a CPU's file could not
+ * be read (the others are still summed).
+ */
+int ustack_instance_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st)
+{
+	struct ustack_rb_stats now;
+	int c, ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (c = 0; c < ui->nr_cpus; c++) {
+		if (cpu >= 0 && c != cpu)
+			continue;
+		if (cpu_rb_stats(ui, c, &now) < 0) {
+			ret = -1;
+			continue;
+		}
+		st->entries += now.entries;
+		st->lost += since(now.lost, ui->base[c].lost);
+		st->read += since(now.read, ui->base[c].read);
+	}
+	return ret;
 }
 
 /**
@@ -326,15 +372,10 @@ static unsigned long long cpu_lost(struct ustack_instance *ui, int cpu)
  */
 unsigned long long ustack_instance_lost(struct ustack_instance *ui, int cpu)
 {
-	unsigned long long sum = 0;
-	int c;
+	struct ustack_rb_stats st;
 
-	for (c = 0; c < ui->nr_cpus; c++) {
-		if (cpu >= 0 && c != cpu)
-			continue;
-		sum += cpu_lost(ui, c) - ui->lost_base[c];
-	}
-	return sum;
+	ustack_instance_rb_stats(ui, cpu, &st);
+	return st.lost;
 }
 
 /**
@@ -418,7 +459,7 @@ static void free_instance(struct ustack_instance *ui)
 		free(sf);
 	}
 	tracefs_instance_free(ui->inst);
-	free(ui->lost_base);
+	free(ui->base);
 	free(ui->dir);
 	free(ui->name);
 	free(ui);
@@ -455,15 +496,15 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	ui->is_new = tracefs_instance_is_new(ui->inst);
 	ui->dir = tracefs_instance_get_dir(ui->inst);
 	ui->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	ui->lost_base = calloc(ui->nr_cpus, sizeof(*ui->lost_base));
-	if (!ui->dir || !ui->lost_base) {
+	ui->base = calloc(ui->nr_cpus, sizeof(*ui->base));
+	if (!ui->dir || !ui->base) {
 		if (ui->is_new)
 			tracefs_instance_destroy(ui->inst);
 		free_instance(ui);
 		return NULL;
 	}
 	for (c = 0; c < ui->nr_cpus; c++)
-		ui->lost_base[c] = cpu_lost(ui, c);
+		cpu_rb_stats(ui, c, &ui->base[c]);
 	return ui;
 }
 

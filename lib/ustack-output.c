@@ -18,6 +18,7 @@
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
+#include "ustack-instance.h"
 #include "ustack-profile.h"
 #include "ustack-stream.h"
 
@@ -921,20 +922,23 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 }
 
 /**
- * ustack_output_tally - print what a direct recording holds, for humans
+ * ustack_output_recorded - print what a direct recording took, for humans
  * @fp:		where to (usually stderr)
- * @t:		the count of its records (ustack_stream_tally())
+ * @rb:		the ring buffer's own counters for the run
+ *		(ustack_instance_rb_stats(), read once the recorder stopped)
  * @file:	the trace.dat, named in the command that pairs its stacks
  *
- * The same labels as ustack_output_summary() where they mean the same.
+ * No record is read back: the kernel counted them (as trace-cmd record
+ * prints them), so the summary costs nothing beside the recording.
  */
-void ustack_output_tally(FILE *fp, const struct ustack_tally *t, const char *file)
+void ustack_output_recorded(FILE *fp, const struct ustack_rb_stats *rb, const char *file)
 {
 	fprintf(fp, "ustack summary (as recorded):\n");
-	fprintf(fp, "  events:               %" PRIu64 "\n", t->events);
-	fprintf(fp, "  user stacks:          %" PRIu64 "\n", t->stacks);
-	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", t->truncated);
-	print_rb_lost(fp, t->rb_lost, t->rb_lost_unknown);
-	fprintf(fp, "  file announcements:   %" PRIu64 "\n", t->announcements);
-	fprintf(fp, "  pairing and symbols:  trace-cmd ustack report -i %s\n", file);
+	fprintf(fp, "  records:              %llu (events, cookies, stacks, file announcements)\n",
+		rb->read);
+	print_rb_lost(fp, rb->lost, 0);
+	/* Tracing is off and the recorder drained every CPU: none is left */
+	if (rb->entries)
+		fprintf(fp, "  records not read:     %llu\n", rb->entries);
+	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);
 }

@@ -57,8 +57,7 @@
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
  * @deferred:	the kernel writes deferred stacks (else the fallback)
- * @direct:	recording without reading: the files are counted after
- * @tally:	what they hold (direct, not -q)
+ * @direct:	recording without reading: the summary is the kernel's count
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
  * @progress_shown: a progress line is on the terminal
@@ -77,7 +76,6 @@ struct capture {
 	const char		**systems;
 	bool			deferred;
 	bool			direct;
-	struct ustack_tally	tally;
 	unsigned int		helpers;
 	unsigned long long	last_progress;
 	bool			progress_shown;
@@ -578,29 +576,32 @@ static void stop_reading(struct capture *c)
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	ustack_stream_stop(c->stream);
 	/*
-	 * Recorded directly, the summary only counts what the files hold:
-	 * pairing them is report's, and would cost more CPU than recording.
-	 * With -q nothing needs the records at all.
+	 * Recorded directly, nothing reads the records: pairing them is
+	 * report's, and reading them back would cost more CPU than the
+	 * recording (issue 13). Closing the stream drains the buffers.
 	 */
-	if (c->direct) {
-		if (!c->o->quiet)
-			ustack_stream_tally(c->stream, c->run.events, &c->tally);
-	} else {
+	if (!c->direct) {
 		while (!ustack_stream_consume(c->stream, &stream_ops, c))
 			poll(&pfd, 1, 100);
 	}
 	ustack_stream_close(c->stream);
 }
 
-/* The summary of what was read, or of what a direct recording holds */
+/* The summary of what was read, or the kernel's count of what was recorded */
 static void finish_run(struct capture *c)
 {
+	struct ustack_rb_stats rb;
+
 	if (!c->direct) {
 		ustack_run_finish(&c->run);
 		return;
 	}
-	if (!c->o->quiet)
-		ustack_output_tally(stderr, &c->tally, c->o->output);
+	if (c->o->quiet)
+		return;
+	if (ustack_instance_rb_stats(c->ui, -1, &rb) < 0)
+		ustack_warning("%s: per-CPU stats unreadable: counts incomplete",
+			       ustack_instance_name(c->ui));
+	ustack_output_recorded(stderr, &rb, c->o->output);
 }
 
 static char *read_clock(struct capture *c)
