@@ -41,10 +41,11 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *out);
 /*
  * Open a trace.dat for reading the buffer named @instance (NULL: the
  * first "ustack-*" buffer, else the first buffer, else the top one).
- * Returns NULL with a one-line reason in @err (static storage).
+ * Without @kernel_symbols the file's kallsyms are not loaded. Returns NULL
+ * with a one-line reason in @err (static storage).
  */
 struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
-					     const char **err);
+					     bool kernel_symbols, const char **err);
 struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td);
 
 typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);

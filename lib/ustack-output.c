@@ -922,6 +922,19 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 }
 
 /**
+ * ustack_output_needs_kernel_symbols - whether @opts print kernel symbols
+ * @opts: the output's options
+ *
+ * Kernel stack frames (--kernel) and the event lines of stacks mode
+ * (%ps fields) name kernel addresses; folded, perf-script and profile
+ * output name none.
+ */
+bool ustack_output_needs_kernel_symbols(const struct ustack_output_opts *opts)
+{
+	return opts->kernel || opts->mode == USTACK_OUTPUT_STACKS;
+}
+
+/**
  * ustack_output_recorded - print what a direct recording took, for humans
  * @fp:		where to (usually stderr)
  * @rb:		the ring buffer's own counters for the run

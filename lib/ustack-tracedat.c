@@ -10,8 +10,10 @@
  * buffer was not traced: its CPU 0 carries the side-band when there is
  * one (ustack-sbfile.h), every other CPU is empty.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,14 +225,49 @@ static int pick_buffer(struct tracecmd_input *top, const char *want)
 	return n > 0 ? 0 : -1;
 }
 
+/*
+ * libtracecmd parses the file's copy of /proc/kallsyms while it opens the
+ * file: a sscanf() and two allocations a line, most of the time it takes
+ * to report a small recording (bench/pipeline/NOTES.md), and it has no
+ * flag to skip it. Kernel symbols only name kernel stack frames and the
+ * %ps fields of printed events; a report that shows neither opens the
+ * file with skip_kallsyms set. libtracecmd calls tep_parse_kallsyms()
+ * through its PLT, so it finds this definition in the executable first;
+ * the real one is looked up behind it when symbols are wanted.
+ */
+static bool skip_kallsyms;
+
+int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
+{
+	static int (*real)(struct tep_handle *tep, const char *kallsyms);
+
+	if (skip_kallsyms)
+		return 0;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "tep_parse_kallsyms");
+	return real ? real(tep, kallsyms) : -1;
+}
+
+static struct tracecmd_input *open_input(const char *file, bool kernel_symbols)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = !kernel_symbols;
+	handle = tracecmd_open(file, 0);
+	skip_kallsyms = false;
+	return handle;
+}
+
 /**
  * ustack_tracedat_open - open a trace.dat and select the buffer to read
  * @file: the file
  * @instance: buffer name, or NULL to pick (see ustack-tracedat.h)
+ * @kernel_symbols: load the kernel symbols the file carries (else kernel
+ *	addresses stay unnamed: for outputs that print none)
  * @err: set to a one-line reason on failure
  */
 struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
-					     const char **err)
+					     bool kernel_symbols, const char **err)
 {
 	static char msg[512];
 	struct ustack_tracedat *td;
@@ -242,7 +279,7 @@ struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *insta
 	if (!td)
 		return NULL;
 	td->file = strdup(file);
-	td->top = tracecmd_open(file, 0);
+	td->top = open_input(file, kernel_symbols);
 	if (!td->top) {
 		snprintf(msg, sizeof(msg), "%s: cannot read this trace.dat file", file);
 		*err = msg;

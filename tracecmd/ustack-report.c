@@ -214,7 +214,8 @@ void ustack_report(struct ustack_opts *o)
 	/* A closed output pipe (| head) ends the report through EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	guard_library_crashes(o->input);
-	r.td = ustack_tracedat_open(o->input, o->instance, &err);
+	r.td = ustack_tracedat_open(o->input, o->instance,
+				    ustack_output_needs_kernel_symbols(&o->out), &err);
 	if (!r.td)
 		die("%s", err);
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);

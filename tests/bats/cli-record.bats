@@ -77,6 +77,31 @@ record() {
 	[ "$(first_stack <<< "$output" | head -n "$n")" = "$( (deep_chain 20; echo main) | head -n "$n")" ]
 }
 
+# libtracecmd parses a file's kallsyms while it opens it; report skips
+# that (lib/ustack-tracedat.c) unless it names kernel addresses: kernel
+# frames (--kernel) or the event lines of stacks mode. The parse calls
+# tep_register_function() for every symbol: callgrind says if it ran
+# (not in an ASan build, which valgrind cannot run: the output only).
+@test "report loads the file's kernel symbols only when it names kernel addresses" {
+	record --kernel -- "$PROGS/shlib" 2
+	report_parses() {
+		rm -f "$TMP"/cg.*
+		if [ -n "${USTACK_ASAN:-}" ]; then
+			"$USTACK" report -q "$@" -i "$TMP/t.dat" >"$TMP/out"
+			return 0
+		fi
+		valgrind -q --tool=callgrind --trace-children=yes --callgrind-out-file="$TMP/cg.%p" \
+			"$USTACK" report -q "$@" -i "$TMP/t.dat" >"$TMP/out"
+		cat "$TMP"/cg.* | grep -q 'fn=.*tep_register_function'
+	}
+	! report_parses --folded || [ -n "${USTACK_ASAN:-}" ]
+	grep -q ';lib_inner 2$' "$TMP/out"
+	report_parses
+	grep -q '^  lib_inner' "$TMP/out"
+	report_parses --kernel --folded
+	grep -q ';lib_inner;.*do_syscall_64_\[k\].* 2$' "$TMP/out"
+}
+
 @test "stock trace-cmd report reads our file" {
 	command -v trace-cmd >/dev/null || skip "no trace-cmd"
 	record -- "$PROGS/deep" 2

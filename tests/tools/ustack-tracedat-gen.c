@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	}
 	if (!tmpl || !out || copies < 1)
 		die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none]");
-	td = ustack_tracedat_open(tmpl, NULL, &err);
+	td = ustack_tracedat_open(tmpl, NULL, true, &err);
 	if (!td)
 		die(err);
 	g.nr_cpus = tep_get_cpus(ustack_tracedat_tep(td));
