@@ -158,6 +158,20 @@ enum ustk_state {
 struct usample;
 
 /*
+ * The frames of bound stacks, shared by the stacks that have the same. A
+ * stack is kept hold_ns after it came (for cookies that sort after it),
+ * so at a high event rate thousands are kept; they repeat a few call
+ * paths, and sharing makes their memory follow the distinct stacks, not
+ * the rate.
+ */
+struct frame_set {
+	struct ustack_hnode	node;		/* session.frame_sets */
+	unsigned int		refs;
+	unsigned int		nr;
+	struct ustack_frame	frames[];
+};
+
+/*
  * One kernel entry of one task: (pid, cookie), the samples waiting for
  * it and, once it came, its stack. Fallback (synchronous) stacks use the
  * same object outside the table.
@@ -179,6 +193,7 @@ struct ustk {
 	uint64_t		*raw_off;
 	uint64_t		*raw_id;
 	struct ustack_frame	*frames;
+	struct frame_set	*set;		/* frames shared, or NULL: own */
 	uint64_t		answered;	/* samples it completed */
 	struct ustack_list	waiters;	/* struct usample.wait */
 	size_t			nr_waiting;
@@ -243,6 +258,7 @@ struct ustack_session {
 	int				nr_cpus;
 
 	struct ustack_htable		stacks;		/* struct ustk by (pid, cookie) */
+	struct ustack_htable		frame_sets;	/* struct frame_set by frames */
 
 	struct ustack_list		lru;
 	size_t				nr_waiting;
@@ -304,6 +320,60 @@ static struct ustk *ustk_get(struct ustk *st)
 	return st;
 }
 
+static void drop_frames(struct ustack_session *s, struct ustk *st)
+{
+	struct frame_set *fs = st->set;
+
+	if (!fs) {
+		free(st->frames);	/* and the raw arrays after them */
+	} else if (!--fs->refs) {
+		ustack_htable_del(&s->frame_sets, &fs->node);
+		free(fs);
+	}
+	st->set = NULL;
+	st->frames = NULL;
+	st->raw_off = st->raw_id = NULL;
+}
+
+/*
+ * Once a stack is bound for good its raw arrays are no longer read: its
+ * frames go to the set of the same frames (made when there is none).
+ * Without memory it keeps its own, which is as correct.
+ */
+static void share_frames(struct ustack_session *s, struct ustk *st)
+{
+	size_t size = st->nr * sizeof(*st->frames);
+	struct ustack_hnode *pos;
+	struct frame_set *fs = NULL;
+	uint64_t hash;
+
+	if (!st->nr || st->set)
+		return;
+	hash = ustack_hash_mem(st->frames, size, st->nr);
+	ustack_htable_for_each_hash(&s->frame_sets, pos, hash) {
+		fs = ustack_htable_entry(pos, struct frame_set, node);
+		if (fs->nr == st->nr && !memcmp(fs->frames, st->frames, size))
+			break;
+		fs = NULL;
+	}
+	if (!fs) {
+		fs = malloc(sizeof(*fs) + size);
+		if (!fs)
+			return;
+		fs->refs = 0;
+		fs->nr = st->nr;
+		memcpy(fs->frames, st->frames, size);
+		if (ustack_htable_add(&s->frame_sets, &fs->node, hash)) {
+			free(fs);
+			return;
+		}
+	}
+	fs->refs++;
+	drop_frames(s, st);
+	st->frames = fs->frames;
+	st->set = fs;
+}
+
 /*
  * Not inlined: GCC then follows a put that frees into the caller's next
  * put and warns (use after free), not seeing the reference the caller
@@ -313,7 +383,7 @@ static __attribute__((noinline)) void ustk_put(struct ustack_session *s, struct 
 {
 	if (!st || --st->refs)
 		return;
-	free(st->frames);	/* and the raw arrays after them */
+	drop_frames(s, st);
 	pool_put(&s->stks, st);
 }
 
@@ -598,11 +668,9 @@ static bool bind_stack(struct ustack_session *s, struct ustk *st, bool force)
 }
 
 /* One block: the frames, then the raw offsets, then the raw ids */
-static int stack_alloc_frames(struct ustk *st, unsigned int nr)
+static int stack_alloc_frames(struct ustack_session *s, struct ustk *st, unsigned int nr)
 {
-	free(st->frames);
-	st->frames = NULL;
-	st->raw_off = st->raw_id = NULL;
+	drop_frames(s, st);
 	st->nr = nr;
 	if (!nr)
 		return 0;
@@ -1023,7 +1091,7 @@ static void on_cookie(struct ustack_session *s, struct ucpu *c, struct tep_recor
 static int fill_deferred(struct ustack_session *s, struct ustk *st, struct tep_record *rec,
 			 const struct ustack_stack_rec *info)
 {
-	if (stack_alloc_frames(st, info->nr))
+	if (stack_alloc_frames(s, st, info->nr))
 		return -1;
 	ustack_events_stack_frames(s->ev, rec, st->raw_off, st->raw_id, info->nr);
 	st->flags = info->flags;
@@ -1096,8 +1164,10 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	set_latest(s, st);
 	st->state = bind_stack(s, st, false) ? USTK_FINAL : USTK_HELD;
 	timeline_add(s, st, rec->ts + s->opts.hold_ns, TL_EXPIRE);
-	if (st->state == USTK_FINAL)
+	if (st->state == USTK_FINAL) {
+		share_frames(s, st);
 		release_waiters(s, st, USTACK_SAMPLE_OK);
+	}
 }
 
 /* Announcements stored plus distinct files named by snapshots or the side-band */
@@ -1124,7 +1194,7 @@ static int fill_sync(struct ustack_session *s, struct ustk *st, struct tep_recor
 {
 	unsigned int i, n = ustack_events_ustack(s->ev, rec, NULL, 0);
 
-	if (stack_alloc_frames(st, n))
+	if (stack_alloc_frames(s, st, n))
 		return -1;
 	ustack_events_ustack(s->ev, rec, st->raw_off, n);
 	for (i = 0; i < n; i++)
@@ -1230,7 +1300,8 @@ struct ustack_session *ustack_session_new(const struct ustack_events *ev,
 	s->fileids = ustack_fileids_new();
 	s->snaps = ustack_snapshots_new();
 	s->hist = ustack_history_new();
-	if (ustack_htable_init(&s->stacks, 1024) || !s->fileids || !s->snaps || !s->hist) {
+	if (ustack_htable_init(&s->stacks, 1024) || ustack_htable_init(&s->frame_sets, 64) ||
+	    !s->fileids || !s->snaps || !s->hist) {
 		ustack_session_free(s);
 		return NULL;
 	}
@@ -1252,6 +1323,8 @@ void ustack_session_free(struct ustack_session *s)
 		ustack_session_flush(s);
 	ustack_tasks_release(&s->tasks);
 	ustack_htable_release(&s->stacks);
+	/* every stack is gone, and with the last of each set the set */
+	ustack_htable_release(&s->frame_sets);
 	free(s->cpus);
 	ustack_fileids_free(s->fileids);
 	ustack_snapshots_free(s->snaps);
