@@ -1447,7 +1447,9 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 		account_missed(s, c, rec->missed_events);
 	advance(s, rec->ts);
 	learn(s, rec, pid);
-	learn_name(s, rec);
+	/* task_newtask and task_rename: a helper of ours, or traced */
+	if (kind == USTACK_REC_OURS || kind == USTACK_REC_EVENT)
+		learn_name(s, rec);
 	if (skip(s, c, kind, pid)) {
 		if (kind == USTACK_REC_COOKIE)
 			note_skipped(s, rec, pid);

@@ -44,6 +44,7 @@ struct report {
 	unsigned int		helpers;
 	unsigned long		records;
 	unsigned long		unknown;
+	int			known_type;	/* of the last record, or -1 */
 };
 
 static void add_maps(int tgid, uint64_t ts, const char *text, void *data)
@@ -90,10 +91,16 @@ static void feed(struct tep_record *rec, void *data)
 {
 	struct report *r = data;
 	struct tep_handle *tep = ustack_tracedat_tep(r->td);
+	int type = tep_data_type(tep, rec);
 
 	r->records++;
-	if (!tep_find_event(tep, tep_data_type(tep, rec)))
-		r->unknown++;
+	/* a file holds few types: look one up when it differs from the last */
+	if (type != r->known_type) {
+		if (tep_find_event(tep, type))
+			r->known_type = type;
+		else
+			r->unknown++;
+	}
 	if (!r->run.output_failed)
 		ustack_session_feed(r->run.session, rec);
 }
@@ -207,7 +214,7 @@ static void guard_library_crashes(const char *file)
  */
 void ustack_report(struct ustack_opts *o)
 {
-	struct report r = { 0 };
+	struct report r = { .known_type = -1 };
 	const char *err;
 	bool failed;
 
