@@ -34,15 +34,22 @@ def best(runs):
             max(r[3] for r in runs) / 1024.0)
 
 
+def anon_mb(a, fmt):
+    """A run of a few tens of ms may end before a sample sees its memory."""
+    return fmt % a if a > 0 else '-'
+
+
 def report_tables(rep):
     sizes = sorted({s for _, s in rep})
     tools = ['ustack-folded', 'ustack-stacks', 'trace-cmd-report', 'perf-script',
              'ustack-folded-compressed', 'trace-cmd-report-compressed']
     print('## Report (this host)\n')
     print('Best wall time of the rounds, the CPU time (user+sys) of that run, '
-          'the largest peak RSS (/usr/bin/time: it counts the pages of the '
+          'the largest peak RSS (bench/pipeline/timed.c, from wait4(2): it '
+          'counts the pages of the '
           'input file libtracecmd maps) and the largest anonymous RSS '
-          '(sampled every 50 ms: the tool\'s own memory); *ratio*: wall time '
+          '(sampled every 50 ms: the tool\'s own memory; -: no sample caught '
+          'it); *ratio*: wall time '
           'over `trace-cmd report`\'s on the same file (goal for `--folded`: '
           '0.5 or less). perf reads a perf.data of the same workload with as '
           'many samples.\n')
@@ -57,8 +64,8 @@ def report_tables(rep):
             if t.endswith('-compressed'):
                 ref = rep.get(('trace-cmd-report-compressed', s))
             ratio = '%.2f' % (w / best(ref)[0]) if ref and not t.startswith('trace-cmd') else ''
-            print('| %s | %s | %.2f | %.2f | %.1f | %.1f | %s | %d |'
-                  % (f'{s:,}', t, w, c, m, a, ratio, len(rep[(t, s)])))
+            print('| %s | %s | %.3f | %.3f | %.1f | %s | %s | %d |'
+                  % (f'{s:,}', t, w, c, m, anon_mb(a, '%.1f'), ratio, len(rep[(t, s)])))
     print('\n### Growth\n')
     print('Per million events: wall seconds; and the anonymous RSS peak in MB.\n')
     print('| tool | ' + ' | '.join(f'{s:,}' for s in sizes) + ' |')
@@ -68,7 +75,7 @@ def report_tables(rep):
         for s in sizes:
             if (t, s) in rep:
                 w, _, m, a = best(rep[(t, s)])
-                cells.append('%.2f s/M, %.0f MB' % (w * 1e6 / s, a))
+                cells.append('%.2f s/M, %s MB' % (w * 1e6 / s, anon_mb(a, '%.0f')))
             else:
                 cells.append('')
         if any(cells):
