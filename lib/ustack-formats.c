@@ -8,7 +8,10 @@
  * sscanf(), and -e syscalls:X brought in some 700 syscall formats). A
  * capture only needs the formats of the events it enables, and kernel
  * symbols only when it prints kernel stacks itself: the trace.dat gets
- * its own copy of kallsyms, which report reads.
+ * its own copy of kallsyms, which report reads. Nor does it list what it
+ * can name: a system or an event named outright is read directly, and
+ * directories are listed only for patterns (each listing is a readdir
+ * and an allocation per entry, and TCG makes tracefs slow).
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -21,21 +24,32 @@
 
 #include "ustack-formats.h"
 
-/* Does "system/event" glob @glob take @event of @sys? */
-static bool glob_takes(const char *glob, const char *sys, const char *event)
+/*
+ * The event part of "system/event" glob @glob when its system part takes
+ * @sys, else NULL.
+ */
+static const char *event_glob(const char *glob, const char *sys)
 {
 	const char *slash = strchr(glob, '/');
 	char sys_glob[256];
 	size_t len;
 
 	if (!slash)
-		return false;
+		return NULL;
 	len = slash - glob;
 	if (len >= sizeof(sys_glob))
-		return false;
+		return NULL;
 	memcpy(sys_glob, glob, len);
 	sys_glob[len] = '\0';
-	return !fnmatch(sys_glob, sys, 0) && !fnmatch(slash + 1, event, 0);
+	return fnmatch(sys_glob, sys, 0) ? NULL : slash + 1;
+}
+
+/* Does "system/event" glob @glob take @event of @sys? */
+static bool glob_takes(const char *glob, const char *sys, const char *event)
+{
+	const char *ev = event_glob(glob, sys);
+
+	return ev && !fnmatch(ev, event, 0);
 }
 
 static bool wanted(const char * const *globs, const char *sys, const char *event)
@@ -61,16 +75,88 @@ static void parse_format(struct tep_handle *tep, const char *sys, const char *ev
 	free(buf);
 }
 
+/*
+ * Listing a system's directory costs a readdir and an allocation per
+ * event (syscalls has some 700): only for a pattern. Returns true when
+ * some glob is a pattern for @sys; parses the events named outright.
+ */
+static bool parse_named(struct tep_handle *tep, const char * const *globs, const char *sys)
+{
+	bool pattern = false;
+	const char *ev;
+	int i;
+
+	for (i = 0; globs[i]; i++) {
+		ev = event_glob(globs[i], sys);
+		if (!ev)
+			continue;
+		if (ustack_is_glob(ev))
+			pattern = true;
+		else if (!tep_find_event_by_name(tep, sys, ev))
+			parse_format(tep, sys, ev);
+	}
+	return pattern;
+}
+
 /* ftrace has no "enable" file, so tracefs_event_systems() leaves it out. */
 static void parse_system(struct tep_handle *tep, const char * const *globs, const char *sys)
 {
-	char **events = tracefs_system_events(NULL, sys);
+	char **events;
 	int i;
 
+	if (!parse_named(tep, globs, sys))
+		return;
+	events = tracefs_system_events(NULL, sys);
 	for (i = 0; events && events[i]; i++)
-		if (wanted(globs, sys, events[i]))
+		if (wanted(globs, sys, events[i]) && !tep_find_event_by_name(tep, sys, events[i]))
 			parse_format(tep, sys, events[i]);
 	tracefs_list_free(events);
+}
+
+static bool listed(char **list, const char *s)
+{
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * The systems the globs may take: those they name, or every system when
+ * one names them by a pattern (a listing of events/ and a stat each).
+ */
+static char **glob_systems(const char * const *globs)
+{
+	char **systems = NULL, **tmp;
+	const char *slash;
+	char *sys;
+	int i;
+
+	for (i = 0; globs[i]; i++) {
+		slash = strchr(globs[i], '/');
+		if (!slash)
+			continue;
+		sys = strndup(globs[i], slash - globs[i]);
+		if (!sys || ustack_is_glob(sys)) {
+			free(sys);
+			tracefs_list_free(systems);
+			return tracefs_event_systems(NULL);
+		}
+		if (listed(systems, sys)) {
+			free(sys);
+			continue;
+		}
+		tmp = tracefs_list_add(systems, sys);
+		free(sys);
+		if (!tmp) {
+			tracefs_list_free(systems);
+			return tracefs_event_systems(NULL);
+		}
+		systems = tmp;
+	}
+	return systems;
 }
 
 /* Parse a whole file of the top instance with @fn (best effort). */
@@ -153,7 +239,7 @@ struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms
 		tep_free(tep);
 		return NULL;
 	}
-	systems = tracefs_event_systems(NULL);
+	systems = glob_systems(globs);
 	for (i = 0; systems && systems[i]; i++)
 		if (strcmp(systems[i], "ftrace"))
 			parse_system(tep, globs, systems[i]);

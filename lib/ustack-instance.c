@@ -23,6 +23,7 @@
 
 #include <tracefs.h>
 
+#include "ustack-formats.h"
 #include "ustack-instance.h"
 #include "ustack-stopsig.h"
 #include "ustack-list.h"
@@ -236,6 +237,14 @@ int ustack_instance_enable_event(struct ustack_instance *ui, const char *system,
 	int ret = 0;
 	int i, j;
 
+	/* Named outright: no listing (a readdir and allocations per entry) */
+	if (event && !ustack_is_glob(system) && !ustack_is_glob(event)) {
+		if (!tracefs_event_file_exists(ui->inst, system, event, "enable")) {
+			errno = ENOENT;
+			return -1;
+		}
+		return enable_one(ui, system, event, filter);
+	}
 	systems = tracefs_event_systems(NULL);
 	if (!systems) {
 		errno = ENOENT;

@@ -299,7 +299,16 @@ static void find_systems(struct capture *c)
 	const char **globs = NULL;
 	int nr = 0, j;
 
-	add_glob(&globs, &nr, "ftrace", NULL);
+	/*
+	 * Of ftrace's some 30 formats, the ones read here. libtracecmd
+	 * writes all of them into a trace.dat's ftrace section whatever
+	 * the list says; the list only added copies to its events section.
+	 */
+	add_glob(&globs, &nr, "ftrace", "print");
+	add_glob(&globs, &nr, "ftrace", "kernel_stack");
+	add_glob(&globs, &nr, "ftrace", "user_stack");
+	add_glob(&globs, &nr, "ftrace", "user_unwind_cookie");
+	add_glob(&globs, &nr, "ftrace", "user_unwind_stack");
 	add_glob(&globs, &nr, "task", NULL);
 	if (c->deferred)
 		add_glob(&globs, &nr, "inode_cache", NULL);
