@@ -35,24 +35,6 @@ struct tep_event;
 #define USTACK_BUILD_ID_MAX	20
 
 /**
- * ustack_count_missed - count a ring-buffer loss into @lost and @unknown
- * @lost:	records lost
- * @unknown:	losses of unknown size
- * @missed:	the loss, as tep_record.missed_events and
- *		kbuffer_missed_events() give it: a count, or unknown when not
- *		positive (then it counts as one record, and is remembered)
- */
-static inline void ustack_count_missed(uint64_t *lost, uint64_t *unknown, long long missed)
-{
-	if (missed > 0) {
-		*lost += missed;
-	} else {
-		(*lost)++;
-		(*unknown)++;
-	}
-}
-
-/**
  * struct ustack_mapping - a file the kernel (or a maps snapshot) named
  * @id:		file id as used in user_unwind_stack.ids (opaque)
  * @ts:		timestamp of the announcement (ring-buffer clock)

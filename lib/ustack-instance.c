@@ -310,11 +310,14 @@ void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd)
 static unsigned long long stats_value(const char *buf, const char *key)
 {
 	size_t len = strlen(key);
-	const char *p;
+	const char *p = buf;
 
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+	while (p) {
 		if (!strncmp(p, key, len) && p[len] == ':')
 			return strtoull(p + len + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
 	}
 	return 0;
 }

@@ -1250,7 +1250,12 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 /* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
 static void account_missed(struct ustack_session *s, struct ucpu *c, long long missed)
 {
-	ustack_count_missed(&s->stats.rb_lost, &s->stats.rb_lost_unknown, missed);
+	if (missed > 0) {
+		s->stats.rb_lost += missed;
+	} else {
+		s->stats.rb_lost++;
+		s->stats.rb_lost_unknown++;
+	}
 	if (!c)
 		return;
 	/* Their cookies may be among the dropped records */
