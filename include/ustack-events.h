@@ -57,6 +57,7 @@ enum ustack_rec {
 	USTACK_REC_OURS,
 };
 
+const char * const *ustack_events_formats(void);
 struct ustack_events *ustack_events_new(struct tep_handle *tep);
 void ustack_events_free(struct ustack_events *ev);
 struct tep_handle *ustack_events_tep(const struct ustack_events *ev);

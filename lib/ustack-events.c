@@ -76,6 +76,32 @@ struct ustack_events {
 /* Formats                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Every format the setup_*() below look up, as "system/event" */
+static const char * const read_formats[] = {
+	"ftrace/print",
+	"ftrace/kernel_stack",
+	"ftrace/user_stack",
+	"ftrace/user_unwind_cookie",
+	"ftrace/user_unwind_stack",
+	"inode_cache/inode_cache",
+	"sched/sched_process_exec",
+	"task/task_newtask",
+	"task/task_rename",
+	NULL
+};
+
+/**
+ * ustack_events_formats - the formats this module reads
+ *
+ * Returns a NULL-terminated list of "system/event" names, for a capture
+ * to parse and to write into its trace.dat beside the traced events'.
+ * Some may not exist on this kernel (inode_cache without the patches).
+ */
+const char * const *ustack_events_formats(void)
+{
+	return read_formats;
+}
+
 static struct tep_event *find(struct ustack_events *ev, const char *sys, const char *name)
 {
 	return tep_find_event_by_name(ev->tep, sys, name);

@@ -269,12 +269,12 @@ static void enable_events(struct capture *c)
 		c->helpers |= USTACK_HELPER_NEWTASK;
 }
 
-static void add_glob(const char ***globs, int *nr, const char *sys, const char *event)
+/* Adds @glob (taken over) to a NULL-terminated list unless it is there */
+static void add_glob(const char ***globs, int *nr, char *glob)
 {
-	char *glob;
 	int i;
 
-	if (asprintf(&glob, "%s/%s", sys, event ? event : "*") < 0)
+	if (!glob)
 		die("out of memory");
 	for (i = 0; i < *nr; i++) {
 		if (!strcmp((*globs)[i], glob)) {
@@ -290,32 +290,27 @@ static void add_glob(const char ***globs, int *nr, const char *sys, const char *
 }
 
 /*
- * The events whose formats we need, as "system/event" patterns: our
- * systems and the helpers', and what -e enabled (not the rest of its
- * system: -e syscalls:X would bring some 700 formats).
+ * The events whose formats we need, as "system/event" patterns: those
+ * the events module reads, and what -e enabled (not the rest of its
+ * system: -e syscalls:X would bring some 700 formats). The trace.dat
+ * gets the same list.
  */
 static void find_systems(struct capture *c)
 {
+	const char * const *ours = ustack_events_formats();
+	const struct event_spec *e;
 	const char **globs = NULL;
+	char *glob;
 	int nr = 0, j;
 
-	/*
-	 * Of ftrace's some 30 formats, the ones read here. libtracecmd
-	 * writes all of them into a trace.dat's ftrace section whatever
-	 * the list says; the list only added copies to its events section.
-	 */
-	add_glob(&globs, &nr, "ftrace", "print");
-	add_glob(&globs, &nr, "ftrace", "kernel_stack");
-	add_glob(&globs, &nr, "ftrace", "user_stack");
-	add_glob(&globs, &nr, "ftrace", "user_unwind_cookie");
-	add_glob(&globs, &nr, "ftrace", "user_unwind_stack");
-	add_glob(&globs, &nr, "task", NULL);
-	if (c->deferred)
-		add_glob(&globs, &nr, "inode_cache", NULL);
-	else
-		add_glob(&globs, &nr, "sched", NULL);
-	for (j = 0; j < c->o->nr_events; j++)
-		add_glob(&globs, &nr, c->o->events[j].system, c->o->events[j].event);
+	for (j = 0; ours[j]; j++)
+		add_glob(&globs, &nr, strdup(ours[j]));
+	for (j = 0; j < c->o->nr_events; j++) {
+		e = &c->o->events[j];
+		if (asprintf(&glob, "%s/%s", e->system, e->event ? e->event : "*") < 0)
+			glob = NULL;
+		add_glob(&globs, &nr, glob);
+	}
 	c->systems = globs;
 }
 
