@@ -19,6 +19,7 @@ static inline bool ustack_is_glob(const char *s)
 	return strpbrk(s, "*?[\\") != NULL;
 }
 
+struct tep_handle *ustack_formats_header(void);
 struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms);
 
 #endif /* _USTACK_FORMATS_H */

@@ -218,6 +218,29 @@ static bool parse_header(struct tep_handle *tep)
 }
 
 /**
+ * ustack_formats_header - a new tep that knows the ring buffer's pages only
+ *
+ * For a reader that moves sub-buffers without decoding a record: the
+ * header page gives their layout; no event format is parsed. Returns NULL
+ * with errno set when the tep cannot be made or the header page cannot be
+ * read.
+ */
+struct tep_handle *ustack_formats_header(void)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	if (!parse_header(tep)) {
+		tep_free(tep);
+		return NULL;
+	}
+	tep_set_cpus(tep, sysconf(_SC_NPROCESSORS_CONF));
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	return tep;
+}
+
+/**
  * ustack_formats_local - the formats of some local events, in a new tep
  * @globs: NULL-terminated "system/event" shell patterns
  *	(fnmatch(3) each side of the slash: "sched" and "*")
@@ -229,16 +252,12 @@ static bool parse_header(struct tep_handle *tep)
  */
 struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = ustack_formats_header();
 	char **systems;
 	int i;
 
 	if (!tep)
 		return NULL;
-	if (!parse_header(tep)) {
-		tep_free(tep);
-		return NULL;
-	}
 	systems = glob_systems(globs);
 	for (i = 0; systems && systems[i]; i++)
 		if (strcmp(systems[i], "ftrace"))
@@ -249,7 +268,5 @@ struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms
 	parse_file(tep, "saved_cmdlines", tep_parse_saved_cmdlines);
 	if (kallsyms)
 		parse_kallsyms(tep);
-	tep_set_cpus(tep, sysconf(_SC_NPROCESSORS_CONF));
-	tep_set_long_size(tep, tep_get_header_page_size(tep));
 	return tep;
 }

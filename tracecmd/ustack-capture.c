@@ -153,6 +153,12 @@ static void set_buffers(struct capture *c)
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	c->deferred = !o->force_fallback &&
 		ustack_instance_has_option(c->ui, "userstacktrace_delay");
+	/*
+	 * Recording deferred stacks only splices (see the stream's direct
+	 * mode): no record is read back or decoded. The side-band, which
+	 * reads records, belongs to the fallback path.
+	 */
+	c->direct = o->mode == MODE_RECORD && c->deferred;
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
 		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
@@ -165,11 +171,9 @@ static void set_buffers(struct capture *c)
 		ustack_instance_write(c->ui, "trace_clock", "mono");
 	/*
 	 * Wake the reader at a quarter full; never 0 (one wakeup per event).
-	 * Recording deferred stacks only splices (see the stream's direct
-	 * mode): a wakeup costs little there, so it comes sooner.
+	 * Recording directly, a wakeup costs little, so it comes sooner.
 	 */
-	ustack_instance_write(c->ui, "buffer_percent",
-			      o->mode == MODE_RECORD && c->deferred ? "10" : "25");
+	ustack_instance_write(c->ui, "buffer_percent", c->direct ? "10" : "25");
 	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
 		die("cannot set options/stacktrace: %s", strerror(errno));
 }
@@ -477,8 +481,6 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	so.perf = c->perf;
 	if (c->o->mode == MODE_RECORD)
 		so.save_prefix = c->o->output;
-	/* Nothing to do live while recording deferred stacks: see the stream. */
-	c->direct = c->o->mode == MODE_RECORD && c->deferred && !c->perf;
 	so.direct = c->direct;
 	c->stream = ustack_stream_open(c->ui, tep, &so);
 	if (!c->stream)
@@ -803,8 +805,14 @@ static void set_up(struct capture *c)
 	set_stack_path(c);
 	enable_events(c);
 	find_systems(c);
-	/* Kernel symbols only when we print kernel stacks ourselves */
-	tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
+	/*
+	 * Recording directly, the page layout is all the stream needs.
+	 * Kernel symbols only when we print kernel stacks ourselves.
+	 */
+	if (c->direct)
+		tep = ustack_formats_header();
+	else
+		tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
 	ustack_run_open(&c->run, c->o, tep, true, c->o->mode == MODE_LIVE);

@@ -96,6 +96,49 @@ record() {
 	[ "$(folded_total "$TMP/t.dat")" -eq 20000 ]
 }
 
+# tep_parse_event() wrapped by a preloaded library that logs each call's
+# system, then runs the real one: a measuring tool, not a mock
+build_parse_log() {
+	cat > "$TMP/parselog.c" <<-'EOF'
+	#define _GNU_SOURCE
+	#include <dlfcn.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+	struct tep_handle;
+	int tep_parse_event(struct tep_handle *tep, const char *buf, unsigned long size,
+			    const char *sys)
+	{
+		int (*real)(struct tep_handle *, const char *, unsigned long, const char *);
+		FILE *f = fopen(getenv("PARSE_LOG"), "a");
+
+		if (f) {
+			fprintf(f, "%s\n", sys);
+			fclose(f);
+		}
+		*(void **)&real = dlsym(RTLD_NEXT, "tep_parse_event");
+		return real(tep, buf, size, sys);
+	}
+	EOF
+	cc -shared -fPIC -o "$TMP/parselog.so" "$TMP/parselog.c" -ldl
+}
+
+@test "recorder: parses no event format (it decodes no record); live, which does, parses them" {
+	command -v cc > /dev/null || skip "needs cc"
+	build_parse_log
+	run env LD_PRELOAD="$TMP/parselog.so" PARSE_LOG="$TMP/record.log" "$USTACK" record -q \
+		-B "$NAME" -b 4096 -o "$TMP/t.dat" -e syscalls:sys_enter_getppid -- "$BURST" 1 100 0
+	[ "$status" -eq 0 ]
+	[ ! -s "$TMP/record.log" ]
+	# the file still holds what report needs: formats, mappings, stacks
+	[ "$(folded_total "$TMP/t.dat")" -eq 100 ]
+	# the wrapper works: live parses our formats and the traced event's
+	run env LD_PRELOAD="$TMP/parselog.so" PARSE_LOG="$TMP/live.log" "$USTACK" -q \
+		-B "$NAME" --folded -e syscalls:sys_enter_getppid -- "$BURST" 1 100 0
+	[ "$status" -eq 0 ]
+	grep -qx syscalls "$TMP/live.log"
+	grep -qx ftrace "$TMP/live.log"
+}
+
 @test "recorder: a buffer too small for the burst: losses are counted, every stack kept is whole" {
 	run --separate-stderr record -b 64 -- "$BURST" 1 50000 0
 	[ "$status" -eq 0 ]
