@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "ustack.h"
+
 struct tracefs_instance;
 struct ustack_instance;
 
@@ -59,18 +61,6 @@ void ustack_instance_unregister_fd(struct ustack_instance *ui, int fd);
 
 /* The instance's ring-buffer clock "now", in ns (from per_cpu/cpu0/stats). */
 unsigned long long ustack_instance_now(struct ustack_instance *ui);
-
-/**
- * struct ustack_rb_stats - a ring buffer's counters, as the kernel keeps them
- * @entries:	records in the buffer, not read yet
- * @lost:	records lost (overrun + dropped events) since the instance was opened
- * @read:	records a reader took out since then
- */
-struct ustack_rb_stats {
-	unsigned long long	entries;
-	unsigned long long	lost;
-	unsigned long long	read;
-};
 
 int ustack_instance_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st);
 

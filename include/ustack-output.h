@@ -83,7 +83,6 @@ int ustack_output_finish(struct ustack_output *o);
 void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 			   const struct ustack_stats *st);
 bool ustack_output_needs_kernel_symbols(const struct ustack_output_opts *opts);
-struct ustack_rb_stats;
 void ustack_output_recorded(FILE *fp, const struct ustack_rb_stats *rb, const char *file);
 
 #endif /* _USTACK_OUTPUT_H */

@@ -115,6 +115,18 @@ struct ustack_sample {
 };
 
 /**
+ * struct ustack_rb_stats - a ring buffer's counters, as the kernel keeps them
+ * @entries:	records in the buffer, not read yet
+ * @lost:	records lost (overrun + dropped events) since the instance was opened
+ * @read:	records a reader took out since then
+ */
+struct ustack_rb_stats {
+	unsigned long long	entries;
+	unsigned long long	lost;
+	unsigned long long	read;
+};
+
+/**
  * struct ustack_stats - counters shown in the summary
  */
 struct ustack_stats {

@@ -18,9 +18,7 @@
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
-#include "ustack-instance.h"
 #include "ustack-profile.h"
-#include "ustack-stream.h"
 
 #define MAX_INLINE	16
 
