@@ -10,7 +10,10 @@ import sys
 
 
 def load(work):
+    """rep: (tool, size) -> [(wall, cpu, rss_kb, anon_kb)], the anonymous
+    peak coming from the memory runs (-1: none for that cell)."""
     rep, rec = collections.defaultdict(list), collections.defaultdict(list)
+    mem = {}
     lines = []
     for part in ('report', 'record'):
         path = os.path.join(work, 'results-%s.txt' % part)
@@ -21,10 +24,16 @@ def load(work):
         if len(f) < 2 or f[0] != '@@':
             continue
         if f[1] == 'rep':
-            rep[(f[2], int(f[3]))].append((float(f[4]), float(f[5]), int(f[6]), int(f[7])))
+            rep[(f[2], int(f[3]))].append([float(f[4]), float(f[5]), int(f[6]), -1])
+        elif f[1] == 'mem':
+            key = (f[2], int(f[3]))
+            mem[key] = max(mem.get(key, 0), int(f[4]))
         elif f[1] == 'rec':
             kv = dict(zip(f[7::2], f[8::2]))
             rec[(int(f[3]), int(f[4]), int(f[5]), f[2])].append(kv)
+    for key, runs in rep.items():
+        for r in runs:
+            r[3] = mem.get(key, -1)
     return rep, rec
 
 
@@ -35,7 +44,8 @@ def best(runs):
 
 
 def anon_mb(a, fmt):
-    """A run of a few tens of ms may end before a sample sees its memory."""
+    """A run of a few tens of ms may end before a sample sees its memory
+    (0), or the cell had no memory run (-1)."""
     return fmt % a if a > 0 else '-'
 
 
@@ -48,8 +58,8 @@ def report_tables(rep):
           'the largest peak RSS (bench/pipeline/timed.c, from wait4(2): it '
           'counts the pages of the '
           'input file libtracecmd maps) and the largest anonymous RSS '
-          '(sampled every 50 ms: the tool\'s own memory; -: no sample caught '
-          'it); *ratio*: wall time '
+          '(the tool\'s own memory, sampled every millisecond by timed -a in a '
+          'run of its own, not timed; -: no sample caught it); *ratio*: wall time '
           'over `trace-cmd report`\'s on the same file (goal for `--folded`: '
           '0.5 or less). perf reads a perf.data of the same workload with as '
           'many samples.\n')
