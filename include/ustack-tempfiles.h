@@ -8,12 +8,17 @@
  * Files are made and forgotten on the thread that takes SIGINT, SIGTERM
  * and SIGHUP (the other threads of libustack block them); these three
  * signals are blocked while the list changes, so that a handler never
- * sees it half changed.
+ * sees it half changed. Where the file system allows it a temporary has
+ * no name (O_TMPFILE, its path "/proc/self/fd/N"), so that not even
+ * SIGKILL can leave it behind.
  */
 #ifndef _USTACK_TEMPFILES_H
 #define _USTACK_TEMPFILES_H
 
-int ustack_tempfile_make(char *template);
+#include <stdbool.h>
+
+int ustack_tempfile_make(char **path);
+bool ustack_tempfile_unnamed(const char *path);
 void ustack_tempfile_forget(const char *path);
 void ustack_tempfile_remove(const char *path);
 void ustack_tempfiles_unlink_all(void);

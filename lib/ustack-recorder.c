@@ -260,7 +260,7 @@ static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
 		rec->files[cpu] = NULL;
 		return -1;
 	}
-	rc->out = ustack_tempfile_make(rec->files[cpu]);
+	rc->out = ustack_tempfile_make(&rec->files[cpu]);
 	if (rc->out < 0) {
 		free(rec->files[cpu]);
 		rec->files[cpu] = NULL;

@@ -313,7 +313,7 @@ static int open_cpu(struct ustack_stream *st, int cpu, const char *save_prefix)
 		st->files[cpu] = NULL;
 		return -1;
 	}
-	cr->save_fd = ustack_tempfile_make(st->files[cpu]);
+	cr->save_fd = ustack_tempfile_make(&st->files[cpu]);
 	if (cr->save_fd < 0) {
 		free(st->files[cpu]);
 		st->files[cpu] = NULL;

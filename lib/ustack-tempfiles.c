@@ -2,13 +2,21 @@
 /*
  * The temporary files of a run, in a list a signal handler may walk (see
  * ustack-tempfiles.h). A file is made and put on the list with the stop
- * signals blocked: a signal between mkstemp() and the list would leave a
- * file nobody knows of.
+ * signals blocked: a signal between its creation and the list would leave
+ * a file nobody knows of.
+ *
+ * Where the file system allows it, a temporary has no name at all
+ * (O_TMPFILE): the list keeps one descriptor of it open and hands out
+ * "/proc/self/fd/N" as its path, which libtracecmd and our readers open
+ * like any file. Such a file cannot outlive the process, whatever kills
+ * it; only the named fallback (mkostemp) needs the handler's unlink.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +26,7 @@
 
 struct tempfile {
 	struct tempfile	*next;
+	int		keep;		/* O_TMPFILE: the descriptor that keeps it */
 	char		path[];
 };
 
@@ -28,39 +37,125 @@ static void restore_signals(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/**
- * ustack_tempfile_make - mkostemp(), the file remembered until forgotten
- * @template: "...XXXXXX", completed in place
- *
- * Returns the open file (O_CLOEXEC), or -1 with errno (no file is left).
- */
-int ustack_tempfile_make(char *template)
+/* An unnamed file in the directory of @template, or -1 */
+static int open_unnamed(const char *template)
 {
-	size_t len = strlen(template) + 1;
+	char *copy = strdup(template);
+	int fd;
+
+	if (!copy)
+		return -1;
+	fd = open(dirname(copy), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	free(copy);
+	if (fd < 0)
+		return -1;
+	/* Its name is only usable while /proc is there to give it */
+	if (access("/proc/self/fd", X_OK) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Put a file on the list; the caller has blocked the stop signals */
+static struct tempfile *add(const char *path, int keep)
+{
+	size_t len = strlen(path) + 1;
 	struct tempfile *t = malloc(sizeof(*t) + len);
-	sigset_t old;
-	int fd, err;
 
 	if (!t)
+		return NULL;
+	memcpy(t->path, path, len);
+	t->keep = keep;
+	t->next = tempfiles;
+	tempfiles = t;
+	return t;
+}
+
+/* O_TMPFILE: the path is the kept descriptor's, the caller gets a dup */
+static int make_unnamed(char **path, int keep)
+{
+	char *name;
+	int fd;
+
+	if (asprintf(&name, "/proc/self/fd/%d", keep) < 0)
 		return -1;
+	fd = fcntl(keep, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0 || !add(name, keep)) {
+		if (fd >= 0)
+			close(fd);
+		free(name);
+		return -1;
+	}
+	free(*path);
+	*path = name;
+	return fd;
+}
+
+static int make_named(char **path)
+{
+	int fd = mkostemp(*path, O_CLOEXEC);
+
+	if (fd >= 0 && !add(*path, -1)) {
+		unlink(*path);
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * ustack_tempfile_make - a temporary file, remembered until forgotten
+ * @path: a malloc()ed "DIR/NAME.XXXXXX"; the file is made in DIR. It
+ *	  becomes the file's path: the template completed by mkostemp(),
+ *	  or a new malloc()ed "/proc/self/fd/N" for an unnamed file (the
+ *	  old string is freed then).
+ *
+ * Returns an open descriptor of the file (O_CLOEXEC, read-write), or -1
+ * with errno (no file is left, @path unchanged).
+ */
+int ustack_tempfile_make(char **path)
+{
+	sigset_t old;
+	int fd, keep, err;
+
 	ustack_block_stop_signals(&old);
-	fd = mkostemp(template, O_CLOEXEC);
-	if (fd >= 0) {
-		memcpy(t->path, template, len);
-		t->next = tempfiles;
-		tempfiles = t;
-		t = NULL;
+	keep = open_unnamed(*path);
+	if (keep >= 0) {
+		fd = make_unnamed(path, keep);
+		if (fd < 0) {
+			close(keep);
+			fd = make_named(path);
+		}
+	} else {
+		fd = make_named(path);
 	}
 	err = errno;
 	restore_signals(&old);
-	free(t);
 	errno = err;
 	return fd;
 }
 
 /**
+ * ustack_tempfile_unnamed - whether a temporary has no name to rename
+ * @path: a path ustack_tempfile_make() gave
+ */
+bool ustack_tempfile_unnamed(const char *path)
+{
+	struct tempfile *t;
+
+	for (t = tempfiles; t; t = t->next)
+		if (!strcmp(t->path, path))
+			return t->keep >= 0;
+	return false;
+}
+
+/**
  * ustack_tempfile_forget - the file is no temporary any more
- * @path: a name ustack_tempfile_make() gave (renamed or removed since)
+ * @path: a path ustack_tempfile_make() gave (renamed, linked or removed
+ *	  since). An unnamed file's last descriptor on the list is closed:
+ *	  it goes unless it was linked.
  */
 void ustack_tempfile_forget(const char *path)
 {
@@ -75,17 +170,20 @@ void ustack_tempfile_forget(const char *path)
 			break;
 		}
 	}
+	if (t && t->keep >= 0)
+		close(t->keep);
 	restore_signals(&old);
 	free(t);
 }
 
 /**
- * ustack_tempfile_remove - unlink and forget
- * @path: a name ustack_tempfile_make() gave
+ * ustack_tempfile_remove - remove and forget
+ * @path: a path ustack_tempfile_make() gave
  */
 void ustack_tempfile_remove(const char *path)
 {
-	unlink(path);
+	if (!ustack_tempfile_unnamed(path))
+		unlink(path);
 	ustack_tempfile_forget(path);
 }
 
@@ -94,6 +192,7 @@ void ustack_tempfile_remove(const char *path)
  *
  * Async-signal-safe (unlink() only): for a handler about to _exit(). The
  * list is kept; a later remove finds the files gone, which is harmless.
+ * Unnamed files need nothing: they go with the process.
  */
 void ustack_tempfiles_unlink_all(void)
 {
@@ -101,6 +200,7 @@ void ustack_tempfiles_unlink_all(void)
 	int saved = errno;
 
 	for (t = tempfiles; t; t = t->next)
-		unlink(t->path);
+		if (t->keep < 0)
+			unlink(t->path);
 	errno = saved;
 }

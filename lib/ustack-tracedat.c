@@ -26,7 +26,6 @@
 
 #include "tracecmd-private-decls.h"
 #include "ustack-open.h"
-#include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
 
 struct ustack_tracedat {
@@ -93,51 +92,16 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
 }
 
-static int write_file(const struct ustack_tracedat_out *o, const char *file);
-
 /**
  * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
- * @o: what to write
+ * @o: what to write, and where (@o->file is created or truncated)
  *
  * Must run on the traced machine while tracefs is still mounted: event
- * formats and kallsyms are copied from it. The file is written under a
- * unique temporary name in its directory and renamed when complete: a
- * failure (a full file system) leaves no file that looks valid. Returns 0,
- * or -1 with errno.
+ * formats and kallsyms are copied from it. Where the file goes and how it
+ * replaces the output is ustack-outfile.h's business. Returns 0, or -1
+ * with errno.
  */
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
-{
-	char *tmp;
-	int fd, err;
-	mode_t mask;
-
-	if (asprintf(&tmp, "%s.XXXXXX", o->file) < 0)
-		return -1;
-	fd = ustack_tempfile_make(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return -1;
-	}
-	/* mkstemp() makes it 0600: give it the mode a new file would have */
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	close(fd);
-	errno = 0;
-	if (write_file(o, tmp) < 0 || rename(tmp, o->file) < 0) {
-		err = errno ? errno : EIO;
-		ustack_tempfile_remove(tmp);
-		free(tmp);
-		errno = err;
-		return -1;
-	}
-	ustack_tempfile_forget(tmp);
-	free(tmp);
-	return 0;
-}
-
-/* The trace.dat itself, into @file */
-static int write_file(const struct ustack_tracedat_out *o, const char *file)
 {
 	struct tracecmd_event_list *list;
 	struct tracecmd_output *out;
@@ -153,7 +117,7 @@ static int write_file(const struct ustack_tracedat_out *o, const char *file)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	out = tracecmd_output_create(file);
+	out = tracecmd_output_create(o->file);
 	if (!out)
 		goto out_free;
 	tracecmd_set_quiet(out, true);

@@ -37,6 +37,7 @@
 #include "ustack-sideband.h"
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
+#include "ustack-outfile.h"
 #include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
@@ -53,6 +54,7 @@
  * @perf:	fallback: the perf side-band, NULL when deferred or refused
  * @sbfile:	record with a side-band: its records for the trace.dat
  * @sbfile_path: where they are written until the trace.dat is
+ * @out:	record: where the trace.dat goes
  * @no_perf:	why there is no side-band on the fallback path
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
@@ -71,6 +73,7 @@ struct capture {
 	struct ustack_perf	*perf;
 	struct ustack_sbfile	*sbfile;
 	char			*sbfile_path;
+	struct ustack_outfile	out;
 	char			no_perf[256];
 	struct ustack_child	*child;
 	const char		**systems;
@@ -480,7 +483,7 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	so.tick_us = c->o->tick_us;
 	so.perf = c->perf;
 	if (c->o->mode == MODE_RECORD)
-		so.save_prefix = c->o->output;
+		so.save_prefix = ustack_outfile_temp_prefix(&c->out);
 	so.direct = c->direct;
 	c->stream = ustack_stream_open(c->ui, tep, &so);
 	if (!c->stream)
@@ -620,12 +623,20 @@ static char *read_clock(struct capture *c)
 	return clock;
 }
 
+static int write_file(const char *file, void *data)
+{
+	struct ustack_tracedat_out *out = data;
+
+	out->file = file;
+	return ustack_tracedat_write(out);
+}
+
 static void write_tracedat(struct capture *c)
 {
 	struct ustack_tracedat_out out = { 0 };
 	char *clock = read_clock(c);
-	char **maps = NULL;
-	int i, ret, err;
+	char **maps = NULL, msg[512];
+	int i, ret;
 
 	if (c->procmaps)
 		maps = ustack_procmaps_options(c->procmaps);
@@ -642,15 +653,13 @@ static void write_tracedat(struct capture *c)
 			die("cannot write %s: %s", c->o->output, strerror(errno));
 		out.sideband = c->sbfile_path;
 	}
-	out.file = c->o->output;
 	out.instance = ustack_instance_name(c->ui);
 	out.nr_cpus = ustack_stream_nr_cpus(c->stream);
 	out.cpu_files = ustack_stream_files(c->stream);
 	out.systems = c->systems;
 	out.clock = clock;
 	out.procmaps = maps;
-	ret = ustack_tracedat_write(&out);
-	err = errno;
+	ret = ustack_outfile_write(&c->out, write_file, &out);
 	ustack_stream_remove_files(c->stream);
 	if (out.sideband)
 		ustack_tempfile_remove(out.sideband);
@@ -659,26 +668,22 @@ static void write_tracedat(struct capture *c)
 	free(maps);
 	free(clock);
 	if (ret < 0)
-		die("cannot write %s: %s", c->o->output, strerror(err));
+		die("%s", ustack_outfile_strerror(&c->out, msg, sizeof(msg)));
 	if (!c->o->quiet)
 		ustack_warning("wrote %s", c->o->output);
 }
 
 /*
- * Before any tracing: a missing or read-only directory is named, rather
- * than found out by the first temporary file.
+ * Before any tracing: an output that cannot be written (a missing or
+ * read-only directory, a directory or a socket at its name) is named,
+ * rather than found out by the first temporary file or at the end.
  */
-static void check_output_dir(const char *output)
+static void open_output(struct capture *c)
 {
-	char *copy = strdup(output);
-	const char *dir;
+	char msg[512];
 
-	if (!copy)
-		die("out of memory");
-	dir = dirname(copy);
-	if (access(dir, W_OK | X_OK) < 0)
-		die("cannot write %s: directory %s: %s", output, dir, strerror(errno));
-	free(copy);
+	if (ustack_outfile_open(&c->out, c->o->output) < 0)
+		die("%s", ustack_outfile_strerror(&c->out, msg, sizeof(msg)));
 }
 
 static void check_capture_env(void)
@@ -724,17 +729,17 @@ static char *clock_name(struct capture *c)
 	return clock;
 }
 
-/* A new file "<output>.<what>.XXXXXX" beside the output, unique per run */
-static char *temp_file(const char *output, const char *what)
+/* A new temporary "<prefix>.<what>.XXXXXX", unique per run */
+static char *temp_file(const struct ustack_outfile *out, const char *what)
 {
 	char *path;
 	int fd;
 
-	if (asprintf(&path, "%s.%s.XXXXXX", output, what) < 0)
+	if (asprintf(&path, "%s.%s.XXXXXX", ustack_outfile_temp_prefix(out), what) < 0)
 		die("out of memory");
-	fd = ustack_tempfile_make(path);
+	fd = ustack_tempfile_make(&path);
 	if (fd < 0)
-		die("cannot write %s: %s", output, strerror(errno));
+		die("cannot write %s: %s", out->name, strerror(errno));
 	close(fd);
 	return path;
 }
@@ -750,7 +755,7 @@ static void start_sideband(struct capture *c)
 	size_t nr = 0;
 
 	if (c->o->mode == MODE_RECORD) {
-		c->sbfile_path = temp_file(c->o->output, "sideband");
+		c->sbfile_path = temp_file(&c->out, "sideband");
 		c->sbfile = ustack_sbfile_open(ustack_events_tep(c->run.events), c->sbfile_path);
 		if (!c->sbfile)
 			die("cannot write %s: %s", c->o->output, strerror(errno));
@@ -852,6 +857,7 @@ static void tear_down(struct capture *c)
 		free((char *)c->systems[i]);
 	free(c->systems);
 	free(c->sbfile_path);
+	ustack_outfile_close(&c->out);
 }
 
 /**
@@ -867,7 +873,7 @@ void ustack_capture(struct ustack_opts *o)
 
 	check_capture_env();
 	if (o->mode == MODE_RECORD)
-		check_output_dir(o->output);
+		open_output(&c);
 	ustack_signals_install();
 	ustack_child_block_sigchld();
 	set_up(&c);

@@ -151,6 +151,93 @@ assert_only_error() {
 	assert_no_instance "$name"
 }
 
+@test "record -o a character device (null, full made with mknod): written into, the node stays, /dev is never used" {
+	require_capture
+	name=$(instance_name)
+	mknod "$TMP/null" c 1 3
+	mknod "$TMP/full" c 1 7
+	run --separate-stderr "$USTACK" record -B "$name" -o "$TMP/null" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ -c "$TMP/null" ]
+	[[ "$stderr" == *"wrote $TMP/null"* ]]
+	# /dev/full takes nothing: the run fails by name, the node stays a node
+	run --separate-stderr "$USTACK" record -q -B "$name" -o "$TMP/full" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	assert_only_error "cannot write $TMP/full: No space left on device"
+	[ -c "$TMP/full" ]
+	# no temporary was made beside the nodes
+	[ "$(ls -A "$TMP" | sort | tr '\n' ' ')" = "full null " ]
+	assert_no_instance "$name"
+}
+
+@test "record -o a FIFO: the reader gets a whole trace.dat that report reads, the FIFO stays" {
+	require_capture
+	name=$(instance_name)
+	mkfifo "$TMP/fifo"
+	# the reader gives up after 60 s: the old code renamed over the FIFO
+	timeout 60 cat "$TMP/fifo" > "$TMP/got.dat" &
+	reader=$!
+	run --separate-stderr "$USTACK" record -q -B "$name" -o "$TMP/fifo" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	[ -p "$TMP/fifo" ]
+	wait "$reader"
+	run "$USTACK" report -q --folded -i "$TMP/got.dat"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"chain_20 2"* ]]
+	assert_no_instance "$name"
+}
+
+@test "record -o a directory or a socket: refused by kind before tracing, nothing renamed over it" {
+	require_capture
+	name=$(instance_name)
+	mkdir "$TMP/dir"
+	run --separate-stderr "$USTACK" record -B "$name" -o "$TMP/dir" -- true
+	assert_only_error "cannot write $TMP/dir: a directory (a recording goes to a regular file, a character device or a FIFO)"
+	[ -d "$TMP/dir" ]
+	/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/sock"
+	run --separate-stderr "$USTACK" record -B "$name" -o "$TMP/sock" -- true
+	assert_only_error "cannot write $TMP/sock: a socket (a recording goes to a regular file, a character device or a FIFO)"
+	[ -S "$TMP/sock" ]
+	assert_no_instance "$name"
+}
+
+@test "record -o a symlink to a file: the file is replaced, the link stays a link" {
+	require_capture
+	name=$(instance_name)
+	echo old > "$TMP/real.dat"
+	ln -s real.dat "$TMP/link.dat"
+	run --separate-stderr "$USTACK" record -q -B "$name" -o "$TMP/link.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ -L "$TMP/link.dat" ]
+	[ "$(readlink "$TMP/link.dat")" = real.dat ]
+	run "$USTACK" report -q --folded -i "$TMP/real.dat"
+	[[ "$output" == *"chain_20 1"* ]]
+	assert_no_instance "$name"
+}
+
+@test "record SIGKILLed while tracing: no per-CPU, side-band or trace.dat temporaries stay in the output directory" {
+	require_capture
+	name=$(instance_name)
+	mkdir "$TMP/out"
+	"$USTACK" record -q -B "$name" -o "$TMP/out/k.dat" -e syscalls:sys_enter_getppid -- \
+		sh -c "'$PROGS/deep' 2; exec sleep 600" > /dev/null 2>&1 &
+	pid=$!
+	BG_PID=$pid
+	wait_tracing "$name" syscalls/sys_enter_getppid
+	child=$(pgrep -P "$pid" || true)
+	kill -9 "$pid"
+	wait "$pid" || true
+	BG_PID=
+	[ -z "$child" ] || kill "$child" 2>/dev/null || true
+	ls -A "$TMP/out"
+	[ -z "$(ls -A "$TMP/out")" ]
+	# the killed run's instance goes with the next run (as SIGKILL, above)
+	rmdir "$TRACEFS/instances/$name"
+}
+
 @test "record: a command that cannot start leaves no per-CPU temporaries" {
 	require_capture
 	name=$(instance_name)
