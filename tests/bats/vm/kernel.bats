@@ -392,15 +392,13 @@ ksave() {
 	[ "$status" -eq 0 ]
 }
 
-@test "kernel: an unwind pending across execve walks the new image (one frame, its entry)" {
-	kinstance syscalls/sys_enter_execve
-	# /bin/true makes no execve of its own: the only stack is the exec's
+@test "kernel: sys_enter_execve gets the stack that called execve, sys_exit_execve a new cookie and the new image" {
+	kinstance syscalls/sys_enter_execve syscalls/sys_exit_execve
+	# /bin/true makes no execve of its own: the only stacks are the exec's
 	krun "$KCHAIN" exec /bin/true
 	ksave
-	run "$KTRACE" answered "$KT" $KPID sys_execve
-	echo "$output"
-	[ "$status" -eq 0 ]
-	run "$KTRACE" leaf-in "$KT" $KPID ld-linux
+	# walked in the old image: kf_22 made the execve system call
+	run "$KTRACE" execve "$KT" $KPID "$KCHAIN" "${CHAIN%,main}" ld-linux
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
