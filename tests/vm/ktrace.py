@@ -31,7 +31,7 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          both paths, one file id for the first
                                          N and another for the next N
   ktrace.py execve TRACE PID BINARY F1,F2,... LEAF
-                                         PID's sys_enter_execve is answered
+                                         PID's last sys_enter_execve is answered
                                          by a stack starting with F1, F2, ...
                                          of BINARY (the caller of execve);
                                          its sys_exit_execve has another
@@ -571,8 +571,10 @@ def cmd_answered(recs, pid, event, binary=None, funcs=None):
 def cmd_execve(recs, pid, binary, funcs, leaf):
     maps = mappings(recs)
     evs = [r for r in recs if r.kind == 'event' and r.pid == pid]
-    enter = next((r for r in evs if 'sys_execve(' in r.body), None)
-    leave = next((r for r in evs if 'sys_execve ->' in r.body), None)
+    # the last execve: the shell's, which started BINARY, comes first
+    enter = next((r for r in reversed(evs) if 'sys_execve(' in r.body), None)
+    leave = next((r for r in evs if enter and r.idx > enter.idx and
+                  'sys_execve ->' in r.body), None)
     if not enter or not leave:
         fail('pid %d has no sys_enter_execve and sys_exit_execve' % pid)
     c1, c2 = cookie_after(recs, enter), cookie_after(recs, leave)
