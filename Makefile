@@ -11,6 +11,7 @@
 #   make mutation        mutation score of the core files (tests/mutation/run)
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
+#   make kernel-prefixes build and boot the kernel with each prefix of the series
 #   make install         program, man page, bash completion; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
@@ -166,6 +167,12 @@ stress-signals: all
 mutation: all
 	tests/mutation/run
 .PHONY: mutation
+
+# Not part of check: every prefix of kernel-patches/series builds and boots
+# (bisection); a kernel build and a VM boot per patch
+kernel-prefixes:
+	kernel-patches/build-prefixes
+.PHONY: kernel-prefixes
 
 # Not part of check: cost per traced system call in the VM, against the
 # synchronous option and perf (bench/kernel/README.md); ~10 minutes

@@ -30,6 +30,14 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          in PATH_B for the next N; with "-" for
                                          both paths, one file id for the first
                                          N and another for the next N
+  ktrace.py execve TRACE PID BINARY F1,F2,... LEAF
+                                         PID's last sys_enter_execve is answered
+                                         by a stack starting with F1, F2, ...
+                                         of BINARY (the caller of execve);
+                                         its sys_exit_execve has another
+                                         cookie, answered by a stack whose
+                                         leaf is in a file whose path
+                                         contains LEAF (the new image)
   ktrace.py shared TRACE PID EVENT1 EVENT2
                                          in one kernel entry both events get
                                          the same cookie and one stack
@@ -560,6 +568,35 @@ def cmd_answered(recs, pid, event, binary=None, funcs=None):
           (len(events), event, before))
 
 
+def cmd_execve(recs, pid, binary, funcs, leaf):
+    maps = mappings(recs)
+    evs = [r for r in recs if r.kind == 'event' and r.pid == pid]
+    # the last execve: the shell's, which started BINARY, comes first
+    enter = next((r for r in reversed(evs) if 'sys_execve(' in r.body), None)
+    leave = next((r for r in evs if enter and r.idx > enter.idx and
+                  'sys_execve ->' in r.body), None)
+    if not enter or not leave:
+        fail('pid %d has no sys_enter_execve and sys_exit_execve' % pid)
+    c1, c2 = cookie_after(recs, enter), cookie_after(recs, leave)
+    if not c1 or not c2 or c1.cookie == '0' or c2.cookie == '0':
+        fail('an execve event of pid %d has no (non-zero) cookie' % pid)
+    if c1.cookie == c2.cookie:
+        fail('sys_enter_execve and sys_exit_execve of pid %d share cookie %s' %
+             (pid, c1.cookie))
+    st1, st2 = answering_stack(recs, pid, c1.cookie), answering_stack(recs, pid, c2.cookie)
+    if not st1 or not st2:
+        fail('an execve cookie of pid %d is answered by no stack' % pid)
+    if not stack_starts_with(recs, maps, st1, binary, funcs):
+        fail('the stack of sys_enter_execve of pid %d does not start with %s' %
+             (pid, ','.join(funcs)))
+    m = binding(recs, maps, st2, st2.frames[0][1]) if st2.frames else None
+    if not m or leaf not in m.path:
+        fail('the leaf of sys_exit_execve\'s stack of pid %d is in %s, not in %s' %
+             (pid, m.path if m else 'an unannounced file', leaf))
+    print('sys_enter_execve: %s; sys_exit_execve: new cookie, leaf in %s' %
+          (','.join(funcs), m.path))
+
+
 def next_on_cpu(recs, rec):
     for r in recs[rec.idx + 1:]:
         if r.cpu == rec.cpu:
@@ -663,6 +700,8 @@ def main():
         cmd_leaf_in(recs, int(a[0]), a[1])
     elif cmd == 'remap':
         cmd_remap(recs, int(a[0]), a[1], a[2], int(a[3]))
+    elif cmd == 'execve':
+        cmd_execve(recs, int(a[0]), a[1], a[2].split(','), a[3])
     elif cmd == 'shared':
         cmd_shared(recs, int(a[0]), a[1], a[2])
     elif cmd == 'crosscpu':
