@@ -67,34 +67,80 @@ v6_copy() {
 	[ -z "$stderr" ]
 }
 
-@test "upstream reproducers (tests/data/README.md): the libraries' crashes become one line naming the file, exit 1; libtracecmd's messages carry our prefix" {
+@test "upstream reproducers (tests/data/README.md): the structure check refuses two in one line, exit 1; the crash left is named without a guess, exit 70" {
 	v6_copy deep-deferred.dat "$TMP/v6.dat"
 	"$DATA/make-repro.py" "$TMP/v6.dat" "$TMP"
-	local f stock sig n=0
+	local f stock
 
 	for f in close-null-list page-size-zero kbuffer-lost; do
 		# as information: does stock trace-cmd still crash on it?
 		stock=0
 		trace-cmd report -i "$TMP/$f.dat" > /dev/null 2>&1 || stock=$?
 		echo "# stock trace-cmd report on $f.dat: exit $stock" >&3
-		# the crash must reach the guard as a signal, not as ASan's report
-		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
-			"$USTACK" report -q -i "$TMP/$f.dat" --folded
-		echo "$f: status $status: $stderr"
-		[ "$status" -eq 1 ]
-		sig="Segmentation fault"
-		[ "$f" != page-size-zero ] || sig="Floating point exception"
-		[ "${stderr_lines[-1]}" = "trace-cmd ustack: $TMP/$f.dat: corrupt trace.dat: libtracecmd/libtraceevent crashed reading it ($sig)" ]
-		# libtracecmd's messages before the crash come as ours, a line each
-		[ "$(grep -vc '^trace-cmd ustack: ' <<< "$stderr")" -eq 0 ]
-		[ "$(grep -c ': corrupt trace.dat: ' <<< "$stderr")" -eq 1 ]
-		n=$((n + 1))
 	done
-	[ "$n" -eq 3 ]
+	run --separate-stderr "$USTACK" report -q -i "$TMP/close-null-list.dat" --folded
+	assert_only_error "$TMP/close-null-list.dat: corrupt trace.dat: CPU 0 data at 1662976 (1675264 bytes) runs past the end of the file"
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$USTACK" report -q -i "$TMP/page-size-zero.dat" --folded
+	assert_only_error "$TMP/page-size-zero.dat: corrupt trace.dat: file page size 0 (want a power of two from 1024 to 16777216)"
+	[ "$status" -eq 1 ]
+	# a sub-buffer's header inside the data: no structure check sees it.
+	# The crash must reach the guard as a signal, not as ASan's report.
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+		"$USTACK" report -q -i "$TMP/kbuffer-lost.dat" --folded
+	[ "$status" -eq 70 ]
+	[ "${stderr_lines[-1]}" = "trace-cmd ustack: $TMP/kbuffer-lost.dat: crashed reading it (Segmentation fault): damage no check caught, or a bug" ]
+	# libtracecmd's messages before the crash come as ours, a line each
+	[ "$(grep -vc '^trace-cmd ustack: ' <<< "$stderr")" -eq 0 ]
+	[ "$(grep -c ': crashed reading it ' <<< "$stderr")" -eq 1 ]
 	# the intact copy: no guard message, exit 0
 	run --separate-stderr "$USTACK" report -q -i "$TMP/v6.dat" --folded
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
+}
+
+# Each of tracedat-mutate.py's files from $1 is refused in one line, exit 1
+assert_mutants_refused() {
+	local f n=0
+
+	"$ROOT/tests/bats/tracedat-mutate.py" "$1" "$TMP/m"
+	for f in "$TMP"/m/*.dat; do
+		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+			timeout 60 "$USTACK" report -q --folded -i "$f"
+		echo "$f: $status: $stderr"
+		[ "$status" -eq 1 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "${stderr_lines[0]}" == "trace-cmd ustack: $f: corrupt trace.dat: "* ]]
+		[[ "${stderr_lines[0]}" != *crash* ]]
+		[ -z "$output" ]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 15 ]
+	rm -rf "$TMP/m"
+}
+
+@test "trace.dat structure (v7, compressed): page sizes, loops of option sections, offsets and sizes past the end, cut files: one line each, exit 1, never a crash" {
+	assert_mutants_refused "$DATA/deep-deferred.dat"
+}
+
+@test "trace.dat structure (v7, uncompressed): the same damages refused the same way" {
+	trace-cmd convert -i "$DATA/threads-deferred.dat" -o "$TMP/v7.dat" --compression none >/dev/null 2>&1 ||
+		skip "trace-cmd convert cannot write an uncompressed file"
+	assert_mutants_refused "$TMP/v7.dat"
+}
+
+@test "trace.dat structure: every intact file reads clean (v6, v7, compressed or not)" {
+	local f
+
+	v6_copy shlib-deferred.dat "$TMP/v6.dat"
+	trace-cmd convert -i "$DATA/shlib-deferred.dat" -o "$TMP/v7n.dat" --compression none >/dev/null 2>&1
+	for f in "$DATA"/*.dat "$TMP"/v6.dat "$TMP"/v7n.dat; do
+		run --separate-stderr "$USTACK" report -q --folded -i "$f"
+		echo "$f: $status: $stderr"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+		[ -n "$output" ]
+	done
 }
 
 @test "fuzz: every saved finding (tests/fuzz/regress) runs clean under ASan+UBSan" {
