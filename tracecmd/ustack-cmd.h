@@ -32,6 +32,9 @@ struct ustack_session;
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* ustack-libwarn.c: the libraries' messages made ours */
+void ustack_libwarn_input(const char *file);
+
 /* ------------------------------------------------------------------ */
 /* ustack-opts.c                                                      */
 /* ------------------------------------------------------------------ */

@@ -226,6 +226,7 @@ void ustack_report(struct ustack_opts *o)
 	/* A closed output pipe (| head) ends the report through EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	guard_library_crashes(o->input);
+	ustack_libwarn_input(o->input);
 	r.td = ustack_tracedat_open(o->input, o->instance,
 				    ustack_output_needs_kernel_symbols(&o->out), &err);
 	if (!r.td)

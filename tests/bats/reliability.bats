@@ -119,7 +119,7 @@ assert_mutants_refused() {
 	rm -rf "$TMP/m"
 }
 
-@test "trace.dat structure (v7, compressed): page sizes, loops of option sections, offsets and sizes past the end, cut files: one line each, exit 1, never a crash" {
+@test "trace.dat structure (v7, compressed): page sizes, loops of option sections, offsets and sizes past the end, cut files, a chunk that does not decompress: one line each (no library line), exit 1, never a crash" {
 	assert_mutants_refused "$DATA/deep-deferred.dat"
 }
 

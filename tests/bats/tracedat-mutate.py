@@ -3,7 +3,8 @@
 #
 # tracedat-mutate.py IN DIR: from a version 7 trace.dat (compressed or
 # not), write DIR/NAME.dat for each structural damage below, the kinds
-# that crashed libtracecmd 1.3 (issue 31): each changes a few bytes or
+# that crashed libtracecmd 1.3 (issue 31), and on a compressed file a
+# chunk that does not decompress (issue 34): each changes a few bytes or
 # cuts the file, and prints what it did.
 
 import os
@@ -24,9 +25,11 @@ def layout(d):
     at = cstr(d, 10)              # version
     page_at = at + 2
     at = page_at + 4
+    comp_at = at
     at = cstr(d, at)              # compression
     at = cstr(d, at)              # compression version
     first_ptr = at
+    compressed = d[comp_at:at - 1].split(b"\0")[0] != b"none"
     sections = []
     off = struct.unpack_from("<Q", d, first_ptr)[0]
     while off:
@@ -41,7 +44,7 @@ def layout(d):
             pos += 6 + olen
         sections.append((off, opts))
         off = nxt
-    return page_at, first_ptr, sections
+    return page_at, first_ptr, sections, compressed
 
 
 def buffer_with_cpus(d, sections):
@@ -59,7 +62,7 @@ def buffer_with_cpus(d, sections):
 def main():
     src, out = sys.argv[1], sys.argv[2]
     orig = open(src, "rb").read()
-    page_at, first_ptr, sections = layout(orig)
+    page_at, first_ptr, sections, compressed = layout(orig)
     buf_at, buf_page = buffer_with_cpus(orig, sections)
     size = len(orig)
     muts = {}
@@ -85,6 +88,14 @@ def main():
     put("buffer-cpus-huge", "<I", buf_page + 4, 0x7FFFFFFF, "buffer CPU count")
     put("cpu-data-past-end", "<Q", buf_page + 12, size, "CPU data offset")
     put("cpu-size-huge", "<Q", buf_page + 20, 1 << 40, "CPU data size")
+    if compressed:
+        # the first chunk's compressed bytes garbled: it does not decompress
+        # (libtracecmd then printed "mmap: Unknown error -22" and crashed)
+        d = bytearray(orig)
+        chunk = struct.unpack_from("<Q", d, buf_page + 12)[0] + 4
+        for i in range(chunk + 8, chunk + 48):
+            d[i] ^= 0x5A
+        muts["chunk-garbled"] = (bytes(d), "CPU 0's first chunk: 40 bytes at %d garbled" % (chunk + 8))
     for cut in (24, 30, first_ptr + 4):
         muts["cut-%d" % cut] = (orig[:cut], "cut at byte %d" % cut)
     os.makedirs(out, exist_ok=True)
