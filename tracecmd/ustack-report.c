@@ -94,9 +94,13 @@ static void feed(struct tep_record *rec, void *data)
 	int type = tep_data_type(tep, rec);
 
 	r->records++;
-	/* a file holds few types: look one up when it differs from the last */
-	if (type != r->known_type) {
-		if (tep_find_event(tep, type))
+	/*
+	 * A file holds few types: look one up when it differs from the last.
+	 * -1 is no type at all (the header's common_type unparsed), never
+	 * the last known one.
+	 */
+	if (type < 0 || type != r->known_type) {
+		if (type >= 0 && tep_find_event(tep, type))
 			r->known_type = type;
 		else
 			r->unknown++;
@@ -139,11 +143,18 @@ static bool corrupt_records(struct report *r, const char *file)
 /*
  * Not one record matches an event format of the file: the formats are
  * damaged (or belong to another file), and nothing printed means anything.
+ * Some of them only: what was printed stands, and how many could not be
+ * read is said.
  */
 static bool all_unknown(struct report *r, const char *file)
 {
-	if (!r->records || r->unknown < r->records)
+	if (!r->unknown)
 		return false;
+	if (r->unknown < r->records) {
+		ustack_warning("%s: %lu of its %lu records have no known event format "
+			       "(shown as [UNKNOWN EVENT])", file, r->unknown, r->records);
+		return false;
+	}
 	ustack_warning("%s: none of its %lu records has a known event format (corrupt formats)",
 		       file, r->records);
 	return true;

@@ -281,6 +281,33 @@ open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
 	[ "$stderr" = "trace-cmd ustack: $TMP/noid.dat: none of its 12 records has a known event format (corrupt formats)" ]
 }
 
+@test "report: formats libtraceevent cannot parse (no 'format:' line) fail with one line, not events: 0 and exit 0" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	# every format loses its field list: not even common_type is known
+	python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read().replace(b"\nformat:\n", b"\nformxt:\n")
+open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/nofmt.dat"
+	for a in -q --folded --raw; do
+		run --separate-stderr "$USTACK" report -q $a -i "$TMP/nofmt.dat"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "trace-cmd ustack: $TMP/nofmt.dat: none of its 12 records has a known event format (corrupt formats)" ]
+	done
+}
+
+@test "report: records of one unknown type among known ones: counted in one line, the rest printed, exit 0" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+b = re.sub(rb"(name: sys_enter_getppid\nID: )(\d+)\n", lambda m: m.group(1) + b"9" * len(m.group(2)) + b"\n", b)
+open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/oneid.dat"
+	run --separate-stderr "$USTACK" report -q --folded -i "$TMP/oneid.dat"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "trace-cmd ustack: $TMP/oneid.dat: 3 of its 12 records have no known event format (shown as [UNKNOWN EVENT])" ]
+	[ -n "$output" ]
+}
+
 @test "SIGKILL: the next run removes the instance of the killed run, and not a live owner's" {
 	require_capture
 	name=$(instance_name)
