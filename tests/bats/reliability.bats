@@ -268,6 +268,38 @@ assert_only_error() {
 	[ "$stderr" = "ustack-symbolize: $TMP/lib.so: not a regular file" ]
 }
 
+@test "resolver without --symfs: files of proc, sysfs and tracefs a trace names are refused unopened: 'not a regular file'" {
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	local f files=(/proc/self/environ /sys/kernel/notes)
+
+	[ -e "$TRACEFS/trace_pipe" ] && files+=("$TRACEFS/trace_pipe")
+	for f in "${files[@]}"; do
+		[ -f "$f" ] || continue
+		run --separate-stderr timeout 10 "$ROOT/tests/tools/ustack-symbolize" --why <<< "$f 0x10"
+		[ "$status" -eq 0 ]
+		[ "$output" = "[unknown] (${f##*/}) # no file" ]
+		[ "$stderr" = "ustack-symbolize: $f: not a regular file" ]
+	done
+}
+
+@test "resolver: a regular file that is not ELF is read no further than its identification bytes (strace)" {
+	command -v strace >/dev/null || skip "no strace"
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	head -c 200000 /dev/zero > "$TMP/secret"
+	run strace -o "$TMP/st" -e trace=openat,read,pread64,mmap "$ROOT/tests/tools/ustack-symbolize" --why <<< "$TMP/secret 0x10"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[unknown] (secret) # no file" ]]
+	[[ "$output" == *"$TMP/secret: not an ELF file"* ]]
+	local fd
+	fd=$(sed -n "s|^openat(.*\"$TMP/secret\".*= \([0-9]*\)\$|\1|p" "$TMP/st")
+	[ -n "$fd" ]
+	# from its opening on: one read of 16 bytes at offset 0, no mapping
+	sed -n "\|\"$TMP/secret\"|,\$p" "$TMP/st" > "$TMP/after"
+	cat "$TMP/after" >&2
+	[ "$(grep -c "^pread64($fd, .*, 16, 0) = 16" "$TMP/after")" -eq 1 ]
+	[ "$(grep -c "^\(pread64\|read\|mmap\)(.*\b$fd\b" "$TMP/after")" -eq 1 ]
+}
+
 @test "report: formats that make every record unknown fail with one line, not a silent exit 0" {
 	v6_copy deep-deferred.dat "$TMP/v6.dat"
 	# every "ID: N" of the event formats becomes 9...9: no record has its format
