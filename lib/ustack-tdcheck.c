@@ -10,8 +10,10 @@
  * uses to find something is checked here first against the file: the
  * header, the page sizes, each section and option offset and size, the
  * chain of option sections (no loop), each CPU's data and, when
- * compressed, its table of chunks. Formats and records themselves are
- * libtraceevent's and the reader's (ustack-tracedat.c) to check.
+ * compressed, its table of chunks, else the header of each of its
+ * sub-buffers. Formats and records themselves are libtraceevent's and the
+ * reader's (ustack-tracedat.c) to check; compressed sub-buffers are only
+ * seen once decompressed, by the library.
  *
  * File versions 6 (sections one after another) and 7 (sections found
  * through options) are the ones libtracecmd 1.3 reads.
@@ -55,6 +57,7 @@ struct tdc {
 	bool		big;		/* big-endian file */
 	bool		compressed;	/* v7 with an algorithm other than "none" */
 	unsigned int	page;
+	unsigned int	lsize;		/* bytes in a long of the traced kernel */
 	unsigned int	cpus;		/* v6: the count before the options */
 	uint64_t	seen[MAX_OPTION_SECTIONS];
 	unsigned int	nr_seen;
@@ -198,6 +201,35 @@ static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 	return 0;
 }
 
+/*
+ * Sub-buffer headers: a timestamp, then the commit (a long) whose low
+ * bits are the bytes of data and whose top bits say events were lost and
+ * their count is stored after the data. libtraceevent's kbuffer reads
+ * that count wherever the commit says (kbuffer-lost.dat of
+ * tests/data/README.md): commit and count must fit in the page.
+ */
+#define COMMIT_MASK		((1U << 27) - 1)
+#define COMMIT_MISSED_STORED	(1U << 30)
+
+static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu)
+{
+	uint64_t page, commit, room = t->page - 8 - t->lsize;
+	uint32_t commit32;
+
+	for (page = off; page < off + size; page += t->page) {
+		if (t->lsize == 8 ? get64(t, page + 8, &commit, "sub-buffer") :
+				    get32(t, page + 8, &commit32, "sub-buffer"))
+			return -1;
+		if (t->lsize != 8)
+			commit = commit32;
+		if ((commit & COMMIT_MASK) +
+		    (commit & COMMIT_MISSED_STORED ? t->lsize : 0) > room)
+			return bad(t, "CPU %d: sub-buffer at %" PRIu64 " claims %" PRIu64
+				   " bytes of %" PRIu64, cpu, page, commit & COMMIT_MASK, room);
+	}
+	return 0;
+}
+
 static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 {
 	if (!size)
@@ -210,7 +242,7 @@ static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 	if (off % t->page || size % t->page)
 		return bad(t, "CPU %d data at %" PRIu64 " (%" PRIu64
 			   " bytes) is not in whole pages", cpu, off, size);
-	return 0;
+	return check_pages(t, off, size, cpu);
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,6 +529,7 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
 	if (endian > 1 || (lsize != 4 && lsize != 8))
 		return bad(t, "header: endianness %u, long size %u", endian, lsize);
 	t->big = endian;
+	t->lsize = lsize;
 	*off += 2;
 	if (get32(t, *off, &page, "page size") || check_page(t, page, "file"))
 		return -1;

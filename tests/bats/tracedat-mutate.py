@@ -96,6 +96,11 @@ def main():
         for i in range(chunk + 8, chunk + 48):
             d[i] ^= 0x5A
         muts["chunk-garbled"] = (bytes(d), "CPU 0's first chunk: 40 bytes at %d garbled" % (chunk + 8))
+    else:
+        # the commit of CPU 0's first sub-buffer: lost events stored far
+        # past the page (kbuffer_load_subbuffer() read there)
+        page = struct.unpack_from("<Q", orig, buf_page + 12)[0]
+        put("subbuffer-commit", "<Q", page + 8, 0xC7FF0000, "CPU 0's first commit")
     for cut in (24, 30, first_ptr + 4):
         muts["cut-%d" % cut] = (orig[:cut], "cut at byte %d" % cut)
     os.makedirs(out, exist_ok=True)
