@@ -259,13 +259,14 @@ static int check_section(struct tdc *t, uint64_t off, uint16_t id)
 	if (get16(t, off, &sid, "section") || get16(t, off + 2, &flags, "section") ||
 	    get64(t, off + 8, &size, "section"))
 		return -1;
-	if (sid != id)
+	/* a latency buffer's section: its own type, or a buffer's */
+	if (sid != id && !(id == OPT_BUFFER_TEXT && sid == OPT_BUFFER))
 		return bad(t, "section at %" PRIu64 " is of type %u, its option says %u",
 			   off, sid, id);
 	if (!inside(t, off + SEC_HEADER_SIZE, size))
 		return bad(t, "section at %" PRIu64 " (%" PRIu64
 			   " bytes) runs past the end of the file", off, size);
-	if (!(flags & SEC_FL_COMPRESS) || id == OPT_BUFFER)
+	if (!(flags & SEC_FL_COMPRESS) || id == OPT_BUFFER || id == OPT_BUFFER_TEXT)
 		return 0;
 	if (size < 8 || get32(t, off + SEC_HEADER_SIZE, &csize, "section") ||
 	    get32(t, off + SEC_HEADER_SIZE + 4, &usize, "section"))
@@ -331,7 +332,7 @@ static int check_option_v7(struct tdc *t, uint16_t id, uint64_t off, uint32_t le
 			return bad(t, "option at %" PRIu64 " is too short", off);
 		if (get64(t, off, &soff, "option"))
 			return -1;
-		return check_section(t, soff, id == OPT_BUFFER_TEXT ? OPT_BUFFER : id);
+		return check_section(t, soff, id);
 	}
 	return 0;
 }
