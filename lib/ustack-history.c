@@ -333,10 +333,11 @@ static void keep(struct vma *out, size_t *n, uint64_t start, uint64_t end, uint6
 /* @nv on top of the space: what it overlaps is cut away (or split). */
 static int space_insert(struct space *sp, const struct vma *nv)
 {
+	/* at most one mapping split in two, plus @nv */
+	size_t i, n = 0, room = sp->nr + 2;
 	struct vma *out, *o;
-	size_t i, n = 0;
 
-	out = malloc((sp->nr + 2) * sizeof(*out));
+	out = malloc(room * sizeof(*out));
 	if (!out)
 		return -1;
 	for (i = 0; i < sp->nr; i++) {
@@ -355,7 +356,8 @@ static int space_insert(struct space *sp, const struct vma *nv)
 	free(sp->v);
 	sp->v = out;
 	sp->nr = n;
-	sp->alloc = sp->nr + 2;
+	/* what was allocated: a fork copies up to it without growing */
+	sp->alloc = room;
 	return 0;
 }
 

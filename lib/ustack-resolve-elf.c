@@ -208,8 +208,13 @@ static const char *uelf_precheck(const struct usrc *s, const char *path)
 	uint64_t phoff, shoff, phnum, shnum, phent, shent;
 	bool msb;
 
+	/*
+	 * Not ELF: nothing past these bytes is read (libelf would map the
+	 * file and read an archive's members). A trace.dat may name any
+	 * file of the machine reading it (/etc/shadow).
+	 */
 	if (!src_read(s, 0, h, EI_NIDENT) || memcmp(h, ELFMAG, SELFMAG))
-		return NULL;
+		return "not an ELF file";
 	l = h[EI_CLASS] == ELFCLASS64 ? &ehdr64 : &ehdr32;
 	msb = h[EI_DATA] == ELFDATA2MSB;
 	if (!src_read(s, 0, h, l->shnum + 2))

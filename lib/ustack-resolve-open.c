@@ -25,9 +25,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 
 #include "ustack-open.h"
@@ -152,6 +155,29 @@ static int open_symfs(const struct ustack_resolver *r, const char *path,
 	return fd;
 }
 
+/*
+ * proc, sysfs, tracefs and the like call their files regular, but opening
+ * or reading one acts (trace_pipe consumes the trace) or tells about this
+ * machine, never about a traced program's binaries.
+ */
+static bool is_pseudo_fs(const struct statfs *sfs)
+{
+	switch ((unsigned long)sfs->f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case BPF_FS_MAGIC:
+	case EFIVARFS_MAGIC:
+	case PSTOREFS_MAGIC:
+		return true;
+	}
+	return false;
+}
+
 /**
  * ustack_open_regular - open a file read-only, if it is a regular file
  * @path: the file
@@ -159,15 +185,18 @@ static int open_symfs(const struct ustack_resolver *r, const char *path,
  *	 the errno string)
  *
  * A FIFO, device or socket is not opened at all (opening may block or
- * act), and O_NONBLOCK covers one swapped in between stat() and open().
+ * act), nor a file of proc, sysfs, tracefs and the like, and O_NONBLOCK
+ * covers one swapped in between stat() and open().
  * Returns the descriptor or -1.
  */
 int ustack_open_regular(const char *path, const char **err)
 {
+	struct statfs sfs;
 	struct stat st;
 	int fd;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+	    (statfs(path, &sfs) == 0 && is_pseudo_fs(&sfs))) {
 		*err = ustack_msg_not_regular;
 		return -1;
 	}
@@ -176,7 +205,8 @@ int ustack_open_regular(const char *path, const char **err)
 		*err = strerror(errno);
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fstatfs(fd, &sfs) < 0 || is_pseudo_fs(&sfs)) {
 		*err = ustack_msg_not_regular;
 		close(fd);
 		return -1;

@@ -26,6 +26,7 @@
 
 #include "tracecmd-private-decls.h"
 #include "ustack-open.h"
+#include "ustack-tdcheck.h"
 #include "ustack-tracedat.h"
 
 struct ustack_tracedat {
@@ -146,8 +147,8 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 static bool is_tracedat(const char *file, const char **err)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	static char msg[512];
-	char buf[sizeof(magic)];
+	static char msg[768];
+	char buf[sizeof(magic)], why[256];
 	const char *e;
 	ssize_t r;
 	int fd;
@@ -162,12 +163,20 @@ static bool is_tracedat(const char *file, const char **err)
 		return false;
 	}
 	r = read(fd, buf, sizeof(buf));
-	close(fd);
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic))) {
+		close(fd);
 		snprintf(msg, sizeof(msg), "%s is not a trace.dat file", file);
 		*err = msg;
 		return false;
 	}
+	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
+	if (ustack_tracedat_check(fd, why, sizeof(why))) {
+		close(fd);
+		snprintf(msg, sizeof(msg), "%s: corrupt trace.dat: %s", file, why);
+		*err = msg;
+		return false;
+	}
+	close(fd);
 	return true;
 }
 

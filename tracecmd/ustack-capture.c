@@ -321,10 +321,19 @@ static void find_systems(struct capture *c)
 	c->systems = globs;
 }
 
-/* Without -c only the traced processes are shown. */
+/*
+ * Without -c only the traced processes are shown live. A recording is
+ * not filtered: the kernel follows new processes together with new
+ * threads (options/event-fork), so the file holds the children's records
+ * too and report shows them; record's summary counts what the file holds
+ * (issue 34: it counted only the launched process, half of a forking
+ * command's events).
+ */
 static void follow(struct capture *c, int tgid)
 {
-	if (!c->o->children && ustack_session_follow(c->run.session, tgid))
+	if (c->o->mode == MODE_RECORD || c->o->children)
+		return;
+	if (ustack_session_follow(c->run.session, tgid))
 		die("out of memory");
 }
 

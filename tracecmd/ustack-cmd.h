@@ -27,7 +27,13 @@ struct ustack_events;
 struct ustack_instance;
 struct ustack_session;
 
+/* report's exit status when reading the file crashed (EX_SOFTWARE) */
+#define USTACK_EXIT_CRASHED	70
+
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ustack-libwarn.c: the libraries' messages made ours */
+void ustack_libwarn_input(const char *file);
 
 /* ------------------------------------------------------------------ */
 /* ustack-opts.c                                                      */

@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ustack-cmd.h"
 #include "ustack-warn.h"
 
 /* libtracecmd's own declaration is in a header it does not install */
@@ -43,4 +46,44 @@ void tracecmd_warning(const char *fmt, ...)
 	make_printable(msg);
 	ustack_warning("libtracecmd: %s", msg);
 	errno = saved;
+}
+
+/* The trace.dat report reads, for perror() below */
+static const char *input_file;
+
+/**
+ * ustack_libwarn_input - name the trace.dat the libraries are reading
+ * @file: the file, or NULL
+ */
+void ustack_libwarn_input(const char *file)
+{
+	input_file = file;
+}
+
+/*
+ * libtracecmd 1.3 and libtracefs print some errors with perror(), past
+ * tracecmd_warning(). Defined here, it is found before glibc's (the
+ * libraries call it through their PLT), and the message is one of ours.
+ *
+ * libtracecmd's perror("mmap") is followed by a line it writes to stderr
+ * itself ("Can not mmap file, will read instead") and by reading the CPU
+ * data as plain pages. With a negative errno it is not mmap() that failed
+ * but a compressed chunk that did not decompress: the pages it would read
+ * are compressed bytes, and the library crashes on them. The file cannot
+ * be read, and is said so in one line before the library says more.
+ */
+void perror(const char *s)
+{
+	int err = errno;
+
+	if (err < 0 && s && !strcmp(s, "mmap") && input_file) {
+		ustack_warning("%s: corrupt trace.dat: a CPU's compressed data does not "
+			       "decompress (%s)", input_file, strerror(-err));
+		exit(1);
+	}
+	if (s && *s)
+		ustack_warning("%s: %s", s, strerror(err < 0 ? -err : err));
+	else
+		ustack_warning("%s", strerror(err < 0 ? -err : err));
+	errno = err;
 }

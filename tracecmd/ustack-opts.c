@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
 
 #include "ustack-cmd.h"
 
@@ -130,18 +133,28 @@ static void add_event(struct ustack_opts *o, const char *arg, struct argp_state 
 		argp_error(state, "bad event '%s' (want SYSTEM[:EVENT])", arg);
 }
 
+/*
+ * strsep(), not strtok(): an empty item ("-P ,", "-P 1,,2") is a typo to
+ * refuse, never skipped; "-P ," would otherwise trace the whole system.
+ */
 static void add_pids(struct ustack_opts *o, const char *arg, struct argp_state *state)
 {
-	char *copy = strdup(arg), *tok, *save, *end;
+	char *copy = strdup(arg), *rest = copy, *tok, *end;
 	long pid;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!copy)
+		argp_failure(state, 1, ENOMEM, "-P");
+	while ((tok = strsep(&rest, ","))) {
+		if (!*tok)
+			argp_error(state, "bad pid list '%s' (an empty item)", arg);
 		errno = 0;
 		pid = strtol(tok, &end, 10);
 		/* pid_t is an int: a larger number must not wrap to another pid */
 		if (errno || *end || pid <= 0 || pid > INT_MAX)
 			argp_error(state, "bad pid '%s'", tok);
 		o->pids = realloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
+		if (!o->pids)
+			argp_failure(state, 1, ENOMEM, "-P");
 		o->pids[o->nr_pids++] = pid;
 	}
 	free(copy);
@@ -158,16 +171,63 @@ static void check_instance_name(const char *name, struct argp_state *state)
 			   "not '.' or '..')", name);
 }
 
-static unsigned long parse_ulong(const char *arg, const char *what, struct argp_state *state)
+/*
+ * A decimal number of @what from @min to @max. strtoul() alone takes
+ * "-1" as ULONG_MAX and leading blanks: digits only, then the range.
+ */
+/* Ring-buffer KiB per CPU: 1 TiB is past any machine's memory. */
+#define MAX_BUFFER_KB	(1UL << 30)
+/* Microseconds between drains: a minute */
+#define MAX_TICK_US	60000000UL
+
+static unsigned long parse_ulong(const char *arg, const char *what, unsigned long min,
+				 unsigned long max, struct argp_state *state)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
-	if (errno || *end || !*arg)
-		argp_error(state, "bad %s '%s'", what, arg);
+	if (*arg < '0' || *arg > '9' || errno || *end || v < min || v > max)
+		argp_error(state, "bad %s '%s' (want a whole number from %lu to %lu)",
+			   what, arg, min, max);
 	return v;
+}
+
+/* Seconds, decimal: strtod() alone also takes nan, inf, hex and 1e309. */
+#define MIN_DURATION	0.001
+#define MAX_DURATION	31536000.0	/* a year */
+
+static double parse_duration(const char *arg, struct argp_state *state)
+{
+	const char *p;
+	char *end;
+	double d;
+
+	for (p = arg; *p; p++)
+		if ((*p < '0' || *p > '9') && *p != '.')
+			break;
+	errno = 0;
+	d = strtod(arg, &end);
+	if (!*arg || *p || *end || errno || !isfinite(d) ||
+	    d < MIN_DURATION || d > MAX_DURATION)
+		argp_error(state, "bad duration '%s' (want decimal seconds from %g to %.0f)",
+			   arg, MIN_DURATION, MAX_DURATION);
+	return d;
+}
+
+/*
+ * A --symfs that does not exist would leave every frame [unknown] and the
+ * run silent about why: it must be a directory now.
+ */
+static void check_symfs(const char *dir, struct argp_state *state)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		argp_failure(state, EX_USAGE, errno, "--symfs %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		argp_failure(state, EX_USAGE, 0, "--symfs %s: not a directory", dir);
 }
 
 /* The first non-option is the subcommand or the command to run. */
@@ -235,8 +295,6 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct ustack_opts *o = state->input;
-	double d;
-	char *end;
 
 	switch (key) {
 	case 'e':
@@ -256,23 +314,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->children = true;
 		break;
 	case 'd':
-		d = strtod(arg, &end);
-		if (*end || d <= 0)
-			argp_error(state, "bad duration '%s'", arg);
-		o->duration = d;
+		o->duration = parse_duration(arg, state);
 		break;
 	case 'B':
 		check_instance_name(arg, state);
 		o->instance = arg;
 		break;
 	case 'b':
-		o->buffer_kb = parse_ulong(arg, "buffer size", state);
+		o->buffer_kb = parse_ulong(arg, "buffer size", 1, MAX_BUFFER_KB, state);
 		break;
 	case 'C':
 		o->clock = arg;
 		break;
 	case 's':
-		o->tick_us = parse_ulong(arg, "sleep time", state);
+		o->tick_us = parse_ulong(arg, "sleep time", 1, MAX_TICK_US, state);
 		break;
 	case 'o':
 		o->output = arg;
@@ -333,6 +388,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->resolve.debuginfod = false;
 		break;
 	case OPT_SYMFS:
+		check_symfs(arg, state);
 		o->resolve.symfs = arg;
 		break;
 	case OPT_DEBUG_DIR:

@@ -39,6 +39,52 @@ record() {
 	[[ "$report" == *"main;app_call;lib_outer;lib_middle;lib_inner 4" ]]
 }
 
+# summary_events FILE: the "events:" count of the summary in FILE
+summary_events() {
+	sed -n 's/^  events: *\([0-9]*\)$/\1/p' "$1"
+}
+
+workers_ready() {
+	[ -f "$TMP/w/pids" ] && [ "$(wc -l < "$TMP/w/pids")" = 4 ]
+}
+
+# record_workers ARGS...: record tests/progs/workers (2 processes of 2
+# threads, 20000 getppid + getuid calls each) behind sh -c, to $TMP/w.dat;
+# the summary in $TMP/rec.err
+record_workers() {
+	local pid
+
+	rm -rf "$TMP/w" && mkdir "$TMP/w"
+	"$USTACK" record -o "$TMP/w.dat" "$@" -e syscalls:sys_enter_getppid \
+		-e syscalls:sys_enter_getuid -- sh -c "$PROGS/workers $TMP/w 0 2 20000" \
+		2> "$TMP/rec.err" &
+	pid=$!
+	poll_until 60 workers_ready
+	touch "$TMP/w/go"
+	wait "$pid"
+}
+
+@test "record's summary counts what report counts: a command that forks 2 processes of 2 threads, without -c, with -c, with ring-buffer losses" {
+	require_capture
+	local a rec rep
+
+	for a in "" "-c" "-b 8"; do
+		# shellcheck disable=SC2086
+		record_workers $a
+		rec=$(summary_events "$TMP/rec.err")
+		"$USTACK" report -i "$TMP/w.dat" --folded > /dev/null 2> "$TMP/rep.err"
+		rep=$(summary_events "$TMP/rep.err")
+		echo "record $a: $rec events, report: $rep" >&3
+		[ -n "$rec" ]
+		[ "$rec" = "$rep" ]
+		# without losses, every call of the 4 threads (and the shell's own)
+		if grep -q '^  ring-buffer losses:   0$' "$TMP/rec.err"; then
+			[ "$rec" -ge 160000 ]
+			[ "$rec" -le 160010 ]
+		fi
+	done
+}
+
 @test "folded counts a repeated stack once rendered: the same counts and summary as stacks mode" {
 	# shlib 6: six identical, fully resolved stacks; folded renders the
 	# first and counts the other five on its line (lib/ustack-output.c)

@@ -47,6 +47,42 @@ assert_one_line_error() {
 	[[ "$output" == *"-f needs a preceding -e"* ]]
 }
 
+@test "-P with an empty item (',', '1,,2', '1,') is a usage error, not the whole system" {
+	local l
+
+	for l in , 1,,2 1, ,1; do
+		run --separate-stderr "$USTACK" report -P "$l" -i "$TMP/none.dat"
+		echo "-P $l: $status: $stderr"
+		[ "$status" -eq 64 ]
+		[ "${stderr_lines[0]}" = "trace-cmd ustack: bad pid list '$l' (an empty item)" ]
+	done
+}
+
+@test "-d, -s, -b: nan, inf, hex, out of range and negative numbers are usage errors (exit 64)" {
+	local a
+
+	# record of a command: on the old code each of these ran (exit 0)
+	for a in "-d nan" "-d inf" "-d 1e309" "-d 0x10" "-d 0.0000001" "-d -1" "-d ''" \
+		 "-s -1" "-s 2147483648" "-s ' 5'" "-b 0" "-b 18446744073709551615" "-b -1"; do
+		eval "run --separate-stderr timeout 60 \"\$USTACK\" record -q -o \"\$TMP/x.dat\" $a -- true"
+		echo "$a: $status: $stderr"
+		[ "$status" -eq 64 ]
+		[[ "${stderr_lines[0]}" == "trace-cmd ustack: bad "*" (want "* ]]
+	done
+	[ ! -e "$TMP/x.dat" ]
+}
+
+@test "--symfs that does not exist or is not a directory: one line, exit 64" {
+	run --separate-stderr "$USTACK" report -q --folded --symfs "$TMP/none" -i "$DATA/deep-deferred.dat"
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "trace-cmd ustack: --symfs $TMP/none: No such file or directory" ]
+	[ -z "$output" ]
+	touch "$TMP/file"
+	run --separate-stderr "$USTACK" report -q --folded --symfs "$TMP/file" -i "$DATA/deep-deferred.dat"
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "trace-cmd ustack: --symfs $TMP/file: not a directory" ]
+}
+
 @test "report does not take a command or capture options" {
 	run "$USTACK" report -i x.dat -- ls
 	[ "$status" -ne 0 ]

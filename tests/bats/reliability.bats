@@ -67,34 +67,89 @@ v6_copy() {
 	[ -z "$stderr" ]
 }
 
-@test "upstream reproducers (tests/data/README.md): the libraries' crashes become one line naming the file, exit 1; libtracecmd's messages carry our prefix" {
+@test "upstream reproducers (tests/data/README.md): the structure check refuses each in one line, exit 1" {
 	v6_copy deep-deferred.dat "$TMP/v6.dat"
 	"$DATA/make-repro.py" "$TMP/v6.dat" "$TMP"
-	local f stock sig n=0
+	local f stock
 
 	for f in close-null-list page-size-zero kbuffer-lost; do
 		# as information: does stock trace-cmd still crash on it?
 		stock=0
 		trace-cmd report -i "$TMP/$f.dat" > /dev/null 2>&1 || stock=$?
 		echo "# stock trace-cmd report on $f.dat: exit $stock" >&3
-		# the crash must reach the guard as a signal, not as ASan's report
-		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
-			"$USTACK" report -q -i "$TMP/$f.dat" --folded
-		echo "$f: status $status: $stderr"
-		[ "$status" -eq 1 ]
-		sig="Segmentation fault"
-		[ "$f" != page-size-zero ] || sig="Floating point exception"
-		[ "${stderr_lines[-1]}" = "trace-cmd ustack: $TMP/$f.dat: corrupt trace.dat: libtracecmd/libtraceevent crashed reading it ($sig)" ]
-		# libtracecmd's messages before the crash come as ours, a line each
-		[ "$(grep -vc '^trace-cmd ustack: ' <<< "$stderr")" -eq 0 ]
-		[ "$(grep -c ': corrupt trace.dat: ' <<< "$stderr")" -eq 1 ]
-		n=$((n + 1))
 	done
-	[ "$n" -eq 3 ]
-	# the intact copy: no guard message, exit 0
+	run --separate-stderr "$USTACK" report -q -i "$TMP/close-null-list.dat" --folded
+	assert_only_error "$TMP/close-null-list.dat: corrupt trace.dat: CPU 0 data at 1662976 (1675264 bytes) runs past the end of the file"
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$USTACK" report -q -i "$TMP/page-size-zero.dat" --folded
+	assert_only_error "$TMP/page-size-zero.dat: corrupt trace.dat: file page size 0 (want a power of two from 1024 to 16777216)"
+	[ "$status" -eq 1 ]
+	run --separate-stderr "$USTACK" report -q -i "$TMP/kbuffer-lost.dat" --folded
+	assert_only_error "$TMP/kbuffer-lost.dat: corrupt trace.dat: CPU 0: sub-buffer at 1667072 claims 134152192 bytes of 4080"
+	[ "$status" -eq 1 ]
+	# the intact copy: no message, exit 0
 	run --separate-stderr "$USTACK" report -q -i "$TMP/v6.dat" --folded
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
+}
+
+@test "crash guard: a compressed page no check can see crashes the library: one line naming file and signal, no guess at where, exit 70" {
+	# 4 bytes inside the zstd frame of CPU 0's chunk: it still decompresses,
+	# to a sub-buffer whose commit kbuffer_load_subbuffer() reads past
+	python3 -c '
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 356385, 0x7fffffff)
+open(sys.argv[2], "wb").write(b)' "$DATA/deep-deferred.dat" "$TMP/page.dat"
+	# the crash must reach the guard as a signal, not as ASan's report
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+		"$USTACK" report -q -i "$TMP/page.dat" --folded
+	[ "$status" -eq 70 ]
+	assert_only_error "$TMP/page.dat: crashed reading it (Segmentation fault): damage no check caught, or a bug"
+}
+
+# Each of tracedat-mutate.py's files from $1 is refused in one line, exit 1
+assert_mutants_refused() {
+	local f n=0
+
+	"$ROOT/tests/bats/tracedat-mutate.py" "$1" "$TMP/m"
+	for f in "$TMP"/m/*.dat; do
+		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+			timeout 60 "$USTACK" report -q --folded -i "$f"
+		echo "$f: $status: $stderr"
+		[ "$status" -eq 1 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "${stderr_lines[0]}" == "trace-cmd ustack: $f: corrupt trace.dat: "* ]]
+		[[ "${stderr_lines[0]}" != *crash* ]]
+		[ -z "$output" ]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 15 ]
+	rm -rf "$TMP/m"
+}
+
+@test "trace.dat structure (v7, compressed): page sizes, loops of option sections, offsets and sizes past the end, cut files, a chunk that does not decompress: one line each (no library line), exit 1, never a crash" {
+	assert_mutants_refused "$DATA/deep-deferred.dat"
+}
+
+@test "trace.dat structure (v7, uncompressed): the same damages refused the same way" {
+	trace-cmd convert -i "$DATA/threads-deferred.dat" -o "$TMP/v7.dat" --compression none >/dev/null 2>&1 ||
+		skip "trace-cmd convert cannot write an uncompressed file"
+	assert_mutants_refused "$TMP/v7.dat"
+}
+
+@test "trace.dat structure: every intact file reads clean (v6, v7, compressed or not)" {
+	local f
+
+	v6_copy shlib-deferred.dat "$TMP/v6.dat"
+	trace-cmd convert -i "$DATA/shlib-deferred.dat" -o "$TMP/v7n.dat" --compression none >/dev/null 2>&1
+	for f in "$DATA"/*.dat "$TMP"/v6.dat "$TMP"/v7n.dat; do
+		run --separate-stderr "$USTACK" report -q --folded -i "$f"
+		echo "$f: $status: $stderr"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+		[ -n "$output" ]
+	done
 }
 
 @test "fuzz: every saved finding (tests/fuzz/regress) runs clean under ASan+UBSan" {
@@ -102,7 +157,7 @@ v6_copy() {
 	make -s -j2 -C "$ROOT" fuzz-build >&2
 	local h f n=0
 
-	for h in session resolve demangle; do
+	for h in session resolve demangle sideband tracedat; do
 		for f in "$ROOT"/tests/fuzz/regress/$h/*; do
 			[ -e "$f" ] || continue
 			run "$ROOT/.fuzz/fuzz-$h" "$f"
@@ -309,6 +364,38 @@ assert_only_error() {
 	[ "$stderr" = "ustack-symbolize: $TMP/lib.so: not a regular file" ]
 }
 
+@test "resolver without --symfs: files of proc, sysfs and tracefs a trace names are refused unopened: 'not a regular file'" {
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	local f files=(/proc/self/environ /sys/kernel/notes)
+
+	[ -e "$TRACEFS/trace_pipe" ] && files+=("$TRACEFS/trace_pipe")
+	for f in "${files[@]}"; do
+		[ -f "$f" ] || continue
+		run --separate-stderr timeout 10 "$ROOT/tests/tools/ustack-symbolize" --why <<< "$f 0x10"
+		[ "$status" -eq 0 ]
+		[ "$output" = "[unknown] (${f##*/}) # no file" ]
+		[ "$stderr" = "ustack-symbolize: $f: not a regular file" ]
+	done
+}
+
+@test "resolver: a regular file that is not ELF is read no further than its identification bytes (strace)" {
+	command -v strace >/dev/null || skip "no strace"
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	head -c 200000 /dev/zero > "$TMP/secret"
+	run strace -o "$TMP/st" -e trace=openat,read,pread64,mmap "$ROOT/tests/tools/ustack-symbolize" --why <<< "$TMP/secret 0x10"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[unknown] (secret) # no file" ]]
+	[[ "$output" == *"$TMP/secret: not an ELF file"* ]]
+	local fd
+	fd=$(sed -n "s|^openat(.*\"$TMP/secret\".*= \([0-9]*\)\$|\1|p" "$TMP/st")
+	[ -n "$fd" ]
+	# from its opening on: one read of 16 bytes at offset 0, no mapping
+	sed -n "\|\"$TMP/secret\"|,\$p" "$TMP/st" > "$TMP/after"
+	cat "$TMP/after" >&2
+	[ "$(grep -c "^pread64($fd, .*, 16, 0) = 16" "$TMP/after")" -eq 1 ]
+	[ "$(grep -c "^\(pread64\|read\|mmap\)(.*\b$fd\b" "$TMP/after")" -eq 1 ]
+}
+
 @test "report: formats that make every record unknown fail with one line, not a silent exit 0" {
 	v6_copy deep-deferred.dat "$TMP/v6.dat"
 	# every "ID: N" of the event formats becomes 9...9: no record has its format
@@ -320,6 +407,33 @@ open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/noid.dat"
 	run --separate-stderr "$USTACK" report -q --folded -i "$TMP/noid.dat"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "trace-cmd ustack: $TMP/noid.dat: none of its 12 records has a known event format (corrupt formats)" ]
+}
+
+@test "report: formats libtraceevent cannot parse (no 'format:' line) fail with one line, not events: 0 and exit 0" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	# every format loses its field list: not even common_type is known
+	python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read().replace(b"\nformat:\n", b"\nformxt:\n")
+open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/nofmt.dat"
+	for a in -q --folded --raw; do
+		run --separate-stderr "$USTACK" report -q $a -i "$TMP/nofmt.dat"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "trace-cmd ustack: $TMP/nofmt.dat: none of its 12 records has a known event format (corrupt formats)" ]
+	done
+}
+
+@test "report: records of one unknown type among known ones: counted in one line, the rest printed, exit 0" {
+	v6_copy deep-deferred.dat "$TMP/v6.dat"
+	python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+b = re.sub(rb"(name: sys_enter_getppid\nID: )(\d+)\n", lambda m: m.group(1) + b"9" * len(m.group(2)) + b"\n", b)
+open(sys.argv[2], "wb").write(b)' "$TMP/v6.dat" "$TMP/oneid.dat"
+	run --separate-stderr "$USTACK" report -q --folded -i "$TMP/oneid.dat"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "trace-cmd ustack: $TMP/oneid.dat: 3 of its 12 records have no known event format (shown as [UNKNOWN EVENT])" ]
+	[ -n "$output" ]
 }
 
 @test "SIGKILL: the next run removes the instance of the killed run, and not a live owner's" {
