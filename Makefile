@@ -92,6 +92,8 @@ CMD_SRC		:= $(sort $(wildcard tracecmd/*.c))
 CMD_OBJ		:= $(CMD_SRC:.c=.o)
 
 PROGRAM		:= tracecmd/trace-cmd-ustack
+# What --version prints; only the file that prints it is rebuilt for it
+VERSION		:= 0.1
 MANPAGE		:= Documentation/trace-cmd-ustack.1
 
 all: $(PROGRAM) progs tools
@@ -109,6 +111,9 @@ lib/libustack.a: $(LIB_OBJ)
 %.o: %.c .build-flags
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tracecmd/ustack-opts.o: ALL_CFLAGS += -DUSTACK_VERSION='"$(VERSION)"'
+tracecmd/ustack-opts.o: Makefile
 
 # The flame graph's script, embedded as a C string
 lib/ustack-flamegraph-js.h: lib/ustack-flamegraph.js

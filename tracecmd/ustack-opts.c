@@ -33,6 +33,9 @@ enum {
 	OPT_REVERSE,
 };
 
+/* --version and -V, as trace-cmd and perf have a version command/option */
+const char *argp_program_version = "trace-cmd ustack version " USTACK_VERSION;
+
 static const char doc[] =
 "Print the user-space call paths that lead to kernel events.\n"
 "\n"
@@ -46,7 +49,7 @@ static const char doc[] =
 "without faulting in the event; otherwise the synchronous userstacktrace "
 "option is used (at most 8 frames).\v"
 "Examples:\n"
-"  trace-cmd ustack -- ./myprog              syscalls of myprog and their stacks\n"
+"  trace-cmd ustack -- ./myprog              its syscalls and their stacks\n"
 "  trace-cmd ustack -e syscalls:sys_enter_openat -P 1234\n"
 "  trace-cmd ustack --flamegraph make.svg -d 10 -c -- make\n"
 "  trace-cmd ustack --folded -d 10 -c -- make | flamegraph.pl > make.svg\n"
@@ -101,7 +104,7 @@ static struct argp_option options[] = {
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Do not fetch missing debug info from $DEBUGINFOD_URLS (fetched by default when set)", 4 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, OPTION_HIDDEN, NULL, 4 },
-	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
+	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (a trace from another host)", 4 },
 	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
 	  "Look for debug files in DIR too: .build-id/xx/rest.debug, debuglink names (repeatable)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },

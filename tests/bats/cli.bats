@@ -41,6 +41,26 @@ assert_one_line_error() {
 	[[ "$output" == *"Examples:"* ]]
 }
 
+@test "--help: no line is only blanks, every example stays on its line" {
+	run "$USTACK" --help
+	[ "$status" -eq 0 ]
+	! grep -n '^ \+$' <<< "$output" || false
+	# after "Examples:" every line is a command line, none a wrapped tail
+	sed -n '/^Examples:/,$p' <<< "$output" | sed 1d > "$TMP/examples"
+	cat "$TMP/examples"
+	[ "$(wc -l < "$TMP/examples")" -ge 5 ]
+	! grep -v '^  trace-cmd ' "$TMP/examples" || false
+}
+
+@test "--version and -V print the version, exit 0" {
+	run --separate-stderr "$USTACK" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^"trace-cmd ustack version "[0-9]+\.[0-9]+ ]]
+	run --separate-stderr "$USTACK" -V
+	[ "$status" -eq 0 ]
+	[[ "$output" == "trace-cmd ustack version "* ]]
+}
+
 @test "-f without -e is a usage error" {
 	run "$USTACK" -f 'common_pid == 1'
 	[ "$status" -ne 0 ]

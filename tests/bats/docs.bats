@@ -59,6 +59,11 @@ teardown() {
 	fi
 }
 
+@test "man page: its examples name no developer's checkout" {
+	! grep -nE "$ROOT|/work/|/home/" "$MAN_TXT" || false
+	grep -q '/usr/src/trace-cmd-ustack/tests/progs/profile/inlchain.c:13$' "$MAN_TXT"
+}
+
 @test "man page: the exit codes it gives are the command's" {
 	run "$USTACK" --no-such-option
 	[ "$status" -eq 64 ]
