@@ -866,6 +866,8 @@ void ustack_capture(struct ustack_opts *o)
 	bool failed;
 
 	check_capture_env();
+	if (o->cmd)
+		ustack_child_check(o->cmd);
 	if (o->mode == MODE_RECORD)
 		check_output_dir(o->output);
 	ustack_signals_install();

@@ -188,6 +188,13 @@ static void take_arg(struct ustack_opts *o, const char *arg, struct argp_state *
 			return;
 		}
 	}
+	/*
+	 * A command comes after "--": a mistyped mode ("reprot") is not
+	 * run as a program, and a program named like a mode still can be.
+	 */
+	if (strcmp(state->argv[state->next - 2], "--"))
+		argp_error(state, "'%s' is not a mode (record, report): "
+			   "put a command after --, as in: -- %s", arg, arg);
 	/* Everything from here on belongs to the command (like record's "+"). */
 	o->cmd = &state->argv[state->next - 1];
 	state->next = state->argc;

@@ -103,13 +103,27 @@ assert_one_line_error() {
 	assert_no_instance "$name"
 }
 
-@test "error: command that does not exist" {
+@test "error: command that does not exist, in one line before any setup or notice" {
 	require_capture
 	name=$(instance_name)
 	run --separate-stderr "$USTACK" -B "$name" -- "$TMP/no-such-program"
-	[ "$status" -ne 0 ]
-	[[ "${stderr_lines[-1]}" == "trace-cmd ustack: cannot run $TMP/no-such-program: No such file or directory" ]]
+	assert_one_line_error "cannot run $TMP/no-such-program: No such file or directory"
 	assert_no_instance "$name"
+	# looked up in PATH as execvp does; a directory is not run
+	run --separate-stderr env PATH="$TMP" "$USTACK" -B "$name" -- no-such-program
+	assert_one_line_error "cannot run no-such-program: No such file or directory"
+	run --separate-stderr "$USTACK" -B "$name" -- "$TMP"
+	assert_one_line_error "cannot run $TMP: Permission denied"
+	assert_no_instance "$name"
+}
+
+@test "a word that is not a mode is a usage error, a command goes after --" {
+	run --separate-stderr "$USTACK" bogus
+	[ "$status" -eq 64 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: 'bogus' is not a mode (record, report): put a command after --"* ]]
+	run --separate-stderr "$USTACK" -q reprot -i x.dat
+	[ "$status" -eq 64 ]
+	[[ "$stderr" == *"'reprot' is not a mode"* ]]
 }
 
 @test "error: missing input file" {
