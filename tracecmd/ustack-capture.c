@@ -216,6 +216,19 @@ static void without_sideband(struct capture *c)
 		die("out of memory");
 }
 
+/* Where to look, and the name of the nearest event when there is one */
+static void __attribute__((noreturn)) unknown_event(const struct event_spec *ev)
+{
+	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
+	char *near = ustack_event_suggest(ev->system, ev->event);
+
+	if (near)
+		die("unknown event %s%s%s (did you mean %s? trace-cmd list -e lists them all)",
+		    ev->system, colon, event, near);
+	die("unknown event %s%s%s (trace-cmd list -e lists the events)",
+	    ev->system, colon, event);
+}
+
 static void enable_spec(struct capture *c, const struct event_spec *ev)
 {
 	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
@@ -225,7 +238,7 @@ static void enable_spec(struct capture *c, const struct event_spec *ev)
 	if (errno == EINVAL)
 		die("bad filter '%s' for %s%s%s", ev->filter, ev->system, colon, event);
 	if (errno == ENOENT)
-		die("unknown event %s%s%s", ev->system, colon, event);
+		unknown_event(ev);
 	die("cannot enable %s%s%s: %s", ev->system, colon, event, strerror(errno));
 }
 

@@ -91,7 +91,17 @@ assert_one_line_error() {
 	require_capture
 	name=$(instance_name)
 	run --separate-stderr "$USTACK" -B "$name" -e nosuchsystem:nosuchevent -- true
-	assert_one_line_error "unknown event nosuchsystem:nosuchevent"
+	assert_one_line_error "unknown event nosuchsystem:nosuchevent (trace-cmd list -e lists the events)"
+	assert_no_instance "$name"
+}
+
+@test "error: a mistyped event gets the nearest event's name, a system its system's" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppidd -- true
+	assert_one_line_error "unknown event syscalls:sys_enter_getppidd (did you mean syscalls:sys_enter_getppid? trace-cmd list -e lists them all)"
+	run --separate-stderr "$USTACK" -B "$name" -e schde -- true
+	assert_one_line_error "unknown event schde (did you mean sched?"
 	assert_no_instance "$name"
 }
 
