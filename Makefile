@@ -11,7 +11,8 @@
 #   make mutation        mutation score of the core files (tests/mutation/run)
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
-#   make install         program, man page, bash completion; honours prefix and DESTDIR
+#   make install         program, man page, bash completion, README and the kernel
+#                        series under docdir; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
 #   make doc             regenerate the shipped man page (needs asciidoc)
@@ -30,6 +31,7 @@ prefix		?= /usr/local
 bindir		?= $(prefix)/bin
 mandir		?= $(prefix)/share/man
 completiondir	?= $(prefix)/share/bash-completion/completions
+docdir		?= $(prefix)/share/doc/trace-cmd-ustack
 DESTDIR		?=
 
 CC		?= gcc
@@ -227,6 +229,10 @@ install: $(PROGRAM)
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/trace-cmd-ustack
 	install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/
 	install -m 0644 completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd-ustack
+	install -d $(DESTDIR)$(docdir)/kernel-patches
+	install -m 0644 README.md $(DESTDIR)$(docdir)/
+	install -m 0644 kernel-patches/README.md kernel-patches/series kernel-patches/*.patch \
+		$(DESTDIR)$(docdir)/kernel-patches/
 
 install-wrapper: install
 	install -m 0755 scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd
@@ -235,6 +241,7 @@ install-wrapper: install
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/trace-cmd-ustack $(DESTDIR)$(mandir)/man1/trace-cmd-ustack.1 \
 		$(DESTDIR)$(completiondir)/trace-cmd-ustack
+	rm -rf $(DESTDIR)$(docdir)
 	if cmp -s scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd; then \
 		rm -f $(DESTDIR)$(bindir)/trace-cmd; fi
 

@@ -90,11 +90,12 @@ static struct capture *exiting_capture;
 
 /*
  * The fallback in one line (the man page says the rest: why 8 frames, what
- * non-resident stack pages do, where the kernel patches are).
+ * non-resident stack pages do, where the kernel patches are installed: an
+ * installed user has no kernel-patches/ directory to look into).
  */
 static const char *fallback_notice =
 	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
-	"patches in kernel-patches/): "
+	"see THE FALLBACK in man trace-cmd-ustack): "
 	"synchronous fallback, at most 8 frames, %s";
 
 static const char *sideband_notice =

@@ -44,7 +44,7 @@ static const char doc[] =
 "  trace-cmd ustack report -i FILE [OPTIONS]\n"
 "\n"
 "Every traced event is printed with the user stack of the task that caused "
-"it. With the kernel patches in kernel-patches/ (options/userstacktrace_delay) "
+"it. With the kernel patches (options/userstacktrace_delay; man trace-cmd-ustack) "
 "the stack is taken when the task returns to user space, complete and "
 "without faulting in the event; otherwise the synchronous userstacktrace "
 "option is used (at most 8 frames).\v"
