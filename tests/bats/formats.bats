@@ -204,6 +204,21 @@ speedscope_folded() {
 	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
 }
 
+@test "speedscope: the app opens on the event with the most samples" {
+	need_browser
+	# mmap (the loader's, first) has fewer samples than the 32 getppid
+	capture -e syscalls:sys_enter_mmap --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 32
+	jq -c '[.activeProfileIndex, [.profiles[] | [.name, (.weights | add)]]]' "$TMP/s.json"
+	largest=$(jq '[.profiles[] | .weights | add] | indices(max)[0]' "$TMP/s.json")
+	[ "$largest" -gt 0 ]
+	[ "$(jq .activeProfileIndex "$TMP/s.json")" -eq "$largest" ]
+	app="$NODE_DIR/node_modules/speedscope/dist/release"
+	run --separate-stderr env NODE_PATH="$NODE_DIR/node_modules" timeout 180 \
+		node "$ROOT/tests/browser/speedscope.cjs" "$app" "$TMP/s.json" "$TMP/s.png"
+	[ "$status" -eq 0 ]
+	jq -r .text <<< "$output" | grep -qx "syscalls:sys_enter_getppid ($((largest + 1))/2)"
+}
+
 @test "speedscope: the schema check fails a file that breaks the format" {
 	need_node_modules
 	capture --speedscope "$TMP/s.json" -- "$PROGS/shlib" 2
