@@ -148,7 +148,7 @@ folded_as_pprof() {
 	[[ "$output" == *"inl_leaf (inline)"* ]]
 }
 
-@test "pprof and flame graph: one sample type per event, each with its own count" {
+@test "pprof and flame graph: every event counted by default, one sample type per event, the event a label" {
 	need_go
 	require_capture
 	NAME=$(instance_name)
@@ -158,7 +158,14 @@ folded_as_pprof() {
 		--flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 8
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
 	echo "$output"
-	grep -qE '^syscalls:sys_enter_getppid/count\[dflt\] syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
+	grep -qE '^events/count\[dflt\] syscalls:sys_enter_getppid/count syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
+	# the default counts all 16, -tagfocus on the event label picks one
+	run go tool pprof -top -symbolize=none "$TMP/p.pb.gz"
+	[[ "$output" == *"Total samples = 16"* ]]
+	[[ "$output" == *"Showing nodes accounting for 16, 100% of 16 total"* ]]
+	run go tool pprof -top -symbolize=none -tagfocus=event=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
+	[[ "$output" == *"Showing nodes accounting for 8, 50.00% of 16 total"* ]]
+	[[ "$output" == *" a"* ]]
 	run go tool pprof -top -symbolize=none -sample_index=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
 	[[ "$output" == *"Total samples = 8"* ]]
 	[[ "$output" == *" a"* ]]
