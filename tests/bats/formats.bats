@@ -369,6 +369,10 @@ PY
 	[ "$(jq '.before.width' <<< "$j")" = "$(awk -v n="$n" 'BEGIN { print n / 16 * 1180 }')" ]
 	[ "$(jq '.after.width' <<< "$j")" = 1180 ]
 	[ "$(jq '.after.x' <<< "$j")" = 10 ]
+	# the tooltip shown while pointing at left(), gone once the click
+	# moved the boxes under the pointer (until the mouse moves again)
+	[ "$(jq '.beforeClick.tipShown' <<< "$j")" = true ]
+	[ "$(jq '.afterClick.tipShown' <<< "$j")" = false ]
 	# right() and its children hidden, the ancestors dimmed, Reset Zoom shown
 	[ "$(jq '.zoomed.hidden' <<< "$j")" -ge 3 ]
 	[ "$(jq '.zoomed.dimmed' <<< "$j")" -ge 3 ]
@@ -390,6 +394,24 @@ PY
 	[ "$(jq '.resetState.hidden' <<< "$j")" -eq 0 ]
 	[ -s "$SHOTS/fanout.png" ]
 	echo "# screenshot: $SHOTS/fanout.png" >&3
+}
+
+@test "flamegraph in Chromium: a long subtitle (many events, the fallback) stays inside the image" {
+	need_browser
+	require_capture
+	NAME=$(instance_name)
+	# every system call of a shell and its children: dozens of events
+	"$USTACK" -B "$NAME" -q -c --flamegraph "$TMP/f.svg" -- \
+		sh -c "ls / > /dev/null; cat /etc/hostname > /dev/null; '$PROGS/shlib' 2"
+	run --separate-stderr browse "$TMP/f.svg" subtitle
+	echo "$output" | jq -c '{subtitle, subtitle2, subtitleBoxes}'
+	[ "$status" -eq 0 ]
+	[[ "$(jq -r .subtitle <<< "$output")" == *" and "*" more"* ]]
+	# nothing cut: both lines begin and end inside the 1200 pixels
+	jq -e '.subtitleBoxes | all(.x >= 0 and .right <= 1200)' <<< "$output"
+	# and nothing lost: the stacks lost and the time span are said
+	jq -r '.subtitle, .subtitle2' <<< "$output" | grep -q 'stacks lost: '
+	jq -r '.subtitle, .subtitle2' <<< "$output" | grep -qE '[0-9.]+ to [0-9.]+ \([0-9.]+ s\)'
 }
 
 # hue FILL: the hue of an #rrggbb colour in degrees, "grey" without saturation
@@ -485,9 +507,19 @@ print("\n".join(shlex.split(t)))' "$TMP/f.svg"
 	# merged boxes are said to be merged
 	grep -qE '<text id="subtitle2"[^>]*>[0-9]+ boxes under 0.1% of the samples merged into [0-9]+ boxes' "$TMP/big.svg"
 	grep -q '^var MERGED = {[0-9]' "$TMP/big.svg"
-	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_000[0-9]'
-	echo "$output" | jq -c '{load, loadEvent, boxes, errors}'
+	# fn_24xx: deep in the stacks, mostly inside merged boxes
+	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_24'
+	echo "$output" | jq -c '{load, loadEvent, boxes, errors, matched: .searched.matchedText}'
 	[ "$status" -eq 0 ]
+	# the share of the search is the folded stacks' (a sample counts once),
+	# merged boxes searched through what they stand for
+	truth=$(awk '{ n = split($1, f, ";"); m = 0
+		       for (i = 1; i <= n; i++) if (f[i] ~ /fn_24/) m = 1
+		       if (m) s += $NF; t += $NF }
+		     END { printf "Matched: %.2f%% (%d of %d samples)", 100 * s / t, s, t }' "$TMP/folded" |
+		sed -E ':a; s/([0-9])([0-9]{3})([ ,][^%]*$)/\1,\2\3/; ta')
+	echo "folded: $truth"
+	[ "$(jq -r '.searched.matchedText' <<< "$output")" = "$truth" ]
 	[ "$(jq '.errors | length' <<< "$output")" -eq 0 ]
 	[ "$(jq '.load' <<< "$output")" -lt 3000 ]
 	[ "$(jq '.boxes' <<< "$output")" -gt 100 ]
