@@ -77,6 +77,7 @@ struct capture {
 	bool			deferred;
 	bool			direct;
 	unsigned int		helpers;
+	int			until_exec;	/* the command, before its exec */
 	unsigned long long	last_progress;
 	bool			progress_shown;
 };
@@ -385,7 +386,7 @@ static void write_info_marker(struct capture *c)
 					O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers);
+	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers, c->until_exec);
 	if (write(fd, buf, strlen(buf)) < 0)
 		ustack_warning("trace_marker: %s", strerror(errno));
 	close(fd);
@@ -783,17 +784,27 @@ static void start_sideband(struct capture *c)
 	ustack_tempfile_remove(c->sbfile_path);
 }
 
-/* Held before its exec until tracing is on: traced from its exec on. */
+/*
+ * Held before its exec until tracing is on: traced from its exec on.
+ * Its events before the exec (execve from ustack_child_fork()) are our
+ * code, not the user's: skipped up to its sched_process_exec record.
+ */
 static void fork_command(struct capture *c)
 {
 	pid_t pid;
 
+	enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
 	c->child = ustack_child_fork(c->o->cmd);
 	pid = ustack_child_pid(c->child);
 	ustack_signals_child(pid);
 	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
 		die("cannot filter pid %d: %s", pid, strerror(errno));
 	follow(c, pid);
+	if ((c->helpers & USTACK_HELPER_EXEC) ||
+	    ustack_opts_asked(c->o, "sched", "sched_process_exec")) {
+		c->until_exec = pid;
+		ustack_session_skip_until_exec(c->run.session, pid);
+	}
 }
 
 static void say_path(struct capture *c)

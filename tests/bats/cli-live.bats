@@ -29,6 +29,19 @@ ustack() {
 	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid "$@"
 }
 
+@test "a launched command is shown from its exec: the tracer's own execve is not" {
+	# sh's own exec comes from our child (ustack_child_fork;execve); the
+	# exec of deep, by a child of sh, is the user's
+	run --separate-stderr ustack -c -e syscalls:sys_enter_execve --folded -- \
+		sh -c "'$PROGS/deep' 1; true"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -E 'ustack_child_fork|^trace-cmd-ust' <<< "$output" || false
+	[ "$(grep -c 'execve' <<< "$output")" -eq 1 ]
+	grep -q '^sh;.*execve 1$' <<< "$output"
+	grep -q 'getppid\|deep_1\|main' <<< "$output"
+}
+
 @test "deep chain: stacks mode shows the innermost frames in order" {
 	run --separate-stderr ustack -- "$PROGS/deep" 5
 	[ "$status" -eq 0 ]
