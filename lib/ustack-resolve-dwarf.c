@@ -183,7 +183,7 @@ static int udwarf_alt(struct udwarf *dw, struct uelf *e)
 		return -1;
 	dw->alt = ustack_find_alt(dw->r, e, name, id, len);
 	/* libdw reads it as much as the main file: the same cap */
-	if (!dw->alt || !uelf_dwarf_ok(dw->alt))
+	if (!dw->alt || !uelf_dwarf_ok(dw->alt) || !uelf_dwarf_readable(dw->alt))
 		return -1;
 	dw->altdbg = dwarf_begin_elf(dw->alt->elf, DWARF_C_READ, NULL);
 	if (!dw->altdbg)
