@@ -234,8 +234,10 @@ install: $(PROGRAM)
 	install -m 0644 kernel-patches/README.md kernel-patches/series kernel-patches/*.patch \
 		$(DESTDIR)$(docdir)/kernel-patches/
 
+# The completion of trace-cmd too: ours for `trace-cmd ustack`, trace-cmd's for the rest
 install-wrapper: install
 	install -m 0755 scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd
+	install -m 0644 completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd
 
 # A trace-cmd that is not our wrapper (the real one) is left alone.
 uninstall:
@@ -244,6 +246,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(docdir)
 	if cmp -s scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd; then \
 		rm -f $(DESTDIR)$(bindir)/trace-cmd; fi
+	if cmp -s completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd; then \
+		rm -f $(DESTDIR)$(completiondir)/trace-cmd; fi
 
 demo: all
 	scripts/demo
