@@ -80,6 +80,7 @@ enum {
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
 	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 #define WIRE_VARINT	0
@@ -406,6 +407,8 @@ static void put_functions(struct pp *pp)
 		pb_uint(&pp->msg, FUNCTION_NAME, f->name);
 		pb_uint(&pp->msg, FUNCTION_SYSTEM_NAME, f->name);
 		pb_uint(&pp->msg, FUNCTION_FILENAME, f->file);
+		if (f->start_line > 0)
+			pb_uint(&pp->msg, FUNCTION_START_LINE, f->start_line);
 		pb_msg(&pp->out, PROFILE_FUNCTION, &pp->msg);
 	}
 }

@@ -148,6 +148,23 @@ folded_as_pprof() {
 	[[ "$output" == *"inl_leaf (inline)"* ]]
 }
 
+@test "pprof --lines: a function's start line is where its source defines it" {
+	need_go
+	capture --lines --pprof "$TMP/p.pb.gz" -- "$PROGS/profile/fanout" 8
+	go tool pprof -raw -symbolize=none "$TMP/p.pb.gz" > "$TMP/raw"
+	src="$ROOT/tests/progs/profile/fanout.c"
+	for f in a b left right main; do
+		want=$(grep -nE "^(__attribute__\(\(noinline\)\) void|int) $f\(" "$src" | cut -d: -f1)
+		[ -n "$want" ]
+		grep -E " M=[0-9]+ $f [^ ]*fanout\.c:[0-9]+ s=[0-9]+$" "$TMP/raw" > "$TMP/loc"
+		cat "$TMP/loc"
+		[ -s "$TMP/loc" ]
+		# every location of the function: the same start line
+		[ "$(sed 's/.* s=//' "$TMP/loc" | sort -u)" = "$want" ] ||
+			{ echo "$f: want s=$want"; return 1; }
+	done
+}
+
 @test "pprof and flame graph: every event counted by default, one sample type per event, the event a label" {
 	need_go
 	require_capture
