@@ -12,7 +12,8 @@
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
 #   make kernel-prefixes build and boot the kernel with each prefix of the series
-#   make install         program, man page, bash completion; honours prefix and DESTDIR
+#   make install         program, man page, bash completion, README and the kernel
+#                        series under docdir; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
 #   make uninstall       remove what install and install-wrapper put there
 #   make doc             regenerate the shipped man page (needs asciidoc)
@@ -31,6 +32,7 @@ prefix		?= /usr/local
 bindir		?= $(prefix)/bin
 mandir		?= $(prefix)/share/man
 completiondir	?= $(prefix)/share/bash-completion/completions
+docdir		?= $(prefix)/share/doc/trace-cmd-ustack
 DESTDIR		?=
 
 CC		?= gcc
@@ -93,6 +95,8 @@ CMD_SRC		:= $(sort $(wildcard tracecmd/*.c))
 CMD_OBJ		:= $(CMD_SRC:.c=.o)
 
 PROGRAM		:= tracecmd/trace-cmd-ustack
+# What --version prints; only the file that prints it is rebuilt for it
+VERSION		:= 0.1
 MANPAGE		:= Documentation/trace-cmd-ustack.1
 
 all: $(PROGRAM) progs tools
@@ -110,6 +114,9 @@ lib/libustack.a: $(LIB_OBJ)
 %.o: %.c .build-flags
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tracecmd/ustack-opts.o: ALL_CFLAGS += -DUSTACK_VERSION='"$(VERSION)"'
+tracecmd/ustack-opts.o: Makefile
 
 # The flame graph's script, embedded as a C string
 lib/ustack-flamegraph-js.h: lib/ustack-flamegraph.js
@@ -229,16 +236,25 @@ install: $(PROGRAM)
 	install -m 0755 $(PROGRAM) $(DESTDIR)$(bindir)/trace-cmd-ustack
 	install -m 0644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/
 	install -m 0644 completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd-ustack
+	install -d $(DESTDIR)$(docdir)/kernel-patches
+	install -m 0644 README.md $(DESTDIR)$(docdir)/
+	install -m 0644 kernel-patches/README.md kernel-patches/series kernel-patches/*.patch \
+		$(DESTDIR)$(docdir)/kernel-patches/
 
+# The completion of trace-cmd too: ours for `trace-cmd ustack`, trace-cmd's for the rest
 install-wrapper: install
 	install -m 0755 scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd
+	install -m 0644 completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd
 
 # A trace-cmd that is not our wrapper (the real one) is left alone.
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/trace-cmd-ustack $(DESTDIR)$(mandir)/man1/trace-cmd-ustack.1 \
 		$(DESTDIR)$(completiondir)/trace-cmd-ustack
+	rm -rf $(DESTDIR)$(docdir)
 	if cmp -s scripts/trace-cmd-wrapper $(DESTDIR)$(bindir)/trace-cmd; then \
 		rm -f $(DESTDIR)$(bindir)/trace-cmd; fi
+	if cmp -s completion/trace-cmd-ustack $(DESTDIR)$(completiondir)/trace-cmd; then \
+		rm -f $(DESTDIR)$(completiondir)/trace-cmd; fi
 
 demo: all
 	scripts/demo

@@ -110,7 +110,9 @@ const char *ustack_events_sideband_text(const struct ustack_events *ev,
 					const struct tep_record *rec);
 
 /* The info marker a capture writes, and the helpers it names */
-int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers);
+int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers,
+			    int until_exec);
+int ustack_events_info_until_exec(const char *text);
 unsigned int ustack_events_info_helpers(const char *text);
 bool ustack_events_info_deferred(const char *text);
 

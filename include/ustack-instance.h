@@ -48,6 +48,9 @@ bool ustack_instance_has_option(struct ustack_instance *ui, const char *name);
 int ustack_instance_enable_event(struct ustack_instance *ui, const char *system,
 				 const char *event, const char *filter);
 
+/* The existing event (or system) nearest to a missing one, or NULL; free it */
+char *ustack_event_suggest(const char *system, const char *event);
+
 /* Add @pid to set_event_pid (or set_event_notrace_pid when @notrace). */
 int ustack_instance_add_pid(struct ustack_instance *ui, pid_t pid, bool notrace);
 

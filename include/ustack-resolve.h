@@ -68,6 +68,8 @@ const char *ustack_origin_str(enum ustack_origin origin);
  *		the compile and include directories, as llvm-symbolizer
  *		prints it); its last component is the short form
  * @line:	source line or 0
+ * @start_line:	line where @name's function starts (DWARF's declaration
+ *		line; with lines or inlines asked), 0 when not known
  * @inlined:	this frame was inlined into the next one
  * @origin:	enum ustack_origin of @name
  */
@@ -76,6 +78,7 @@ struct ustack_sym {
 	uint64_t	sym_off;
 	const char	*file;
 	int		line;
+	int		start_line;
 	bool		inlined;
 	uint8_t		origin;
 };

@@ -105,6 +105,7 @@ char **ustack_session_procmaps(struct ustack_session *s);
 /* Tasks: their thread group, the groups shown, /proc before a task goes */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);
 int ustack_session_follow(struct ustack_session *s, int tgid);
+void ustack_session_skip_until_exec(struct ustack_session *s, int pid);
 void ustack_session_learn_task(struct ustack_session *s, int pid);
 
 /* End of data: hand out everything held, pending cookies become lost. */

@@ -694,16 +694,36 @@ const char *ustack_events_sideband_text(const struct ustack_events *ev,
  * @size:	room in @buf
  * @deferred:	the capture uses deferred stacks (else the fallback)
  * @helpers:	USTACK_HELPER_* it enabled
+ * @until_exec:	the command it launched, whose events before its exec are
+ *		the tracer's (ustack_session_skip_until_exec()), or 0
  *
  * Returns the length, as snprintf().
  */
-int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers)
+int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers,
+			    int until_exec)
 {
-	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s%s",
+	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s%s until_exec=%d",
 			deferred ? "deferred" : "fallback",
 			helpers & USTACK_HELPER_EXEC ? "sched:sched_process_exec" : "none",
 			helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "",
-			helpers & USTACK_HELPER_RENAME ? ",task:task_rename" : "");
+			helpers & USTACK_HELPER_RENAME ? ",task:task_rename" : "",
+			until_exec);
+}
+
+/**
+ * ustack_events_info_until_exec - the command an info marker names
+ * @text: a ftrace:print text
+ *
+ * Returns its pid, 0 when there is none (or @text is no info marker).
+ */
+int ustack_events_info_until_exec(const char *text)
+{
+	const char *s;
+
+	if (strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+		return 0;
+	s = strstr(text, " until_exec=");
+	return s ? atoi(s + strlen(" until_exec=")) : 0;
 }
 
 /**

@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +49,8 @@ struct fnode {
 	uint32_t	child;	/* first child */
 	uint32_t	next;	/* next sibling */
 	uint32_t	depth;
-	uint32_t	merged;	/* FRAME_MERGED: boxes it stands for */
+	uint32_t	merged;	/* FRAME_MERGED: boxes it stands for; its
+				 * children are theirs, kept for the search */
 	uint64_t	count;
 };
 
@@ -85,6 +88,9 @@ struct fgraph {
 	char				*merged_buf;
 	size_t				merged_len;
 	uint64_t			merged_put;
+	FILE				*hidden_data;	/* HIDDEN: what they hold */
+	char				*hidden_buf;
+	size_t				hidden_len;
 	struct sliver_run		*runs;		/* depth * classes */
 	FILE				*sliver[SLIVER_CLASSES];
 	char				*sliver_buf[SLIVER_CLASSES];
@@ -289,7 +295,11 @@ static bool is_small(const struct fgraph *g, uint64_t count)
 	return count * 1000 < g->nodes[0].count * g->opts.min_permille;
 }
 
-/* Replace the small children of @n (two or more) with one merged box */
+/*
+ * Replace the small children of @n (two or more) with one merged box.
+ * They become its children, never drawn but written for the search,
+ * whose share must count their samples as a folded file does.
+ */
 static int merge_small(struct fgraph *g, uint32_t n, uint32_t *kids, size_t *nr)
 {
 	size_t i, keep = 0, small = 0;
@@ -310,6 +320,8 @@ static int merge_small(struct fgraph *g, uint32_t n, uint32_t *kids, size_t *nr)
 			continue;
 		}
 		sum += g->nodes[kids[i]].count;
+		g->nodes[kids[i]].next = g->nodes[m].child;
+		g->nodes[m].child = kids[i];
 	}
 	g->nodes[m].count = sum;
 	g->nodes[m].merged = small;
@@ -570,6 +582,38 @@ static void sliver_add(struct fgraph *g, int cls, uint32_t depth, double x, doub
 	r->end = x + w;
 }
 
+/* @v in base 36, as JavaScript's parseInt(s, 36) reads it */
+static void put_base36(FILE *fp, uint32_t v)
+{
+	char buf[8], *s = buf + sizeof(buf);
+
+	*--s = '\0';
+	do {
+		*--s = "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36];
+		v /= 36;
+	} while (v);
+	fputs(s, fp);
+}
+
+/*
+ * The boxes under merged box @n, depth first, each ",frame[*samples]"
+ * (base 36; samples when not 1) and a ")" once its own are written: a
+ * 100,000-stack profile hides a million boxes, in a few bytes each.
+ */
+static void put_hidden(struct fgraph *g, uint32_t n)
+{
+	uint32_t c;
+
+	for (c = g->nodes[n].child; c != NO_NODE; c = g->nodes[c].next) {
+		fputc(',', g->hidden_data);
+		put_base36(g->hidden_data, used_frame(g, g->nodes[c].frame));
+		if (g->nodes[c].count != 1)
+			fprintf(g->hidden_data, "*%" PRIu64, g->nodes[c].count);
+		put_hidden(g, c);
+		fputc(')', g->hidden_data);
+	}
+}
+
 /*
  * Box @n, number @i in depth-first order, at @x: its numbers for the
  * script (depth, frame, samples; where it is follows from the order),
@@ -583,8 +627,11 @@ static void put_box(struct fgraph *g, uint32_t n, uint32_t i, double x)
 
 	fprintf(g->data, "%s%u,%u,%" PRIu64, i ? "," : "", nd->depth,
 		used_frame(g, nd->frame), nd->count);
-	if (nd->frame == FRAME_MERGED)
-		fprintf(g->merged_data, "%s%u:%u", g->merged_put++ ? "," : "", i, nd->merged);
+	if (nd->frame == FRAME_MERGED) {
+		fprintf(g->merged_data, "%s%u:%u", g->merged_put ? "," : "", i, nd->merged);
+		fprintf(g->hidden_data, "%s%u", g->merged_put++ ? ";" : "", i);
+		put_hidden(g, n);
+	}
 	for (e = 0; g->ev && e < g->nr_ev; e++)
 		fprintf(g->ev_data, "%s%" PRIu64, i || e ? "," : "",
 			n < g->ev_nodes ? g->ev[n * g->nr_ev + e] : 0);
@@ -600,6 +647,8 @@ static uint32_t put_boxes(struct fgraph *g, uint32_t n, uint32_t i, double x)
 	uint32_t c;
 
 	put_box(g, n, i++, x);
+	if (g->nodes[n].frame == FRAME_MERGED)
+		return i;
 	for (c = g->nodes[n].child; c != NO_NODE; c = g->nodes[c].next) {
 		i = put_boxes(g, c, i, x);
 		x += (double)g->nodes[c].count / g->nodes[0].count * box_width(g);
@@ -697,9 +746,12 @@ static void put_data(struct fgraph *g)
 	fflush(g->data);
 	fflush(g->ev_data);
 	fflush(g->merged_data);
+	fflush(g->hidden_data);
 	fprintf(g->fp, "var BOXES = [%s];\nvar MERGED = {%s};\nvar EVC = [%s];\n",
 		g->data_buf ? g->data_buf : "", g->merged_buf ? g->merged_buf : "",
 		g->ev_buf ? g->ev_buf : "");
+	/* a string: read at the first search, not when the file opens */
+	fprintf(g->fp, "var HIDDEN = \"%s\";\n", g->hidden_buf ? g->hidden_buf : "");
 	fputs("var EVENTS = [", g->fp);
 	for (i = 0; g->ev && i < p->nr_events; i++) {
 		fputs(i ? "," : "", g->fp);
@@ -724,8 +776,8 @@ static int event_cmp(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-/* "syscalls:sys_enter_read (12), ... and 3 more", biggest first */
-static void put_events(struct fgraph *g)
+/* "syscalls:sys_enter_read (12), ... and 3 more", biggest first, to @fp */
+static void put_events(struct fgraph *g, FILE *fp)
 {
 	const struct ustack_profile *p = g->p;
 	struct pevent *v = malloc((p->nr_events + 1) * sizeof(*v));
@@ -735,50 +787,135 @@ static void put_events(struct fgraph *g)
 		return;
 	memcpy(v, p->events, p->nr_events * sizeof(*v));
 	qsort(v, p->nr_events, sizeof(*v), event_cmp);
-	for (i = 0; i < p->nr_events && i < 3; i++) {
-		fputs(i ? ", " : "", g->fp);
-		put_xml(g->fp, pstr(p, v[i].name), SIZE_MAX);
-		fprintf(g->fp, " (%" PRIu64 ")", v[i].count);
-	}
+	for (i = 0; i < p->nr_events && i < 3; i++)
+		fprintf(fp, "%s%s (%" PRIu64 ")", i ? ", " : "", pstr(p, v[i].name), v[i].count);
 	if (p->nr_events > 3)
-		fprintf(g->fp, " and %zu more", p->nr_events - 3);
+		fprintf(fp, " and %zu more", p->nr_events - 3);
 	if (!p->nr_events)
-		fputs("no events", g->fp);
+		fputs("no events", fp);
 	free(v);
 }
 
+#define MAX_PIECES	8
+#define DOT		" \xc2\xb7 "	/* between the pieces of a line */
+
+/* The pieces of the lines under the title, each a string to free */
+struct subtitle {
+	char	*piece[MAX_PIECES];
+	size_t	nr;
+	size_t	second;		/* the first piece of the second line */
+};
+
+static void piece_add(struct subtitle *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void piece_add(struct subtitle *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nr == MAX_PIECES)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s->piece[s->nr], fmt, ap) >= 0)
+		s->nr++;
+	va_end(ap);
+}
+
+/* Characters of UTF-8 text (what its width goes by) */
+static size_t text_chars(const char *t)
+{
+	size_t n = 0;
+
+	for (; *t; t++)
+		n += ((unsigned char)*t & 0xc0) != 0x80;
+	return n;
+}
+
+/* Pieces @from to @to joined, ".." at the end where more than @fit characters */
+static void put_line(FILE *fp, const struct subtitle *s, size_t from, size_t to, size_t fit)
+{
+	char *line = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *m = open_memstream(&line, &len);
+
+	if (!m)
+		return;
+	for (i = from; i < to; i++)
+		fprintf(m, "%s%s", i > from ? DOT : "", s->piece[i]);
+	fclose(m);
+	if (text_chars(line) > fit) {
+		/* cut at a character, not inside one */
+		for (i = 0; line[i] && n < fit - 2; i++)
+			n += ((unsigned char)line[i + 1] & 0xc0) != 0x80;
+		line[i] = '\0';
+		put_xml(fp, line, SIZE_MAX);
+		fputs("..", fp);
+	} else {
+		put_xml(fp, line, SIZE_MAX);
+	}
+	free(line);
+}
+
+/*
+ * Two lines under the title: what the run holds, then how the graph is
+ * drawn. Wider than the image, a browser cuts a centred line at both
+ * edges: the pieces that do not fit on the first line go to the start of
+ * the second, and what still does not fit there is cut with "..".
+ */
 static void put_subtitle(struct fgraph *g)
 {
 	const struct ustack_profile *p = g->p;
 	const struct ustack_stats *st = &p->stats;
-	FILE *fp = g->fp;
-	char span[128];
+	size_t fit = (g->opts.width - 2 * MARGIN) / CHAR_WIDTH, used, i, first;
+	struct subtitle s = { .nr = 0 };
+	char *events = NULL, span[128];
+	size_t events_len = 0;
+	FILE *m = open_memstream(&events, &events_len);
 
-	ustack_profile_span(p, span, sizeof(span));
-	fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"40\">%" PRIu64 " samples of ",
-		g->opts.width / 2, p->samples);
-	put_events(g);
-	fprintf(fp, " \xc2\xb7 %s", span);
-	if (p->have_stats) {
-		fprintf(fp, " \xc2\xb7 stacks lost: %" PRIu64, st->lost);
-		if (st->rb_lost)
-			fprintf(fp, ", ring-buffer losses: %" PRIu64, st->rb_lost);
-		if (st->sync)
-			fputs(" \xc2\xb7 fallback: synchronous stacks, 8 frames at most", fp);
+	if (m) {
+		put_events(g, m);
+		fclose(m);
 	}
-	fputs("</text>\n", fp);
-	fprintf(fp, "<text id=\"subtitle2\" x=\"%u\" y=\"56\">", g->opts.width / 2);
+	ustack_profile_span(p, span, sizeof(span));
+	piece_add(&s, "%" PRIu64 " samples of %s", p->samples, events ? events : "");
+	free(events);
+	piece_add(&s, "%s", span);
+	if (p->have_stats) {
+		if (st->rb_lost)
+			piece_add(&s, "stacks lost: %" PRIu64 ", ring-buffer losses: %" PRIu64,
+				  st->lost, st->rb_lost);
+		else
+			piece_add(&s, "stacks lost: %" PRIu64, st->lost);
+		if (st->sync)
+			piece_add(&s, "fallback: synchronous stacks, 8 frames at most");
+	}
+	s.second = s.nr;
 	if (g->opts.reverse)
-		fputs("callers (reversed stacks): leaf functions at the top, their callers below; ",
-		      fp);
+		piece_add(&s, "callers (reversed stacks): leaf functions at the top, "
+			  "their callers below");
 	if (g->merged_boxes)
-		fprintf(fp, "%" PRIu64 " boxes under %.1f%% of the samples merged into %"
-			PRIu64 " boxes", g->merged_frames, g->opts.min_permille / 10.0,
-			g->merged_boxes);
+		piece_add(&s, "%" PRIu64 " boxes under %.1f%% of the samples merged into %"
+			  PRIu64 " boxes", g->merged_frames, g->opts.min_permille / 10.0,
+			  g->merged_boxes);
 	else
-		fprintf(fp, "no frame under %.1f%% of the samples (none merged)",
-			g->opts.min_permille / 10.0);
-	fputs("</text>\n", fp);
+		piece_add(&s, "no frame under %.1f%% of the samples (none merged)",
+			  g->opts.min_permille / 10.0);
+	/* the first line: as many pieces as fit, one at least */
+	used = s.nr ? text_chars(s.piece[0]) : 0;
+	for (first = 1; first < s.second; first++) {
+		used += 3 + text_chars(s.piece[first]);
+		if (used > fit)
+			break;
+	}
+	if (first > s.second)
+		first = s.second;
+	fprintf(g->fp, "<text id=\"subtitle\" x=\"%u\" y=\"40\">", g->opts.width / 2);
+	put_line(g->fp, &s, 0, first, fit);
+	fprintf(g->fp, "</text>\n<text id=\"subtitle2\" x=\"%u\" y=\"56\">", g->opts.width / 2);
+	put_line(g->fp, &s, first, s.nr, fit);
+	fputs("</text>\n", g->fp);
+	for (i = 0; i < s.nr; i++)
+		free(s.piece[i]);
 }
 
 static const char style[] =
@@ -889,8 +1026,9 @@ static int streams_open(struct fgraph *g)
 	g->data = open_memstream(&g->data_buf, &g->data_len);
 	g->ev_data = open_memstream(&g->ev_buf, &g->ev_len);
 	g->merged_data = open_memstream(&g->merged_buf, &g->merged_len);
+	g->hidden_data = open_memstream(&g->hidden_buf, &g->hidden_len);
 	g->runs = calloc((g->max_depth + 1) * SLIVER_CLASSES, sizeof(*g->runs));
-	if (!g->merged_data || !g->runs)
+	if (!g->merged_data || !g->hidden_data || !g->runs)
 		return -1;
 	for (cls = 0; cls < SLIVER_CLASSES; cls++)
 		g->sliver[cls] = open_memstream(&g->sliver_buf[cls], &g->sliver_len[cls]);
@@ -915,6 +1053,9 @@ static void fgraph_free(struct fgraph *g)
 		fclose(g->ev_data);
 	if (g->merged_data)
 		fclose(g->merged_data);
+	if (g->hidden_data)
+		fclose(g->hidden_data);
+	free(g->hidden_buf);
 	free(g->data_buf);
 	free(g->ev_buf);
 	free(g->merged_buf);

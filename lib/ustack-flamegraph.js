@@ -6,7 +6,11 @@
  * The same <script> defines the data first. BOXES has three numbers a
  * box, the boxes in depth-first order (a box's subtree is the boxes after
  * it that are deeper, its x the end of the sibling before it): depth,
- * frame, samples. MERGED: box -> how many boxes it stands for. FRAMES:
+ * frame, samples. MERGED: box -> how many boxes it stands for. HIDDEN:
+ * the boxes a merged box stands for, for the search, as a string
+ * "box,frame[*samples],...;box,..." (frames in base 36, samples when not
+ * 1, depth first, a ")" closing each box once its own are listed), read
+ * at the first search. FRAMES:
  * name, class, then as far as known binary and source file (STRINGS
  * indices), lowest and highest source line. EVC: the samples of each box
  * per event of EVENTS, when there are several. CONF: geometry, the total,
@@ -40,6 +44,7 @@
 	var matched = new Uint8Array(N);
 	var zoomed = null;
 	var searching = null;
+	var hidden = null;		/* merged box -> the numbers of HIDDEN */
 
 	function depth(i) { return BOXES[3 * i]; }
 	function frame(i) { return BOXES[3 * i + 1]; }
@@ -271,6 +276,49 @@
 			zoom(zoomed);
 	}
 
+	/* HIDDEN's boxes of one merged box: depth, frame, samples each */
+	function readHidden(tokens, d) {
+		var out = [], k, m;
+
+		for (k = 1; k < tokens.length; k++) {
+			m = /^([0-9a-z]+)(?:\*(\d+))?(\)*)$/.exec(tokens[k]);
+			if (!m)
+				break;
+			out.push(d, parseInt(m[1], 36), m[2] ? +m[2] : 1);
+			d += 1 - m[3].length;
+		}
+		return out;
+	}
+
+	/* The boxes merged box @i stands for: depth, frame, samples each */
+	function hiddenBoxes(i) {
+		if (!hidden) {
+			hidden = {};
+			HIDDEN.split(';').forEach(function (s) {
+				var t = s.split(','), box = +t[0];
+
+				if (s)
+					hidden[box] = readHidden(t, depth(box) + 1);
+			});
+		}
+		return hidden[i] || [];
+	}
+
+	/* The samples under merged box @i with a frame that matches */
+	function hiddenMatched(i, match) {
+		var h = hiddenBoxes(i), sum = 0, cover = -1, k;
+
+		for (k = 0; k < h.length; k += 3) {
+			if (cover >= 0 && h[k] <= cover)
+				cover = -1;
+			if (cover < 0 && match(FRAMES[h[k + 1]][0])) {
+				sum += h[k + 2];
+				cover = h[k];
+			}
+		}
+		return sum;
+	}
+
 	function matcher(term) {
 		var re;
 
@@ -285,15 +333,25 @@
 	/*
 	 * Highlight the boxes whose name matches @term (a regular expression,
 	 * or plain text when it is not one) and say which share of the
-	 * samples they cover: a sample counts once, at its outermost match.
+	 * samples they cover: a sample counts once, at its outermost match. A
+	 * merged box is searched through the boxes it stands for, and
+	 * highlighted when one of them matches: the share is that of the
+	 * folded stacks.
 	 */
 	function search(term) {
-		var match = matcher(term), sum = 0, cover = -1, j;
+		var match = matcher(term), sum = 0, cover = -1, j, n;
 
 		init();
 		for (j = 0; j < N; j++) {
 			if (cover >= 0 && depth(j) <= cover)
 				cover = -1;
+			if (frame(j) === 1) {
+				n = hiddenMatched(j, match);
+				matched[j] = n ? 1 : 0;
+				if (cover < 0)
+					sum += n;
+				continue;
+			}
 			matched[j] = j > 0 && match(boxName(j)) ? 1 : 0;
 			if (matched[j] && cover < 0) {
 				sum += samples(j);
@@ -443,6 +501,9 @@
 			reset();
 		else if (i !== null)
 			zoom(i);
+		/* the boxes moved under it: the next mouse move shows the new one */
+		if (i !== null)
+			hideTip();
 	});
 	unzoomButton.addEventListener('click', reset);
 	searchButton.addEventListener('click', askSearch);

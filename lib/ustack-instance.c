@@ -219,6 +219,92 @@ static int enable_one(struct ustack_instance *ui, const char *sys, const char *e
 	return ustack_instance_write(ui, file, "1");
 }
 
+/* Edit distance of @a and @b (insertions, deletions, substitutions) */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, diag, up, *row;
+	size_t d;
+
+	row = malloc((lb + 1) * sizeof(*row));
+	if (!row)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			d = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < d)
+				d = up + 1;
+			if (row[j - 1] + 1 < d)
+				d = row[j - 1] + 1;
+			row[j] = d;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+/* Keeps @cand in @best when it is nearer to @want than what is there */
+static void nearer(const char *want, const char *cand, char **best, size_t *best_d)
+{
+	size_t d = distance(want, cand);
+
+	if (d >= *best_d)
+		return;
+	free(*best);
+	*best = strdup(cand);
+	*best_d = *best ? d : SIZE_MAX;
+}
+
+/**
+ * ustack_event_suggest - the event name nearest to one that does not exist
+ * @system:	the system asked for (no pattern)
+ * @event:	the event asked for, or NULL for a whole system
+ *
+ * For "did you mean": the "system:event" (or system) of tracefs within a
+ * few typing errors of what was asked, so that a typo gets its fix and a
+ * name far from any gets nothing. Patterns get nothing either.
+ *
+ * Returns a string to free, or NULL.
+ */
+char *ustack_event_suggest(const char *system, const char *event)
+{
+	char **systems, **events, *want, *cand, *best = NULL;
+	size_t best_d, i, j;
+
+	if (ustack_is_glob(system) || (event && ustack_is_glob(event)))
+		return NULL;
+	if (asprintf(&want, "%s%s%s", system, event ? ":" : "", event ? event : "") < 0)
+		return NULL;
+	/* up to a third of the name (at least 1, at most 4) edits away */
+	best_d = strlen(want) / 3 + 2;
+	if (best_d > 5)
+		best_d = 5;
+	systems = tracefs_event_systems(NULL);
+	for (i = 0; systems && systems[i]; i++) {
+		if (!event) {
+			nearer(want, systems[i], &best, &best_d);
+			continue;
+		}
+		events = tracefs_system_events(NULL, systems[i]);
+		for (j = 0; events && events[j]; j++) {
+			if (asprintf(&cand, "%s:%s", systems[i], events[j]) < 0)
+				break;
+			nearer(want, cand, &best, &best_d);
+			free(cand);
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	free(want);
+	return best;
+}
+
 /**
  * ustack_instance_enable_event - enable events matching shell patterns
  * @ui: the instance

@@ -30,6 +30,7 @@ enum rf_kind {
  * @inlined:	inlined into the next frame
  * @file:	source file or NULL
  * @line:	source line or 0
+ * @start_line:	first line of the function @name names, 0 when not known
  * @dso:	short name of the file
  * @path:	full path of the file
  * @map:	the mapping of a file frame (build id), NULL otherwise
@@ -43,6 +44,7 @@ struct rframe {
 	bool		inlined;
 	const char	*file;
 	int		line;
+	int		start_line;
 	const char	*dso;		/* short name */
 	const char	*path;		/* full path */
 	const struct ustack_mapping *map;

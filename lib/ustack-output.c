@@ -318,6 +318,7 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 		rf->inlined = syms[j].inlined;
 		rf->file = syms[j].file;
 		rf->line = syms[j].line;
+		rf->start_line = syms[j].start_line;
 		rf->dso = dso;
 		rf->path = fr->map->path;
 		rf->map = fr->map;

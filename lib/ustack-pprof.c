@@ -4,9 +4,13 @@
  * encoded by hand and gzipped, as `go tool pprof`, Pyroscope and Parca
  * read them.
  *
- * One sample type per traced event ("system:event", unit count); one
- * sample per distinct stack and task (label "comm"), its values the count
- * in its event's column. Frames are locations: a user frame is a file
+ * One sample type per traced event ("system:event", unit count), after
+ * a first one, "events", that counts them all when there are several: the
+ * default, so that `go tool pprof -top` shows every sample, not the
+ * largest event's. One sample per distinct stack and task (label "comm"),
+ * labelled with its event ("event": -tagfocus=event=NAME picks one), its
+ * values the count in its event's column and the total's. Frames are
+ * locations: a user frame is a file
  * offset in a mapping that names the file and its build id, with its
  * lines (inlined calls first, as profile.proto orders them) when we
  * symbolized it and none when we could not, so that a client holding the
@@ -76,6 +80,7 @@ enum {
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
 	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 #define WIRE_VARINT	0
@@ -262,11 +267,30 @@ static int layout(struct pp *pp)
 	return 0;
 }
 
+/* The column of the count of all events, or -1 when there is one event */
+static int total_column(const struct ustack_profile *p)
+{
+	return p->nr_events > 1 ? 0 : -1;
+}
+
+/* The column of event @ev */
+static size_t event_column(const struct ustack_profile *p, uint32_t ev)
+{
+	return ev + (total_column(p) + 1);
+}
+
+static size_t nr_columns(const struct ustack_profile *p)
+{
+	return p->nr_events + (total_column(p) + 1);
+}
+
 static void put_sample_types(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
 	size_t i;
 
+	if (total_column(p) == 0)
+		put_value_type(pp, PROFILE_SAMPLE_TYPE, "events", "count");
 	for (i = 0; i < p->nr_events; i++)
 		put_value_type(pp, PROFILE_SAMPLE_TYPE, pstr(p, p->events[i].name), "count");
 }
@@ -287,11 +311,16 @@ static void put_samples(struct pp *pp)
 		for (j = 0; j < st->nr_locs; j++)
 			ids[j] = p->stack_locs[st->first_loc + j] + 1;
 		pb_packed(&pp->msg, SAMPLE_LOCATION_ID, ids, st->nr_locs, &pp->tmp);
-		memset(pp->values, 0, p->nr_events * sizeof(*pp->values));
-		pp->values[st->event] = st->count;
-		pb_packed(&pp->msg, SAMPLE_VALUE, pp->values, p->nr_events, &pp->tmp);
+		memset(pp->values, 0, nr_columns(p) * sizeof(*pp->values));
+		pp->values[event_column(p, st->event)] = st->count;
+		if (total_column(p) >= 0)
+			pp->values[total_column(p)] = st->count;
+		pb_packed(&pp->msg, SAMPLE_VALUE, pp->values, nr_columns(p), &pp->tmp);
 		pb_uint(&pp->sub, LABEL_KEY, pp_str(pp, "comm"));
 		pb_uint(&pp->sub, LABEL_STR, st->comm);
+		pb_msg(&pp->msg, SAMPLE_LABEL, &pp->sub);
+		pb_uint(&pp->sub, LABEL_KEY, pp_str(pp, "event"));
+		pb_uint(&pp->sub, LABEL_STR, p->events[st->event].name);
 		pb_msg(&pp->msg, SAMPLE_LABEL, &pp->sub);
 		pb_msg(&pp->out, PROFILE_SAMPLE, &pp->msg);
 	}
@@ -378,6 +407,8 @@ static void put_functions(struct pp *pp)
 		pb_uint(&pp->msg, FUNCTION_NAME, f->name);
 		pb_uint(&pp->msg, FUNCTION_SYSTEM_NAME, f->name);
 		pb_uint(&pp->msg, FUNCTION_FILENAME, f->file);
+		if (f->start_line > 0)
+			pb_uint(&pp->msg, FUNCTION_START_LINE, f->start_line);
 		pb_msg(&pp->out, PROFILE_FUNCTION, &pp->msg);
 	}
 }
@@ -385,7 +416,6 @@ static void put_functions(struct pp *pp)
 static void put_header_fields(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
-	size_t i, best = 0;
 	char buf[512];
 
 	put_value_type(pp, PROFILE_PERIOD_TYPE, "event", "count");
@@ -399,11 +429,10 @@ static void put_header_fields(struct pp *pp)
 			 p->stats.sync ? "; fallback: synchronous stacks, 8 frames at most" : "");
 		pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	}
-	for (i = 1; i < p->nr_events; i++)
-		if (p->events[i].count > p->events[best].count)
-			best = i;
-	if (p->nr_events)
-		pb_uint(&pp->out, PROFILE_DEFAULT_SAMPLE_TYPE, p->events[best].name);
+	if (total_column(p) == 0)
+		pb_uint(&pp->out, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(pp, "events"));
+	else if (p->nr_events)
+		pb_uint(&pp->out, PROFILE_DEFAULT_SAMPLE_TYPE, p->events[0].name);
 }
 
 static void put_strings(struct pp *pp)
@@ -469,7 +498,7 @@ int ustack_pprof_write(const struct ustack_profile *p, const char *path)
 	int ret = -1;
 
 	errno = ENOMEM;
-	pp.values = calloc(p->nr_events + 1, sizeof(*pp.values));
+	pp.values = calloc(nr_columns(p) + 1, sizeof(*pp.values));
 	if (p->failed || !pp.values || layout(&pp))
 		goto out;
 	put_sample_types(&pp);

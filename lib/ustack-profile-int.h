@@ -42,6 +42,7 @@ enum pf_class {
  * @file:	source file or 0
  * @line_min:	lowest source line seen, 0 if none
  * @line_max:	highest
+ * @start_line:	the line where the function starts, 0 if not known
  */
 struct pframe {
 	struct ustack_hnode	node;
@@ -53,6 +54,7 @@ struct pframe {
 	uint32_t		file;
 	int			line_min;
 	int			line_max;
+	int			start_line;
 };
 
 struct pline {

@@ -173,7 +173,10 @@ static bool frame_eq(const struct pframe *a, const struct pframe *b)
 	       a->dso == b->dso && a->file == b->file;
 }
 
-/* The frame of @key (cls, name, suffix, dso, file), its line range widened */
+/*
+ * The frame of @key (cls, name, suffix, dso, file), its line range
+ * widened, its start line (@key's) kept from the first frame that has one
+ */
 static int frame_id(struct ustack_profile *p, const struct pframe *key, int line)
 {
 	uint64_t hash = frame_hash(key);
@@ -199,6 +202,8 @@ found:
 		f->line_min = line;
 	if (line > f->line_max)
 		f->line_max = line;
+	if (!f->start_line)
+		f->start_line = key->start_line;
 	return f->id;
 }
 
@@ -309,6 +314,7 @@ static int rframe_frame(struct ustack_profile *p, const struct rframe *rf, bool 
 	if (rf->kind == RF_SYM || rf->kind == RF_FILE)
 		key.dso = intern(p, rf->path);
 	key.file = intern(p, rf->file);
+	key.start_line = rf->start_line;
 	return frame_id(p, &key, rf->line);
 }
 

@@ -183,7 +183,7 @@ static int udwarf_alt(struct udwarf *dw, struct uelf *e)
 		return -1;
 	dw->alt = ustack_find_alt(dw->r, e, name, id, len);
 	/* libdw reads it as much as the main file: the same cap */
-	if (!dw->alt || !uelf_dwarf_ok(dw->alt))
+	if (!dw->alt || !uelf_dwarf_ok(dw->alt) || !uelf_dwarf_readable(dw->alt))
 		return -1;
 	dw->altdbg = dwarf_begin_elf(dw->alt->elf, DWARF_C_READ, NULL);
 	if (!dw->altdbg)
@@ -619,6 +619,17 @@ static const char *cu_file(struct ucu *cu, Dwarf_Word idx)
 	return cu->paths[idx];
 }
 
+/* The line where the function of @e (or the one it inlines) starts */
+static int ent_start_line(struct udwarf *dw, const struct uinl *e)
+{
+	Dwarf_Die die;
+	int line;
+
+	if (!dwarf_offdie(dw->dbg, e->die, &die) || dwarf_decl_line(&die, &line))
+		return 0;
+	return line;
+}
+
 /* Where the inlined instance @e was called from. */
 static void call_site(struct udwarf *dw, struct ucu *cu, const struct uinl *e,
 		      struct ustack_sym *s)
@@ -673,6 +684,7 @@ static int lookup_inlines(struct udwarf *dw, struct ucu *cu, uint64_t addr,
 
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].name = ent_name(dw, e);
+		out[i].start_line = ent_start_line(dw, e);
 		out[i].inlined = e->inlined;
 		out[i].origin = USTACK_ORIGIN_DWARF;
 		if (!i)
@@ -700,6 +712,7 @@ int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
 		  struct ustack_sym *out, int max)
 {
 	struct ucu *cu = find_cu(dw, addr);
+	long top;
 	int n;
 
 	if (!cu || max <= 0)
@@ -711,7 +724,15 @@ int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
 	}
 	memset(out, 0, sizeof(*out));
 	src_line(cu, addr, out);
-	return out->file ? 1 : 0;
+	if (!out->file)
+		return 0;
+	/* the function's first line (pprof's start_line): its DIE */
+	if (!cu->walked)
+		cu_walk(dw, cu);
+	top = find_top(cu, addr);
+	if (top >= 0)
+		out->start_line = ent_start_line(dw, &cu->ents[top]);
+	return 1;
 }
 
 /**

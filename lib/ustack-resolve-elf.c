@@ -339,6 +339,61 @@ bool uelf_dwarf_ok(struct uelf *e)
 	return false;
 }
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD	2
+#endif
+
+/* "zstd" for ELFCOMPRESS_ZSTD, the number for a type without a name here */
+static const char *compression_name(GElf_Word type, char *buf, size_t size)
+{
+	if (type == ELFCOMPRESS_ZLIB)
+		return "zlib";
+	if (type == ELFCOMPRESS_ZSTD)
+		return "zstd";
+	snprintf(buf, size, "type %u", (unsigned int)type);
+	return buf;
+}
+
+/**
+ * uelf_dwarf_readable - whether libelf can decompress @e's DWARF
+ * @e: a file with .debug_info, within uelf_dwarf_ok()
+ *
+ * A compressed .debug_* section that libelf cannot inflate (zstd, which
+ * elfutils reads from 0.189 on, built with it) is to libdw a missing
+ * one: lines and inlines would go without a word. Says so once per file,
+ * with the reason, and returns false. libdw inflates the sections it
+ * reads the same way (elf_compress), so trying first costs nothing more.
+ */
+bool uelf_dwarf_readable(struct uelf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *name;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+	char buf[32];
+
+	if (elf_getshdrstrndx(e->elf, &shstrndx) < 0)
+		return true;
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".debug_", 7))
+			continue;
+		if (!gelf_getchdr(scn, &ch) || elf_compress(scn, 0, 0) >= 0)
+			continue;
+		if (!e->dwarf_warned)
+			ustack_warning("%s: %s is compressed with %s, which this libelf cannot "
+				       "decompress (%s): no lines or inlines from it", e->path,
+				       name, compression_name(ch.ch_type, buf, sizeof(buf)),
+				       elf_errmsg(-1));
+		e->dwarf_warned = true;
+		return false;
+	}
+	return true;
+}
+
 /* Common checks once @e->elf exists; on failure sets *err, returns -1. */
 static int uelf_setup(struct uelf *e, const struct usrc *s, const char **err)
 {

@@ -78,6 +78,7 @@ struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
 			 const char **err);
 void uelf_close(struct uelf *e);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
+bool uelf_dwarf_readable(struct uelf *e);
 bool uelf_dwarf_ok(struct uelf *e);
 
 /* An executable PT_LOAD: file offsets [off, off + len) sit at vaddr. */

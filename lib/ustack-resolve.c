@@ -539,7 +539,7 @@ static void dso_load_dwarf(struct ustack_dso *dso)
 	/* Frames only its DWARF would have named say why they have none */
 	if (!uelf_dwarf_ok(dso->debug))
 		dso->capped = true;
-	else
+	else if (uelf_dwarf_readable(dso->debug))
 		dso->dw = udwarf_open(dso->r, dso->debug);
 }
 

@@ -1452,6 +1452,8 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 		account_missed(s, c, rec->missed_events);
 	advance(s, rec->ts);
 	learn(s, rec, pid);
+	if (s->tasks.until_exec && ustack_events_exec_pid(s->ev, rec) == s->tasks.until_exec)
+		s->tasks.until_exec = 0;
 	/* task_newtask and task_rename: a helper of ours, or traced */
 	if (kind == USTACK_REC_OURS || kind == USTACK_REC_EVENT)
 		learn_name(s, rec);
@@ -1632,6 +1634,22 @@ void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid)
 int ustack_session_follow(struct ustack_session *s, int tgid)
 {
 	return ustack_tasks_follow(&s->tasks, tgid);
+}
+
+/**
+ * ustack_session_skip_until_exec - skip a task's events up to its exec
+ * @s:		the session
+ * @pid:	the task (a command launched by the tracer, traced from its
+ *		fork so that its exec is)
+ *
+ * What such a task does before its exec is the tracer's own code
+ * (ustack_child_fork;execve): not the user's. Its events, with what the
+ * kernel attached to them, are skipped until a sched:sched_process_exec
+ * record of @pid is fed, so that event must be traced.
+ */
+void ustack_session_skip_until_exec(struct ustack_session *s, int pid)
+{
+	s->tasks.until_exec = pid;
 }
 
 /**

@@ -4,6 +4,8 @@
  * one "sampled" profile per traced event, samples in the order the events
  * came in (a run of one stack is one sample with its weight), each stack
  * root first: the task name, then the frames as folded stacks name them.
+ * Weights are counts: speedscope's Time Order view shows the order of the
+ * events, not the time between them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -126,6 +128,20 @@ static uint32_t *comm_frames(const struct ustack_profile *p)
 	return idx;
 }
 
+/*
+ * The profile speedscope opens on: the event with the most samples, not
+ * the one that came first (an execve's handful in a run of thousands).
+ */
+static size_t largest_profile(const struct ustack_profile *p)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < p->nr_events; i++)
+		if (p->events[i].count > p->events[best].count)
+			best = i;
+	return best;
+}
+
 /**
  * ustack_speedscope_write - write the profile as a speedscope file
  * @p:		the profile (made with keep_order: samples in time order)
@@ -151,7 +167,8 @@ int ustack_speedscope_write(const struct ustack_profile *p, FILE *fp)
 	}
 	fputs("],\n\"name\":", fp);
 	put_json(fp, p->command ? p->command : "trace-cmd ustack");
-	fputs(",\"activeProfileIndex\":0,\"exporter\":\"trace-cmd ustack\"}\n", fp);
+	fprintf(fp, ",\"activeProfileIndex\":%zu,\"exporter\":\"trace-cmd ustack\"}\n",
+		largest_profile(p));
 	free(comm_idx);
 	if (fflush(fp) || ferror(fp)) {
 		errno = EIO;

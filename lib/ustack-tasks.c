@@ -182,6 +182,8 @@ bool ustack_tasks_skip(struct ustack_tasks *t, int pid)
 {
 	const struct ustack_task *task;
 
+	if (pid > 0 && pid == t->until_exec)
+		return true;
 	if (!t->followed.nr || pid <= 0)
 		return false;
 	task = ustack_tasks_find(t, pid);

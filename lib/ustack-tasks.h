@@ -41,10 +41,12 @@ struct ustack_task {
  * @followed:	thread groups whose events are kept (see ustack_tasks_skip())
  * @tep:	where learned names go (tep_register_comm)
  * @live:	tasks run on this machine now: /proc may be read
+ * @until_exec:	a task whose events are skipped until its exec, or 0
  */
 struct ustack_tasks {
 	struct ustack_htable	table;
 	struct ustack_htable	followed;
+	int			until_exec;
 	struct tep_handle	*tep;
 	bool			live;
 };

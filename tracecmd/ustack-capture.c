@@ -80,6 +80,7 @@ struct capture {
 	bool			deferred;
 	bool			direct;
 	unsigned int		helpers;
+	int			until_exec;	/* the command, before its exec */
 	unsigned long long	last_progress;
 	bool			progress_shown;
 };
@@ -93,11 +94,12 @@ static struct capture *exiting_capture;
 
 /*
  * The fallback in one line (the man page says the rest: why 8 frames, what
- * non-resident stack pages do, where the kernel patches are).
+ * non-resident stack pages do, where the kernel patches are installed: an
+ * installed user has no kernel-patches/ directory to look into).
  */
 static const char *fallback_notice =
 	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
-	"patches in kernel-patches/): "
+	"see THE FALLBACK in man trace-cmd-ustack): "
 	"synchronous fallback, at most 8 frames, %s";
 
 static const char *sideband_notice =
@@ -219,6 +221,19 @@ static void without_sideband(struct capture *c)
 		die("out of memory");
 }
 
+/* Where to look, and the name of the nearest event when there is one */
+static void __attribute__((noreturn)) unknown_event(const struct event_spec *ev)
+{
+	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
+	char *near = ustack_event_suggest(ev->system, ev->event);
+
+	if (near)
+		die("unknown event %s%s%s (did you mean %s? trace-cmd list -e lists them all)",
+		    ev->system, colon, event, near);
+	die("unknown event %s%s%s (trace-cmd list -e lists the events)",
+	    ev->system, colon, event);
+}
+
 static void enable_spec(struct capture *c, const struct event_spec *ev)
 {
 	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
@@ -228,7 +243,7 @@ static void enable_spec(struct capture *c, const struct event_spec *ev)
 	if (errno == EINVAL)
 		die("bad filter '%s' for %s%s%s", ev->filter, ev->system, colon, event);
 	if (errno == ENOENT)
-		die("unknown event %s%s%s", ev->system, colon, event);
+		unknown_event(ev);
 	die("cannot enable %s%s%s: %s", ev->system, colon, event, strerror(errno));
 }
 
@@ -383,7 +398,7 @@ static void write_info_marker(struct capture *c)
 					O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers);
+	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers, c->until_exec);
 	if (write(fd, buf, strlen(buf)) < 0)
 		ustack_warning("trace_marker: %s", strerror(errno));
 	close(fd);
@@ -783,17 +798,27 @@ static void start_sideband(struct capture *c)
 	ustack_tempfile_remove(c->sbfile_path);
 }
 
-/* Held before its exec until tracing is on: traced from its exec on. */
+/*
+ * Held before its exec until tracing is on: traced from its exec on.
+ * Its events before the exec (execve from ustack_child_fork()) are our
+ * code, not the user's: skipped up to its sched_process_exec record.
+ */
 static void fork_command(struct capture *c)
 {
 	pid_t pid;
 
+	enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
 	c->child = ustack_child_fork(c->o->cmd);
 	pid = ustack_child_pid(c->child);
 	ustack_signals_child(pid);
 	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
 		die("cannot filter pid %d: %s", pid, strerror(errno));
 	follow(c, pid);
+	if ((c->helpers & USTACK_HELPER_EXEC) ||
+	    ustack_opts_asked(c->o, "sched", "sched_process_exec")) {
+		c->until_exec = pid;
+		ustack_session_skip_until_exec(c->run.session, pid);
+	}
 }
 
 static void say_path(struct capture *c)
@@ -881,6 +906,8 @@ void ustack_capture(struct ustack_opts *o)
 	bool failed;
 
 	check_capture_env();
+	if (o->cmd)
+		ustack_child_check(o->cmd);
 	if (o->mode == MODE_RECORD)
 		open_output(&c);
 	ustack_signals_install();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "ustack-cmd.h"
@@ -78,6 +79,72 @@ static void __attribute__((noreturn)) child_main(char **argv, int go, int err,
 	n = write(err, &e, sizeof(e));
 	(void)n;
 	_exit(127);
+}
+
+/* Whether @path is a file execve() would run: 0, or -1 with errno */
+static int runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EACCES;
+		return -1;
+	}
+	return access(path, X_OK);
+}
+
+/* @name looked up in $PATH as execvp() does: 0, or -1 with errno */
+static int find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	int err = ENOENT;
+	char *dirs, *dir, *save, *file;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	dirs = strdup(path);
+	if (!dirs)
+		die("out of memory");
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&file, "%s/%s", dir, name) < 0)
+			die("out of memory");
+		if (!runnable(file)) {
+			free(file);
+			free(dirs);
+			return 0;
+		}
+		/* execvp reports EACCES if some file was found but not runnable */
+		if (errno == EACCES)
+			err = EACCES;
+		free(file);
+	}
+	free(dirs);
+	errno = err;
+	return -1;
+}
+
+/**
+ * ustack_child_check - die unless the command can be run
+ * @argv: the command
+ *
+ * Before any tracing is set up: a typo gets the one-line error alone,
+ * not after the notices of a run that never starts. The exec itself
+ * still reports what changes in between.
+ */
+void ustack_child_check(char **argv)
+{
+	int ret;
+
+	if (!*argv[0])
+		ret = -1, errno = ENOENT;
+	else if (strchr(argv[0], '/'))
+		ret = runnable(argv[0]);
+	else
+		ret = find_in_path(argv[0]);
+	if (ret < 0)
+		die("cannot run %s: %s", argv[0], strerror(errno));
 }
 
 /**

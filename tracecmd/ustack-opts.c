@@ -36,6 +36,9 @@ enum {
 	OPT_REVERSE,
 };
 
+/* --version and -V, as trace-cmd and perf have a version command/option */
+const char *argp_program_version = "trace-cmd ustack version " USTACK_VERSION;
+
 static const char doc[] =
 "Print the user-space call paths that lead to kernel events.\n"
 "\n"
@@ -44,12 +47,12 @@ static const char doc[] =
 "  trace-cmd ustack report -i FILE [OPTIONS]\n"
 "\n"
 "Every traced event is printed with the user stack of the task that caused "
-"it. With the kernel patches in kernel-patches/ (options/userstacktrace_delay) "
+"it. With the kernel patches (options/userstacktrace_delay; man trace-cmd-ustack) "
 "the stack is taken when the task returns to user space, complete and "
 "without faulting in the event; otherwise the synchronous userstacktrace "
 "option is used (at most 8 frames).\v"
 "Examples:\n"
-"  trace-cmd ustack -- ./myprog              syscalls of myprog and their stacks\n"
+"  trace-cmd ustack -- ./myprog              its syscalls and their stacks\n"
 "  trace-cmd ustack -e syscalls:sys_enter_openat -P 1234\n"
 "  trace-cmd ustack --flamegraph make.svg -d 10 -c -- make\n"
 "  trace-cmd ustack --folded -d 10 -c -- make | flamegraph.pl > make.svg\n"
@@ -104,7 +107,7 @@ static struct argp_option options[] = {
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Do not fetch missing debug info from $DEBUGINFOD_URLS (fetched by default when set)", 4 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, OPTION_HIDDEN, NULL, 4 },
-	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (analysis on another host)", 4 },
+	{ "symfs", OPT_SYMFS, "DIR", 0, "Look files up under DIR (a trace from another host)", 4 },
 	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
 	  "Look for debug files in DIR too: .build-id/xx/rest.debug, debuglink names (repeatable)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
@@ -245,6 +248,13 @@ static void take_arg(struct ustack_opts *o, const char *arg, struct argp_state *
 			return;
 		}
 	}
+	/*
+	 * A command comes after "--": a mistyped mode ("reprot") is not
+	 * run as a program, and a program named like a mode still can be.
+	 */
+	if (strcmp(state->argv[state->next - 2], "--"))
+		argp_error(state, "'%s' is not a mode (record, report): "
+			   "put a command after --, as in: -- %s", arg, arg);
 	/* Everything from here on belongs to the command (like record's "+"). */
 	o->cmd = &state->argv[state->next - 1];
 	state->next = state->argc;

@@ -42,6 +42,7 @@ struct report {
 	struct ustack_tracedat	*td;
 	struct ustack_run	run;
 	unsigned int		helpers;
+	int			until_exec;	/* the recorded command */
 	unsigned long		records;
 	unsigned long		unknown;
 	int			known_type;	/* of the last record, or -1 */
@@ -68,6 +69,7 @@ static void read_marker(struct tep_record *rec, void *data)
 		return;
 	if (!strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER))) {
 		m->r->helpers = ustack_events_info_helpers(text);
+		m->r->until_exec = ustack_events_info_until_exec(text);
 		if (ustack_events_info_deferred(text))
 			ustack_tracedat_stop(m->r->td);
 	} else
@@ -85,6 +87,8 @@ static void read_markers(struct report *r)
 	ustack_tracedat_iterate(r->td, read_marker, NULL, &m);
 	ustack_maps_reader_free(m.maps);
 	ustack_events_set_helpers(r->run.events, r->helpers);
+	if (r->until_exec)
+		ustack_session_skip_until_exec(r->run.session, r->until_exec);
 }
 
 static void feed(struct tep_record *rec, void *data)

@@ -109,6 +109,12 @@ copy_sources() {
 	run make -s -C "$ROOT" install install-wrapper DESTDIR="$dest" prefix=/opt/u
 	[ "$status" -eq 0 ]
 	grep -qF '.TH "TRACE\-CMD\-USTACK" "1"' "$dest/opt/u/share/man/man1/trace-cmd-ustack.1"
+	# the series the fallback's notice sends a user to, where the man page says
+	doc="$dest/opt/u/share/doc/trace-cmd-ustack"
+	grep -q "share/doc/trace-cmd-ustack/kernel-patches" "$ROOT/Documentation/trace-cmd-ustack.1.txt"
+	cmp "$ROOT/kernel-patches/README.md" "$doc/kernel-patches/README.md"
+	cmp "$ROOT/README.md" "$doc/README.md"
+	[ "$(ls "$doc/kernel-patches"/*.patch | wc -l)" -eq "$(wc -l < "$ROOT/kernel-patches/series")" ]
 	run make -s -C "$ROOT" uninstall DESTDIR="$dest" prefix=/opt/u
 	[ "$status" -eq 0 ]
 	[ -z "$(find "$dest" -type f)" ]

@@ -85,6 +85,15 @@ record_workers() {
 	done
 }
 
+@test "record then report: the recorded command is shown from its exec, not the tracer's execve" {
+	record -e syscalls:sys_enter_execve -- "$PROGS/shlib" 1
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -E 'ustack_child_fork|execve' <<< "$output" || false
+	[[ "$output" == *"main;app_call;lib_outer;lib_middle;lib_inner 1" ]]
+}
+
 @test "folded counts a repeated stack once rendered: the same counts and summary as stacks mode" {
 	# shlib 6: six identical, fully resolved stacks; folded renders the
 	# first and counts the other five on its line (lib/ustack-output.c)

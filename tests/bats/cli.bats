@@ -41,6 +41,26 @@ assert_one_line_error() {
 	[[ "$output" == *"Examples:"* ]]
 }
 
+@test "--help: no line is only blanks, every example stays on its line" {
+	run "$USTACK" --help
+	[ "$status" -eq 0 ]
+	! grep -n '^ \+$' <<< "$output" || false
+	# after "Examples:" every line is a command line, none a wrapped tail
+	sed -n '/^Examples:/,$p' <<< "$output" | sed 1d > "$TMP/examples"
+	cat "$TMP/examples"
+	[ "$(wc -l < "$TMP/examples")" -ge 5 ]
+	! grep -v '^  trace-cmd ' "$TMP/examples" || false
+}
+
+@test "--version and -V print the version, exit 0" {
+	run --separate-stderr "$USTACK" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^"trace-cmd ustack version "[0-9]+\.[0-9]+ ]]
+	run --separate-stderr "$USTACK" -V
+	[ "$status" -eq 0 ]
+	[[ "$output" == "trace-cmd ustack version "* ]]
+}
+
 @test "-f without -e is a usage error" {
 	run "$USTACK" -f 'common_pid == 1'
 	[ "$status" -ne 0 ]
@@ -107,7 +127,17 @@ assert_one_line_error() {
 	require_capture
 	name=$(instance_name)
 	run --separate-stderr "$USTACK" -B "$name" -e nosuchsystem:nosuchevent -- true
-	assert_one_line_error "unknown event nosuchsystem:nosuchevent"
+	assert_one_line_error "unknown event nosuchsystem:nosuchevent (trace-cmd list -e lists the events)"
+	assert_no_instance "$name"
+}
+
+@test "error: a mistyped event gets the nearest event's name, a system its system's" {
+	require_capture
+	name=$(instance_name)
+	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppidd -- true
+	assert_one_line_error "unknown event syscalls:sys_enter_getppidd (did you mean syscalls:sys_enter_getppid? trace-cmd list -e lists them all)"
+	run --separate-stderr "$USTACK" -B "$name" -e schde -- true
+	assert_one_line_error "unknown event schde (did you mean sched?"
 	assert_no_instance "$name"
 }
 
@@ -119,13 +149,27 @@ assert_one_line_error() {
 	assert_no_instance "$name"
 }
 
-@test "error: command that does not exist" {
+@test "error: command that does not exist, in one line before any setup or notice" {
 	require_capture
 	name=$(instance_name)
 	run --separate-stderr "$USTACK" -B "$name" -- "$TMP/no-such-program"
-	[ "$status" -ne 0 ]
-	[[ "${stderr_lines[-1]}" == "trace-cmd ustack: cannot run $TMP/no-such-program: No such file or directory" ]]
+	assert_one_line_error "cannot run $TMP/no-such-program: No such file or directory"
 	assert_no_instance "$name"
+	# looked up in PATH as execvp does; a directory is not run
+	run --separate-stderr env PATH="$TMP" "$USTACK" -B "$name" -- no-such-program
+	assert_one_line_error "cannot run no-such-program: No such file or directory"
+	run --separate-stderr "$USTACK" -B "$name" -- "$TMP"
+	assert_one_line_error "cannot run $TMP: Permission denied"
+	assert_no_instance "$name"
+}
+
+@test "a word that is not a mode is a usage error, a command goes after --" {
+	run --separate-stderr "$USTACK" bogus
+	[ "$status" -eq 64 ]
+	[[ "${stderr_lines[0]}" == "trace-cmd ustack: 'bogus' is not a mode (record, report): put a command after --"* ]]
+	run --separate-stderr "$USTACK" -q reprot -i x.dat
+	[ "$status" -eq 64 ]
+	[[ "$stderr" == *"'reprot' is not a mode"* ]]
 }
 
 @test "error: missing input file" {

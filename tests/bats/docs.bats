@@ -59,6 +59,11 @@ teardown() {
 	fi
 }
 
+@test "man page: its examples name no developer's checkout" {
+	! grep -nE "$ROOT|/work/|/home/" "$MAN_TXT" || false
+	grep -q '/usr/src/trace-cmd-ustack/tests/progs/profile/inlchain.c:13$' "$MAN_TXT"
+}
+
 @test "man page: the exit codes it gives are the command's" {
 	run "$USTACK" --no-such-option
 	[ "$status" -eq 64 ]
@@ -181,6 +186,38 @@ complete_words() {
 		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 		_trace_cmd_ustack
 		printf "%s\n" "${COMPREPLY[@]}"' "$USTACK" "$COMPLETION" "$@" | sort
+}
+
+@test "completion in an interactive bash: trace-cmd ustack through the wrapper's, trace-cmd's own for the rest" {
+	bc=/usr/share/bash-completion/bash_completion
+	[ -r "$bc" ] || {
+		echo "$bc is missing: install Debian's bash-completion (scripts/install-deps)" >&2
+		return 1
+	}
+	dest="$TMP/root"
+	make -s -C "$ROOT" install install-wrapper DESTDIR="$dest" prefix=/opt/u
+	[ -f "$dest/opt/u/share/bash-completion/completions/trace-cmd" ]
+	# TAB typed on a terminal, bash-completion finding what make installed
+	run env PATH="$dest/opt/u/bin:$PATH" XDG_DATA_DIRS="$dest/opt/u/share:/usr/share" \
+		timeout 60 python3 "$ROOT/tests/bats/complete-tty.py" "$bc" \
+		'trace-cmd ustack --fla' 'trace-cmd ustack rep' 'trace-cmd us' \
+		'trace-cmd ustack -e sched:sched_swi' 'trace-cmd-ustack --spe'
+	printf '%s\n' "${lines[@]}"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "trace-cmd ustack --flamegraph" ]
+	[ "${lines[1]}" = "trace-cmd ustack report" ]
+	[ "${lines[2]}" = "trace-cmd ustack" ]
+	[ "${lines[3]}" = "trace-cmd ustack -e sched:sched_switch" ]
+	[ "${lines[4]}" = "trace-cmd-ustack --speedscope" ]
+	# trace-cmd's own commands still complete with trace-cmd's completion
+	if [ -f /usr/share/bash-completion/completions/trace-cmd.bash ]; then
+		run env PATH="$dest/opt/u/bin:$PATH" XDG_DATA_DIRS="$dest/opt/u/share:/usr/share" \
+			timeout 60 python3 "$ROOT/tests/bats/complete-tty.py" "$bc" 'trace-cmd rep'
+		[ "$output" = "trace-cmd report" ]
+	fi
+	# uninstall takes the completion of trace-cmd back
+	make -s -C "$ROOT" uninstall DESTDIR="$dest" prefix=/opt/u
+	[ ! -e "$dest/opt/u/share/bash-completion/completions/trace-cmd" ]
 }
 
 @test "completion: modes, this build's options, event names from tracefs" {

@@ -148,7 +148,24 @@ folded_as_pprof() {
 	[[ "$output" == *"inl_leaf (inline)"* ]]
 }
 
-@test "pprof and flame graph: one sample type per event, each with its own count" {
+@test "pprof --lines: a function's start line is where its source defines it" {
+	need_go
+	capture --lines --pprof "$TMP/p.pb.gz" -- "$PROGS/profile/fanout" 8
+	go tool pprof -raw -symbolize=none "$TMP/p.pb.gz" > "$TMP/raw"
+	src="$ROOT/tests/progs/profile/fanout.c"
+	for f in a b left right main; do
+		want=$(grep -nE "^(__attribute__\(\(noinline\)\) void|int) $f\(" "$src" | cut -d: -f1)
+		[ -n "$want" ]
+		grep -E " M=[0-9]+ $f [^ ]*fanout\.c:[0-9]+ s=[0-9]+$" "$TMP/raw" > "$TMP/loc"
+		cat "$TMP/loc"
+		[ -s "$TMP/loc" ]
+		# every location of the function: the same start line
+		[ "$(sed 's/.* s=//' "$TMP/loc" | sort -u)" = "$want" ] ||
+			{ echo "$f: want s=$want"; return 1; }
+	done
+}
+
+@test "pprof and flame graph: every event counted by default, one sample type per event, the event a label" {
 	need_go
 	require_capture
 	NAME=$(instance_name)
@@ -158,7 +175,14 @@ folded_as_pprof() {
 		--flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 8
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
 	echo "$output"
-	grep -qE '^syscalls:sys_enter_getppid/count\[dflt\] syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
+	grep -qE '^events/count\[dflt\] syscalls:sys_enter_getppid/count syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
+	# the default counts all 16, -tagfocus on the event label picks one
+	run go tool pprof -top -symbolize=none "$TMP/p.pb.gz"
+	[[ "$output" == *"Total samples = 16"* ]]
+	[[ "$output" == *"Showing nodes accounting for 16, 100% of 16 total"* ]]
+	run go tool pprof -top -symbolize=none -tagfocus=event=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
+	[[ "$output" == *"Showing nodes accounting for 8, 50.00% of 16 total"* ]]
+	[[ "$output" == *" a"* ]]
 	run go tool pprof -top -symbolize=none -sample_index=syscalls:sys_enter_getppid "$TMP/p.pb.gz"
 	[[ "$output" == *"Total samples = 8"* ]]
 	[[ "$output" == *" a"* ]]
@@ -202,6 +226,21 @@ speedscope_folded() {
 	[ "$output" = valid ]
 	[ "$(jq -r '."$schema"' "$TMP/s.json")" = "https://www.speedscope.app/file-format-schema.json" ]
 	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
+}
+
+@test "speedscope: the app opens on the event with the most samples" {
+	need_browser
+	# mmap (the loader's, first) has fewer samples than the 32 getppid
+	capture -e syscalls:sys_enter_mmap --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 32
+	jq -c '[.activeProfileIndex, [.profiles[] | [.name, (.weights | add)]]]' "$TMP/s.json"
+	largest=$(jq '[.profiles[] | .weights | add] | indices(max)[0]' "$TMP/s.json")
+	[ "$largest" -gt 0 ]
+	[ "$(jq .activeProfileIndex "$TMP/s.json")" -eq "$largest" ]
+	app="$NODE_DIR/node_modules/speedscope/dist/release"
+	run --separate-stderr env NODE_PATH="$NODE_DIR/node_modules" timeout 180 \
+		node "$ROOT/tests/browser/speedscope.cjs" "$app" "$TMP/s.json" "$TMP/s.png"
+	[ "$status" -eq 0 ]
+	jq -r .text <<< "$output" | grep -qx "syscalls:sys_enter_getppid ($((largest + 1))/2)"
 }
 
 @test "speedscope: the schema check fails a file that breaks the format" {
@@ -347,6 +386,10 @@ PY
 	[ "$(jq '.before.width' <<< "$j")" = "$(awk -v n="$n" 'BEGIN { print n / 16 * 1180 }')" ]
 	[ "$(jq '.after.width' <<< "$j")" = 1180 ]
 	[ "$(jq '.after.x' <<< "$j")" = 10 ]
+	# the tooltip shown while pointing at left(), gone once the click
+	# moved the boxes under the pointer (until the mouse moves again)
+	[ "$(jq '.beforeClick.tipShown' <<< "$j")" = true ]
+	[ "$(jq '.afterClick.tipShown' <<< "$j")" = false ]
 	# right() and its children hidden, the ancestors dimmed, Reset Zoom shown
 	[ "$(jq '.zoomed.hidden' <<< "$j")" -ge 3 ]
 	[ "$(jq '.zoomed.dimmed' <<< "$j")" -ge 3 ]
@@ -368,6 +411,24 @@ PY
 	[ "$(jq '.resetState.hidden' <<< "$j")" -eq 0 ]
 	[ -s "$SHOTS/fanout.png" ]
 	echo "# screenshot: $SHOTS/fanout.png" >&3
+}
+
+@test "flamegraph in Chromium: a long subtitle (many events, the fallback) stays inside the image" {
+	need_browser
+	require_capture
+	NAME=$(instance_name)
+	# every system call of a shell and its children: dozens of events
+	"$USTACK" -B "$NAME" -q -c --flamegraph "$TMP/f.svg" -- \
+		sh -c "ls / > /dev/null; cat /etc/hostname > /dev/null; '$PROGS/shlib' 2"
+	run --separate-stderr browse "$TMP/f.svg" subtitle
+	echo "$output" | jq -c '{subtitle, subtitle2, subtitleBoxes}'
+	[ "$status" -eq 0 ]
+	[[ "$(jq -r .subtitle <<< "$output")" == *" and "*" more"* ]]
+	# nothing cut: both lines begin and end inside the 1200 pixels
+	jq -e '.subtitleBoxes | all(.x >= 0 and .right <= 1200)' <<< "$output"
+	# and nothing lost: the stacks lost and the time span are said
+	jq -r '.subtitle, .subtitle2' <<< "$output" | grep -q 'stacks lost: '
+	jq -r '.subtitle, .subtitle2' <<< "$output" | grep -qE '[0-9.]+ to [0-9.]+ \([0-9.]+ s\)'
 }
 
 # hue FILL: the hue of an #rrggbb colour in degrees, "grey" without saturation
@@ -463,9 +524,19 @@ print("\n".join(shlex.split(t)))' "$TMP/f.svg"
 	# merged boxes are said to be merged
 	grep -qE '<text id="subtitle2"[^>]*>[0-9]+ boxes under 0.1% of the samples merged into [0-9]+ boxes' "$TMP/big.svg"
 	grep -q '^var MERGED = {[0-9]' "$TMP/big.svg"
-	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_000[0-9]'
-	echo "$output" | jq -c '{load, loadEvent, boxes, errors}'
+	# fn_24xx: deep in the stacks, mostly inside merged boxes
+	run --separate-stderr browse "$TMP/big.svg" big --click fn_0007 --search 'fn_24'
+	echo "$output" | jq -c '{load, loadEvent, boxes, errors, matched: .searched.matchedText}'
 	[ "$status" -eq 0 ]
+	# the share of the search is the folded stacks' (a sample counts once),
+	# merged boxes searched through what they stand for
+	truth=$(awk '{ n = split($1, f, ";"); m = 0
+		       for (i = 1; i <= n; i++) if (f[i] ~ /fn_24/) m = 1
+		       if (m) s += $NF; t += $NF }
+		     END { printf "Matched: %.2f%% (%d of %d samples)", 100 * s / t, s, t }' "$TMP/folded" |
+		sed -E ':a; s/([0-9])([0-9]{3})([ ,][^%]*$)/\1,\2\3/; ta')
+	echo "folded: $truth"
+	[ "$(jq -r '.searched.matchedText' <<< "$output")" = "$truth" ]
 	[ "$(jq '.errors | length' <<< "$output")" -eq 0 ]
 	[ "$(jq '.load' <<< "$output")" -lt 3000 ]
 	[ "$(jq '.boxes' <<< "$output")" -gt 100 ]

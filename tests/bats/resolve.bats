@@ -137,6 +137,29 @@ build_id() {
 	[ "$output" = "[unknown] (nosym) # no symbol" ]
 }
 
+@test "DWARF compressed with zstd: lines, or once per file the reason there are none" {
+	f="$PROGS/resolve-pie"
+	off=$(sym_off "$f" rp_middle 2)
+	objcopy --compress-debug-sections=zstd "$f" "$TMP/zstd"
+	readelf -t "$TMP/zstd" | grep -q ZSTD
+	objcopy --compress-debug-sections=zlib "$f" "$TMP/zlib"
+	# zlib: libelf inflates it, lines as from the plain file
+	run "$SYM" --leaf --lines <<<"$TMP/zlib $off"
+	[[ "$output" == "rp_middle+0x2 (zlib) "*"resolve-prog.c:"[0-9]* ]]
+	# zstd, twice: a libelf without zstd (elfutils 0.188) says why the
+	# lines are missing, once for the file; one with it gives them
+	printf '%s\n' "$TMP/zstd $off" "$TMP/zstd $off" |
+		"$SYM" --leaf --lines > "$TMP/out" 2> "$TMP/err"
+	cat "$TMP/out" "$TMP/err"
+	if [ -s "$TMP/err" ]; then
+		[ "$(wc -l < "$TMP/err")" -eq 1 ]
+		grep -qx ".*$TMP/zstd: \.debug_[a-z]* is compressed with zstd, which this libelf cannot decompress (.*): no lines or inlines from it" "$TMP/err"
+		[ "$(head -1 "$TMP/out")" = "rp_middle+0x2 (zstd)" ]
+	else
+		[[ "$(head -1 "$TMP/out")" == "rp_middle+0x2 (zstd) "*"resolve-prog.c:"[0-9]* ]]
+	fi
+}
+
 @test "matching build id resolves" {
 	f="$PROGS/resolve-pie"
 	off=$(sym_off "$f" rp_middle 2)

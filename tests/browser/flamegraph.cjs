@@ -10,8 +10,11 @@
  * load: milliseconds from navigation to the first frame painted with
  * every box (after a small file warmed the renderer up); loadEvent: the
  * page's own navigation-to-load time; boxes, title, subtitle. With --click: the box named NAME
- * before and after a real mouse click on it (x, width), how many boxes
- * got hidden or dimmed, the Reset Zoom button, then the tooltip over it.
+ * before and after a real mouse click on it (x, width), the page just
+ * before and after the click (beforeClick, afterClick: the tooltip), how
+ * many boxes got hidden or dimmed, the Reset Zoom button, then the
+ * tooltip over it. subtitleBoxes: where the lines under the title begin
+ * and end.
  * With --search: the Search button clicked, TERM typed into its prompt,
  * the boxes highlighted and the "Matched:" line. Reset Zoom is clicked
  * last and the box's width read again. The screenshot is taken while
@@ -130,6 +133,11 @@ async function run(a) {
 		title: document.getElementById('title').textContent,
 		subtitle: document.getElementById('subtitle').textContent,
 		subtitle2: document.getElementById('subtitle2').textContent,
+		/* where the lines under the title are drawn: inside the image? */
+		subtitleBoxes: ['subtitle', 'subtitle2'].map((id) => {
+			const b = document.getElementById(id).getBBox();
+			return { x: b.x, right: b.x + b.width };
+		}),
 		api: typeof window.flamegraph,
 	})));
 	if (a.hover) {
@@ -149,7 +157,11 @@ async function run(a) {
 		out.before = await boxState(page, a.click);
 		if (!out.before)
 			throw new Error('no box named ' + a.click);
+		await page.mouse.move(out.before.center.x, out.before.center.y);
+		out.beforeClick = await pageState(page);
 		await page.mouse.click(out.before.center.x, out.before.center.y);
+		/* the pointer not moved since the click */
+		out.afterClick = await pageState(page);
 		out.after = await boxState(page, a.click);
 		await page.mouse.move(out.after.center.x, out.after.center.y);
 		await page.mouse.move(out.after.center.x + 2, out.after.center.y);
