@@ -35,6 +35,12 @@
 /* How far above the copy a failed read still means "copy too small". */
 #define UW_STACK_REACH	(8ULL << 20)
 
+/*
+ * Bytes of start-up code after an entry point: ld.so's _start calls
+ * _dl_start, then _dl_init, from its first 64 bytes.
+ */
+#define ENTRY_CODE	64
+
 /* DWARF register numbers of x86-64 (psABI) 0..15, in perf's numbering. */
 static const uint8_t dwarf_to_perf[16] = {
 	USTACK_REG_AX, USTACK_REG_DX, USTACK_REG_CX, USTACK_REG_BX,
@@ -63,6 +69,7 @@ struct uw_walk {
 	bool				read_failed;
 	uint64_t			bad_read;
 	bool				stale;		/* drop the Dwfl, retry */
+	bool				outermost;	/* the entry point called it */
 };
 
 /* One process: its Dwfl, attached once, with its modules. */
@@ -507,6 +514,22 @@ static void step_failed(struct uw_walk *w)
 }
 
 /*
+ * Is @pc a return address into the file's entry point? The dynamic
+ * linker's _start has no CFI to say the stack ends there (the
+ * executable's has), yet nothing called it.
+ */
+static bool at_entry(Dwfl_Module *mod, uint64_t pc)
+{
+	Dwarf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	return pc - bias > eh.e_entry && pc - bias - eh.e_entry <= ENTRY_CODE;
+}
+
+/*
  * Prepare what the step from frame @pc will rest on. The module is
  * reported before libdw is asked whether the frame is an activation: to
  * answer, it unwinds the frame, which needs the module.
@@ -531,6 +554,8 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 		return;
 	if (module_has_cfi(mod, activation ? pc : pc - 1))
 		w->next_how = USTACK_UNWIND_HOW_CFI;
+	else if (!activation && at_entry(mod, pc))
+		w->outermost = true;
 	else
 		w->pending = USTACK_UNWIND_E_NO_CFI;
 }
@@ -575,7 +600,7 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	f->fr.offset = map ? off : pc;
 	f->fr.id = map ? map->id : USTACK_ID_NOMAP;
 	frame_next(s, state, pc, map, off);
-	if (w->err != USTACK_UNWIND_OK || w->stale)
+	if (w->err != USTACK_UNWIND_OK || w->stale || w->outermost)
 		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
@@ -599,8 +624,12 @@ static int walk_once(struct ustack_unwinder *u, struct uw_walk *w)
 		ustack_unwinder_forget(u, w->in->tgid);
 		return -1;
 	}
-	/* The outermost frame has no return address: complete. */
-	if (ret < 0 && w->err == USTACK_UNWIND_OK)
+	/*
+	 * The outermost frame has no return address: complete. But libdw
+	 * takes a return address it could not read for none: a step that
+	 * ended the walk after a failed read was cut short.
+	 */
+	if (w->err == USTACK_UNWIND_OK && !w->outermost && (ret < 0 || w->read_failed))
 		step_failed(w);
 	return 0;
 }
