@@ -593,6 +593,14 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	}
 	w->last_sp = sp;
 	map = w->in->map(w->in->map_ctx, w->in->tgid, pc, &off);
+	/*
+	 * A frame pointer is a guess where the frame has none: a "return
+	 * address" it gives outside any file is no frame but the end.
+	 */
+	if (!map && w->nr && w->next_how == USTACK_UNWIND_HOW_FP) {
+		step_failed(w);
+		return DWARF_CB_ABORT;
+	}
 	f = &w->out[w->nr++];
 	f->addr = pc;
 	f->how = w->nr == 1 ? USTACK_UNWIND_HOW_REGS : w->next_how;
