@@ -14,6 +14,7 @@
 #ifndef _USTACK_UNWIND_H
 #define _USTACK_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -123,11 +124,15 @@ const char *ustack_unwind_how_str(enum ustack_unwind_how how);
  * @addr:	the address (a return address for all but the leaf)
  * @fr:		the file offset and mapping of @addr, as the lookup gave
  * @how:	enum ustack_unwind_how
+ * @exact:	@addr is where the frame was (the leaf, or a frame a signal
+ *		interrupted), not a return address: symbolize @addr itself,
+ *		not the call before it
  */
 struct ustack_uframe {
 	uint64_t		addr;
 	struct ustack_frame	fr;
 	uint8_t			how;
+	bool			exact;
 };
 
 /**

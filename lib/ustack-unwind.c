@@ -287,10 +287,14 @@ static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
+/* Files are reported open; an image in memory gets an Elf of its own. */
 static int uw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, char **file_name, Elf **elfp)
 {
-	/* Every module is reported with its file open. */
+	struct ustack_dso *dso = *userdata;
+
+	if (dso && dso->file && dso->file->mem)
+		*elfp = elf_memory(dso->file->mem, dso->file->size);
 	return -1;
 }
 
@@ -409,6 +413,53 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
 	return s;
 }
 
+/* A file on disk: libdwfl reads it through its own descriptor. */
+static Dwfl_Module *report_file(struct uw_space *s, const struct ustack_mapping *map,
+				struct ustack_dso *dso, uint64_t bias)
+{
+	Dwfl_Module *mod;
+	int fd = dup(dso->file->fd);
+
+	if (fd < 0)
+		return NULL;
+	dwfl_report_begin_add(s->dwfl);
+	mod = dwfl_report_elf(s->dwfl, map->path, dso->file->path, fd, bias, true);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!mod)
+		close(fd);
+	return mod;
+}
+
+/*
+ * An image in memory (the vdso): reported by its address range, its Elf
+ * handed over by uw_find_elf() when libdwfl first wants it.
+ */
+static Dwfl_Module *report_image(struct uw_space *s, const struct ustack_mapping *map,
+				 struct ustack_dso *dso, uint64_t bias)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	GElf_Phdr ph;
+	Dwfl_Module *mod;
+	size_t i, n;
+
+	if (elf_getphdrnum(dso->file->elf, &n))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(dso->file->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (lo >= hi)
+		return NULL;
+	dwfl_report_begin_add(s->dwfl);
+	mod = dwfl_report_module(s->dwfl, map->path, bias + lo, bias + hi);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	return mod;
+}
+
 /* The module of @pc, reported now if new; NULL with w->err or w->stale set. */
 static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct ustack_mapping *map,
 			      uint64_t off)
@@ -419,7 +470,6 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 	uint64_t vaddr, bias;
 	Dwarf_Addr mbias;
 	void **ud;
-	int fd;
 
 	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
 				  map->tgid, map->flags);
@@ -427,7 +477,8 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return NULL;
 	}
-	if (!dso->file || dso->file->fd < 0 || !ustack_dso_vaddr(dso, off, &vaddr)) {
+	if (!dso->file || (dso->file->fd < 0 && !dso->file->mem) ||
+	    !ustack_dso_vaddr(dso, off, &vaddr)) {
 		w->pending = USTACK_UNWIND_E_NO_FILE;
 		return NULL;
 	}
@@ -441,16 +492,11 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 		w->stale = true;
 		return NULL;
 	}
-	fd = dup(dso->file->fd);
-	if (fd < 0) {
-		w->pending = USTACK_UNWIND_E_NO_FILE;
-		return NULL;
-	}
-	dwfl_report_begin_add(s->dwfl);
-	mod = dwfl_report_elf(s->dwfl, map->path, dso->file->path, fd, bias, true);
-	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (dso->file->fd >= 0)
+		mod = report_file(s, map, dso, bias);
+	else
+		mod = report_image(s, map, dso, bias);
 	if (!mod) {
-		close(fd);
 		w->pending = USTACK_UNWIND_E_LIBDW;
 		return NULL;
 	}
@@ -545,12 +591,14 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 	w->pending_map = map;
 	w->next_how = USTACK_UNWIND_HOW_FP;
 	w->read_failed = false;
-	if (!map) {
+	mod = map ? module_at(s, pc, map, off) : NULL;
+	if (!map)
 		w->pending = USTACK_UNWIND_E_NO_MAP;
+	if (w->err != USTACK_UNWIND_OK || w->stale ||
+	    !dwfl_frame_pc(state, &pc, &activation))
 		return;
-	}
-	mod = module_at(s, pc, map, off);
-	if (!mod || !dwfl_frame_pc(state, &pc, &activation))
+	w->out[w->nr - 1].exact = activation;
+	if (!mod)
 		return;
 	if (module_has_cfi(mod, activation ? pc : pc - 1))
 		w->next_how = USTACK_UNWIND_HOW_CFI;
@@ -604,6 +652,7 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	f = &w->out[w->nr++];
 	f->addr = pc;
 	f->how = w->nr == 1 ? USTACK_UNWIND_HOW_REGS : w->next_how;
+	f->exact = w->nr == 1;
 	f->fr.map = map;
 	f->fr.offset = map ? off : pc;
 	f->fr.id = map ? map->id : USTACK_ID_NOMAP;

@@ -72,6 +72,27 @@ ends_other_than() {
 	[ -z "$(awk -F'\t' '$2 >= 9' <<< "$output")" ]
 }
 
+@test "unwind: across a signal frame (-O2, no frame pointers): each of 5 stacks is complete" {
+	run --separate-stderr "$TOOL" --fold -- "$CFI/cfi-signal" 5
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 5 ]
+	[ "$(grep -c '	complete	_start;__libc_start_main;__libc_start_call_main;main;sig_chain_1;sig_chain_2;raise;.*;__restore_rt;handler;handler_leaf$' <<< "$output")" -eq 5 ]
+	[ -z "$(awk -F'\t' '$2 >= 3' <<< "$output")" ]
+}
+
+@test "unwind: the vdso's frames: its CFI, read from this kernel's image, finds the caller" {
+	run --separate-stderr "$TOOL" --event syscalls:sys_enter_clock_gettime -- \
+		/usr/bin/python3 -c 'import time
+for i in range(3): time.process_time()'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# CPU-time clocks: the vdso makes the system call itself
+	[ "$(grep -c '^  #0 .* __vdso_clock_gettime+0x[0-9a-f]* (\[vdso\]) regs$' <<< "$output")" -ge 3 ]
+	[ "$(grep -c '^  #1 .* clock_gettime+0x[0-9a-f]* (libc.so.6) cfi$' <<< "$output")" -ge 3 ]
+	[ "$(grep -c 'end: complete' <<< "$output")" -ge 3 ]
+}
+
 @test "unwind: a stack copy of 64 bytes ends every stack with 'stack copy too small'" {
 	run --separate-stderr "$TOOL" --fold --stack-size 64 -- "$CFI/cfi-deep" 5
 	echo "$output"

@@ -139,8 +139,8 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
 	return fr.map;
 }
 
-/* The innermost name of frame @i, NULL when unresolved. */
-static const char *frame_name(struct state *st, const struct ustack_uframe *f, int i,
+/* The innermost name of frame @f, NULL when unresolved. */
+static const char *frame_name(struct state *st, const struct ustack_uframe *f,
 			      uint64_t *sym_off, const char **dso_name)
 {
 	const struct ustack_mapping *m = f->fr.map;
@@ -153,7 +153,7 @@ static const char *frame_name(struct state *st, const struct ustack_uframe *f, i
 	dso = ustack_resolver_dso(st->r, m->path, m->build_id, m->build_id_len, m->tgid,
 				  m->flags);
 	*dso_name = ustack_dso_name(dso);
-	if (!dso || ustack_dso_lookup(dso, f->fr.offset, i > 0, sym, 8) <= 0)
+	if (!dso || ustack_dso_lookup(dso, f->fr.offset, !f->exact, sym, 8) <= 0)
 		return NULL;
 	*sym_off = sym[0].sym_off;
 	return sym[0].name;
@@ -166,7 +166,7 @@ static void print_fold(struct state *st, const struct ustack_uframe *f, int nr)
 	int i;
 
 	for (i = nr - 1; i >= 0; i--) {
-		name = frame_name(st, &f[i], i, &off, &dso);
+		name = frame_name(st, &f[i], &off, &dso);
 		if (name)
 			printf("%s%s", name, i ? ";" : "");
 		else
@@ -181,7 +181,7 @@ static void print_frames(struct state *st, const struct ustack_uframe *f, int nr
 	int i;
 
 	for (i = 0; i < nr; i++) {
-		name = frame_name(st, &f[i], i, &off, &dso);
+		name = frame_name(st, &f[i], &off, &dso);
 		printf("  #%-3d %#014llx ", i, (unsigned long long)f[i].addr);
 		if (name)
 			printf("%s+%#llx", name, (unsigned long long)off);
