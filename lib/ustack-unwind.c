@@ -608,13 +608,32 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 		w->pending = USTACK_UNWIND_E_NO_CFI;
 }
 
+/*
+ * Each caller's frame lies above its callee's, else the walk loops; not
+ * across a signal frame (the frame before this one is then exact): the
+ * handler may have run on an alternate stack. No return address is 0.
+ */
+static bool frame_sp_ok(struct uw_walk *w, Dwfl_Frame *state, uint64_t pc)
+{
+	bool after_signal = w->nr > 1 && w->out[w->nr - 1].exact;
+	Dwarf_Word sp;
+
+	if (w->nr && !pc)
+		return false;
+	if (dwfl_frame_reg(state, DWARF_REG_SP, &sp))
+		return true;
+	if (w->nr && !after_signal && sp <= w->last_sp)
+		return false;
+	w->last_sp = sp;
+	return true;
+}
+
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct uw_space *s = arg;
 	struct uw_walk *w = s->walk;
 	const struct ustack_mapping *map;
 	struct ustack_uframe *f;
-	Dwarf_Word sp = 0;
 	Dwarf_Addr pc;
 	uint64_t off;
 
@@ -627,19 +646,15 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		step_failed(w);
 		return DWARF_CB_ABORT;
 	}
-	/* Each caller's frame lies above its callee's: else a loop. */
-	if (dwfl_frame_reg(state, DWARF_REG_SP, &sp))
-		sp = w->last_sp + 1;
-	if (w->nr && (!pc || sp <= w->last_sp)) {
-		w->err = USTACK_UNWIND_E_BAD_FRAME;
-		w->err_addr = pc;
-		return DWARF_CB_ABORT;
-	}
 	if (w->nr >= w->max) {
 		w->err = USTACK_UNWIND_E_MAX_FRAMES;
 		return DWARF_CB_ABORT;
 	}
-	w->last_sp = sp;
+	if (!frame_sp_ok(w, state, pc)) {
+		w->err = USTACK_UNWIND_E_BAD_FRAME;
+		w->err_addr = pc;
+		return DWARF_CB_ABORT;
+	}
 	map = w->in->map(w->in->map_ctx, w->in->tgid, pc, &off);
 	/*
 	 * A frame pointer is a guess where the frame has none: a "return
