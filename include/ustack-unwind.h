@@ -181,6 +181,7 @@ struct ustack_unwind_result {
 	const struct ustack_mapping	*err_map;
 };
 
+/* @r must outlive the unwinder (its files are read in place). */
 struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r);
 void ustack_unwinder_free(struct ustack_unwinder *u);
 /* Forget the files of @tgid (it exec'ed or exited). */

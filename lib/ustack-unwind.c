@@ -7,9 +7,10 @@
  * and memory come from the sample (the stack copy; outside it, the
  * executable segments of the mapped files). Modules are reported lazily
  * as the walk reaches their addresses, from the files the symbolizer
- * opened for the same mappings, and stay in one Dwfl per process: the
- * next stack of that process finds its files, their parsed .eh_frame
- * and FDE tables ready. A module whose mapping changed (exec, a library
+ * opened for the same mappings (libdwfl reads the symbolizer's image of
+ * each file: no descriptor or copy of its own), and stay in one Dwfl per
+ * process: the next stack of that process finds its files, their parsed
+ * .eh_frame and FDE tables ready. A module whose mapping changed (exec, a library
  * loaded where another one was) drops that process's Dwfl.
  *
  * Where a frame has no CFI libdw's x86-64 backend steps by the frame
@@ -189,7 +190,10 @@ static int machine_init(struct ustack_unwinder *u)
 
 /**
  * ustack_unwinder_new - an unwinder finding files through @r
- * @r: the session's resolver (its symfs, debug dirs, debuginfod)
+ * @r: the session's resolver (its symfs, debug dirs, debuginfod); its
+ *     files are read in place, so it must outlive the unwinder
+ *
+ * Not thread-safe: one unwinder per thread.
  */
 struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r)
 {
@@ -265,6 +269,25 @@ void ustack_unwinder_forget(struct ustack_unwinder *u, int tgid)
 	u->nr_spaces--;
 }
 
+/*
+ * The bytes of the file the symbolizer opened: the mapping libelf made
+ * of it, or the image it keeps in memory (the vdso). Every process's Dwfl
+ * reads its modules there, through an Elf of its own (uw_find_elf()):
+ * no descriptor, no copy per process.
+ */
+static char *dso_image(struct ustack_dso *dso, size_t *size)
+{
+	struct uelf *e = dso->file;
+
+	if (!e)
+		return NULL;
+	if (e->mem) {
+		*size = e->size;
+		return e->mem;
+	}
+	return elf_rawfile(e->elf, size);
+}
+
 /* The debug file the symbolizer found: for .debug_frame. */
 static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			     Dwarf_Addr base, const char *file_name,
@@ -287,14 +310,17 @@ static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
-/* Files are reported open; an image in memory gets an Elf of its own. */
+/* A module's Elf: a view of the symbolizer's image of the file. */
 static int uw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct ustack_dso *dso = *userdata;
+	size_t size;
+	char *img;
 
-	if (dso && dso->file && dso->file->mem)
-		*elfp = elf_memory(dso->file->mem, dso->file->size);
+	img = dso ? dso_image(dso, &size) : NULL;
+	if (img)
+		*elfp = elf_memory(img, size);
 	return -1;
 }
 
@@ -413,33 +439,17 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
 	return s;
 }
 
-/* A file on disk: libdwfl reads it through its own descriptor. */
-static Dwfl_Module *report_file(struct uw_space *s, const struct ustack_mapping *map,
-				struct ustack_dso *dso, uint64_t bias)
-{
-	Dwfl_Module *mod;
-	int fd = dup(dso->file->fd);
-
-	if (fd < 0)
-		return NULL;
-	dwfl_report_begin_add(s->dwfl);
-	mod = dwfl_report_elf(s->dwfl, map->path, dso->file->path, fd, bias, true);
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (!mod)
-		close(fd);
-	return mod;
-}
-
 /*
- * An image in memory (the vdso): reported by its address range, its Elf
- * handed over by uw_find_elf() when libdwfl first wants it.
+ * Report @dso loaded with @bias: its range runs from its first PT_LOAD,
+ * page-aligned (where libdwfl takes the bias from), to the end of the
+ * last one.
  */
-static Dwfl_Module *report_image(struct uw_space *s, const struct ustack_mapping *map,
-				 struct ustack_dso *dso, uint64_t bias)
+static Dwfl_Module *report_module(struct uw_space *s, const struct ustack_mapping *map,
+				  struct ustack_dso *dso, uint64_t bias)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	GElf_Phdr ph;
 	Dwfl_Module *mod;
+	GElf_Phdr ph;
 	size_t i, n;
 
 	if (elf_getphdrnum(dso->file->elf, &n))
@@ -447,8 +457,8 @@ static Dwfl_Module *report_image(struct uw_space *s, const struct ustack_mapping
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(dso->file->elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (ph.p_vaddr < lo)
-			lo = ph.p_vaddr;
+		if (lo == UINT64_MAX)
+			lo = ph.p_align > 1 ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
 		if (ph.p_vaddr + ph.p_memsz > hi)
 			hi = ph.p_vaddr + ph.p_memsz;
 	}
@@ -469,6 +479,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 	Dwfl_Module *mod;
 	uint64_t vaddr, bias;
 	Dwarf_Addr mbias;
+	size_t size;
 	void **ud;
 
 	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
@@ -477,8 +488,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return NULL;
 	}
-	if (!dso->file || (dso->file->fd < 0 && !dso->file->mem) ||
-	    !ustack_dso_vaddr(dso, off, &vaddr)) {
+	if (!dso_image(dso, &size) || !ustack_dso_vaddr(dso, off, &vaddr)) {
 		w->pending = USTACK_UNWIND_E_NO_FILE;
 		return NULL;
 	}
@@ -492,10 +502,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 		w->stale = true;
 		return NULL;
 	}
-	if (dso->file->fd >= 0)
-		mod = report_file(s, map, dso, bias);
-	else
-		mod = report_image(s, map, dso, bias);
+	mod = report_module(s, map, dso, bias);
 	if (!mod) {
 		w->pending = USTACK_UNWIND_E_LIBDW;
 		return NULL;
