@@ -73,6 +73,19 @@ struct uw_walk {
 	bool				outermost;	/* the entry point called it */
 };
 
+/*
+ * Whether an address has CFI, by address: libdw does not say which way
+ * it stepped, asking it again costs as much as the step. Direct-mapped,
+ * per process (addresses are the process's); stale entries are only
+ * overwritten, and dropped with the Dwfl when a mapping changes.
+ */
+#define UW_CFI_CACHE	1024
+
+struct uw_cfi_slot {
+	uint64_t	key;		/* address << 1 | activation, + 1 */
+	bool		has;
+};
+
 /* One process: its Dwfl, attached once, with its modules. */
 struct uw_space {
 	struct ustack_hnode	node;
@@ -80,6 +93,7 @@ struct uw_space {
 	int			tgid;
 	Dwfl			*dwfl;
 	struct uw_walk		*walk;
+	struct uw_cfi_slot	cfi[UW_CFI_CACHE];
 };
 
 struct ustack_unwinder {
@@ -540,6 +554,18 @@ static bool module_has_cfi(Dwfl_Module *mod, uint64_t pc)
 	return cfi && cfi_covers(cfi, pc - bias);
 }
 
+static bool has_cfi(struct uw_space *s, Dwfl_Module *mod, uint64_t pc, bool activation)
+{
+	uint64_t key = (pc << 1 | activation) + 1;
+	struct uw_cfi_slot *slot = &s->cfi[ustack_hash_u64(key) % UW_CFI_CACHE];
+
+	if (slot->key != key) {
+		slot->key = key;
+		slot->has = module_has_cfi(mod, activation ? pc : pc - 1);
+	}
+	return slot->has;
+}
+
 /* Why the step from the last frame failed. */
 static void step_failed(struct uw_walk *w)
 {
@@ -607,7 +633,7 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 	w->out[w->nr - 1].exact = activation;
 	if (!mod)
 		return;
-	if (module_has_cfi(mod, activation ? pc : pc - 1))
+	if (has_cfi(s, mod, pc, activation))
 		w->next_how = USTACK_UNWIND_HOW_CFI;
 	else if (!activation && at_entry(mod, pc))
 		w->outermost = true;

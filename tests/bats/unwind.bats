@@ -129,13 +129,13 @@ for i in range(3): time.process_time()'
 # perf_vs_ours EVENT CMD...: "PERF OURS", average frames per stack of
 # perf --call-graph dwarf,8192 + perf script, and of the unwinder, on the
 # same event. perf's frames: its lines less inlined ones (same address as
-# the line before) and its "ffffffffffffffff" end marker. -N: perf's
+# the line before) and its "ffffffffffffffff" end marker. -B -N: perf's
 # build-id cache in ~/.debug is shared with every other run on the host.
 perf_vs_ours() {
 	local ev="$1" data="$BATS_TEST_TMPDIR/perf.data" perf ours
 
 	shift
-	perf record -q -N -e "$ev" --call-graph dwarf,8192 -o "$data" -- "$@" > /dev/null \
+	perf record -q -B -N -e "$ev" --call-graph dwarf,8192 -o "$data" -- "$@" > /dev/null \
 		2> "$BATS_TEST_TMPDIR/perf.err" || cat "$BATS_TEST_TMPDIR/perf.err" >&2
 	perf=$(perf script -i "$data" -F comm,ip 2>/dev/null |
 	       awk '/^[^ \t]/ { s++; prev = ""; next }

@@ -18,7 +18,8 @@
  * With --fold, one line per sample instead:
  *	F<TAB>P<TAB>REASON<TAB>outer;...;leaf
  * --stats adds a summary on stderr: samples, complete, average frames
- * (ours and perf's), and the count of each end reason.
+ * (ours and perf's), the CPU time of the unwinder per stack (not a test:
+ * for bench/) and the count of each end reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -58,6 +60,7 @@ struct state {
 	unsigned long		ends[USTACK_UNWIND_E_NR];
 	unsigned long		bad;		/* malformed samples */
 	unsigned long		lost;		/* dropped by the kernel */
+	uint64_t		unwind_ns;	/* CPU time in ustack_unwind() */
 };
 
 struct ring {
@@ -232,6 +235,14 @@ static bool take(struct cursor *c, void *out, size_t n)
 	return true;
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void do_sample(struct state *st, const char *rec, size_t size)
 {
 	struct cursor c = { rec + sizeof(struct perf_event_header),
@@ -246,6 +257,7 @@ static void do_sample(struct state *st, const char *rec, size_t size)
 	uint32_t pt[2];
 	int nregs = __builtin_popcountll(USTACK_REGS_USER_X86_64), fp;
 	char buf[512];
+	uint64_t t0;
 
 	if (!take(&c, &ip, 8) || !take(&c, pt, 8) || !take(&c, &ts, 8) ||
 	    !take(&c, &nr, 8) || nr > c.left / 8)
@@ -269,7 +281,9 @@ static void do_sample(struct state *st, const char *rec, size_t size)
 	in.stack_size = dyn < stack_size ? dyn : stack_size;
 	in.map = history_map;
 	in.map_ctx = st->h;
+	t0 = cpu_ns();
 	ustack_unwind(st->u, &in, frames, MAX_FRAMES, &res);
+	st->unwind_ns += cpu_ns() - t0;
 
 	st->samples++;
 	st->frames += res.nr;
@@ -350,6 +364,7 @@ static void print_stats(const struct state *st)
 
 	fprintf(stderr, "samples %lu complete %lu avg_frames %.2f avg_perf_fp %.2f bad %lu lost %lu\n",
 		st->samples, st->complete, st->frames / n, st->fp_frames / n, st->bad, st->lost);
+	fprintf(stderr, "unwind cpu %.1f us per stack\n", st->unwind_ns / n / 1000);
 	for (i = 0; i < USTACK_UNWIND_E_NR; i++)
 		if (st->ends[i])
 			fprintf(stderr, "end %s: %lu\n",
