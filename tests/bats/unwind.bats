@@ -126,6 +126,36 @@ for i in range(3): time.process_time()'
 	[ "$(grep -c "no frame pointer at 0x[0-9a-f]* ($CFI/cfi-nocfi-nofp)	chain_12\$" <<< "$output")" -eq 5 ]
 }
 
+@test "unwind: CFI only in .debug_frame: each of 5 stacks is complete" {
+	# (its .eh_frame covers the start-up code only: the next test strips
+	# .debug_frame and the stack ends at chain_12)
+	readelf -S "$CFI/cfi-debugframe" | grep -q ' .debug_frame '
+	run --separate-stderr "$TOOL" --fold -- "$CFI/cfi-debugframe" 5
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "	complete	_start;__libc_start_main;__libc_start_call_main;$CHAIN\$" <<< "$output")" -eq 5 ]
+}
+
+@test "unwind: .debug_frame in a separate debug file: found by build id in --debug-dir, as the symbolizer finds it" {
+	local dir="$BATS_TEST_TMPDIR" id
+
+	cp "$CFI/cfi-debugframe" "$dir/prog"
+	objcopy --only-keep-debug "$dir/prog" "$dir/prog.debug"
+	strip -g "$dir/prog"
+	! readelf -S "$dir/prog" | grep -q debug_frame
+	id=$(readelf -n "$dir/prog" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$dir/dbg/.build-id/${id:0:2}"
+	mv "$dir/prog.debug" "$dir/dbg/.build-id/${id:0:2}/${id:2}.debug"
+	# without the debug file: no CFI, and it says so
+	run --separate-stderr "$TOOL" --fold -- "$dir/prog" 3
+	echo "$output"
+	[ "$(grep -c "	no CFI and no frame pointer at 0x[0-9a-f]* ($dir/prog)	chain_12\$" <<< "$output")" -eq 3 ]
+	run --separate-stderr "$TOOL" --fold --debug-dir "$dir/dbg" -- "$dir/prog" 3
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "	complete	_start;__libc_start_main;__libc_start_call_main;$CHAIN\$" <<< "$output")" -eq 3 ]
+}
+
 # perf_vs_ours EVENT CMD...: "PERF OURS", average frames per stack of
 # perf --call-graph dwarf,8192 + perf script, and of the unwinder, on the
 # same event. perf's frames: its lines less inlined ones (same address as

@@ -44,6 +44,7 @@
 #include "../../lib/ustack-history.h"
 
 #define MAX_FRAMES	256
+#define MAX_DEBUG_DIRS	8
 #define RING_PAGES	1024	/* data pages of the ring (4 MiB) */
 
 struct state {
@@ -80,7 +81,8 @@ static __attribute__((noreturn)) void usage(int code)
 		"  --fold             one line per sample: frames, perf fp frames, end, stack\n"
 		"  --stats            summary on stderr\n"
 		"  --symfs DIR        look files up under DIR\n"
-		"  --debuginfod       ask debuginfod (DEBUGINFOD_URLS)\n");
+		"  --debuginfod       ask debuginfod (DEBUGINFOD_URLS)\n"
+		"  --debug-dir DIR    look for debug files in DIR too (repeatable)\n");
 	exit(code);
 }
 
@@ -453,10 +455,13 @@ int main(int argc, char **argv)
 		{ "stats",	no_argument,		NULL, 'S' },
 		{ "symfs",	required_argument,	NULL, 'y' },
 		{ "debuginfod",	no_argument,		NULL, 'd' },
+		{ "debug-dir",	required_argument,	NULL, 'D' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *debug_dirs[MAX_DEBUG_DIRS + 1] = { NULL };
 	struct ustack_resolver_opts opts = { .live = true };
+	int nr_dirs = 0;
 	const char *event = "syscalls:sys_enter_getppid";
 	unsigned long stack_size = 8192;
 	struct state st = { 0 };
@@ -488,6 +493,15 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			opts.debuginfod = true;
+			break;
+		case 'D':
+			if (nr_dirs == MAX_DEBUG_DIRS) {
+				fprintf(stderr, "ustack-unwind-test: at most %d --debug-dir\n",
+					MAX_DEBUG_DIRS);
+				return 1;
+			}
+			debug_dirs[nr_dirs++] = optarg;
+			opts.debug_dirs = debug_dirs;
 			break;
 		case 'h':
 			usage(0);
