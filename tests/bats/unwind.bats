@@ -156,6 +156,22 @@ for i in range(3): time.process_time()'
 	[ "$(grep -c "	complete	_start;__libc_start_main;__libc_start_call_main;$CHAIN\$" <<< "$output")" -eq 3 ]
 }
 
+@test "unwind: --symfs: the CFI of the file under the symfs tree is used, not the one that ran" {
+	local dir="$BATS_TEST_TMPDIR"
+
+	# the one that runs has no CFI left; the symfs copy has its .debug_frame
+	cp "$CFI/cfi-debugframe" "$dir/prog"
+	strip -g "$dir/prog"
+	mkdir -p "$dir/symfs$dir"
+	cp "$CFI/cfi-debugframe" "$dir/symfs$dir/prog"
+	run --separate-stderr "$TOOL" --fold --symfs "$dir/symfs" -- "$dir/prog" 3
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	# libc is not under the symfs: the walk may end there, not before main
+	[ "$(grep -c ";$CHAIN\$" <<< "$output")" -eq 3 ]
+}
+
 # perf_vs_ours EVENT CMD...: "PERF OURS", average frames per stack of
 # perf --call-graph dwarf,8192 + perf script, and of the unwinder, on the
 # same event. perf's frames: its lines less inlined ones (same address as
