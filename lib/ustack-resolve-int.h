@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Private parts of the symbolizer (lib/ustack-resolve*.c only).
+ * Private parts of the symbolizer (lib/ustack-resolve*.c, and the unwinder
+ * that finds its files the same way: lib/ustack-unwind.c).
  */
 #ifndef _USTACK_RESOLVE_INT_H
 #define _USTACK_RESOLVE_INT_H
@@ -198,6 +199,10 @@ struct ustack_resolver {
 	bool				dbgd_progress;	/* a progress line is open */
 	const char			*dbgd_what;	/* what is being fetched */
 };
+
+/* ustack-resolve.c, also for the unwinder (ustack-unwind.c) */
+bool ustack_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr);
+void ustack_dso_load_dwarf(struct ustack_dso *dso);
 
 /* ustack-resolve-util.c */
 char *ustack_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -473,8 +473,11 @@ static void dso_load_syms(struct ustack_dso *dso)
 	usymtab_finish(&dso->symtab);
 }
 
-static bool offset_to_vaddr(const struct ustack_dso *dso, uint64_t off,
-			    uint64_t *vaddr)
+/*
+ * ustack_dso_vaddr - the link-time address of file offset @off, when an
+ * executable segment holds it (also the unwinder's load-bias source)
+ */
+bool ustack_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr)
 {
 	int i;
 
@@ -530,7 +533,8 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 	return t->demangled[i];
 }
 
-static void dso_load_dwarf(struct ustack_dso *dso)
+/* The debug file (DWARF) of @dso, looked for once: lines and .debug_frame. */
+void ustack_dso_load_dwarf(struct ustack_dso *dso)
 {
 	dso->debug_done = true;
 	dso->debug = ustack_find_debug(dso, true);
@@ -569,7 +573,7 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 		dso_load_syms(dso);
 	s = usymtab_find(&dso->symtab, vaddr);
 	if ((o->lines || o->inlines) && !dso->debug_done)
-		dso_load_dwarf(dso);
+		ustack_dso_load_dwarf(dso);
 	/* Its .gnu_debugdata went over a cap: the file is not used. */
 	if (dso->file->capped) {
 		memset(out, 0, sizeof(*out));
@@ -712,13 +716,13 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		file_offset--;
 	else
 		return_address = false;
-	if (!offset_to_vaddr(dso, file_offset, &vaddr))
+	if (!ustack_dso_vaddr(dso, file_offset, &vaddr))
 		return -USTACK_UNRES_OUTSIDE;
 	o = &dso->r->opts;
 	if (!o->lines && !o->inlines)
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, 1);
 	if (!dso->debug_done)
-		dso_load_dwarf(dso);
+		ustack_dso_load_dwarf(dso);
 	/* Without DWARF a lookup is one binary search: nothing to cache. */
 	if (!dso->dw)
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, max);

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * CFI unwinding of a copied user stack (as perf's --call-graph dwarf):
+ * the user registers and the top of the user stack taken at an event are
+ * unwound after the fact with the .eh_frame / .debug_frame of the files
+ * mapped at each address, found by the symbolizer's own lookup (symfs,
+ * build-id directories, debuginfod). A frame without CFI is stepped over
+ * by its frame pointer.
+ *
+ * The caller (a perf or tracefs stack source, at report time or live)
+ * owns the mapping lookup: the unwinder asks it for the file and file
+ * offset of an address, as the process had them when the stack was taken.
+ */
+#ifndef _USTACK_UNWIND_H
+#define _USTACK_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "ustack.h"
+
+struct ustack_resolver;
+struct ustack_unwinder;
+
+/*
+ * x86-64 user registers in perf's order (PERF_REG_X86_*), the order of
+ * PERF_SAMPLE_REGS_USER values for the mask below.
+ */
+enum ustack_reg {
+	USTACK_REG_AX,
+	USTACK_REG_BX,
+	USTACK_REG_CX,
+	USTACK_REG_DX,
+	USTACK_REG_SI,
+	USTACK_REG_DI,
+	USTACK_REG_BP,
+	USTACK_REG_SP,
+	USTACK_REG_IP,
+	USTACK_REG_FLAGS,
+	USTACK_REG_CS,
+	USTACK_REG_SS,
+	USTACK_REG_DS,
+	USTACK_REG_ES,
+	USTACK_REG_FS,
+	USTACK_REG_GS,
+	USTACK_REG_R8,
+	USTACK_REG_R9,
+	USTACK_REG_R10,
+	USTACK_REG_R11,
+	USTACK_REG_R12,
+	USTACK_REG_R13,
+	USTACK_REG_R14,
+	USTACK_REG_R15,
+	USTACK_REG_NR,
+};
+
+/* perf_event_attr.sample_regs_user for x86-64 (no segment registers) */
+#define USTACK_REGS_USER_X86_64						\
+	(((1ULL << USTACK_REG_NR) - 1) &				\
+	 ~((1ULL << USTACK_REG_DS) | (1ULL << USTACK_REG_ES) |		\
+	   (1ULL << USTACK_REG_FS) | (1ULL << USTACK_REG_GS)))
+
+/**
+ * struct ustack_uregs - user registers at the event
+ * @mask:	bit i set: @val[i] (enum ustack_reg) is known
+ * @val:	values, indexed by enum ustack_reg
+ *
+ * IP and SP are required; BP lets frames without CFI be walked.
+ */
+struct ustack_uregs {
+	uint64_t	mask;
+	uint64_t	val[USTACK_REG_NR];
+};
+
+int ustack_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
+			   const uint64_t *vals, size_t nr);
+
+/*
+ * The file and file offset of @va in process @tgid when the stack was
+ * taken; NULL for anonymous memory or no mapping.
+ */
+typedef const struct ustack_mapping *(*ustack_unwind_map_fn)(void *ctx, int tgid,
+							      uint64_t va,
+							      uint64_t *offset);
+
+/**
+ * struct ustack_unwind_input - one sample to unwind
+ * @tgid:	process (the per-process cache of files is keyed by it)
+ * @tid:	task
+ * @regs:	its user registers
+ * @stack:	copy of the user stack from @stack_addr up
+ * @stack_addr:	user address of @stack[0] (the stack pointer at the event)
+ * @stack_size:	bytes in @stack
+ * @map:	the mapping lookup, with @map_ctx
+ */
+struct ustack_unwind_input {
+	int				tgid;
+	int				tid;
+	const struct ustack_uregs	*regs;
+	const void			*stack;
+	uint64_t			stack_addr;
+	size_t				stack_size;
+	ustack_unwind_map_fn		map;
+	void				*map_ctx;
+};
+
+/**
+ * enum ustack_unwind_how - how a frame was found
+ * @USTACK_UNWIND_HOW_REGS:	the leaf: the IP register
+ * @USTACK_UNWIND_HOW_CFI:	the caller's CFI (.eh_frame, .debug_frame)
+ * @USTACK_UNWIND_HOW_FP:	the caller had no CFI: its frame pointer
+ */
+enum ustack_unwind_how {
+	USTACK_UNWIND_HOW_REGS,
+	USTACK_UNWIND_HOW_CFI,
+	USTACK_UNWIND_HOW_FP,
+};
+
+const char *ustack_unwind_how_str(enum ustack_unwind_how how);
+
+/**
+ * struct ustack_uframe - one unwound frame, leaf first
+ * @addr:	the address (a return address for all but the leaf)
+ * @fr:		the file offset and mapping of @addr, as the lookup gave
+ * @how:	enum ustack_unwind_how
+ * @exact:	@addr is where the frame was (the leaf, or a frame a signal
+ *		interrupted), not a return address: symbolize @addr itself,
+ *		not the call before it
+ */
+struct ustack_uframe {
+	uint64_t		addr;
+	struct ustack_frame	fr;
+	uint8_t			how;
+	bool			exact;
+};
+
+/**
+ * enum ustack_unwind_err - why an unwind ended
+ * @USTACK_UNWIND_OK:		it reached the outermost frame
+ * @USTACK_UNWIND_E_MAX_FRAMES:	the caller's array was full
+ * @USTACK_UNWIND_E_NO_REGS:	no IP or SP among the registers
+ * @USTACK_UNWIND_E_STACK_SIZE:	the stack copy ended before the next frame
+ * @USTACK_UNWIND_E_MEMORY:	a read outside the copy and the mapped files
+ * @USTACK_UNWIND_E_NO_MAP:	an address in no file mapping (JIT, garbage)
+ * @USTACK_UNWIND_E_NO_FILE:	the mapped file could not be opened
+ * @USTACK_UNWIND_E_NO_CFI:	no CFI for the address, no frame pointer either
+ * @USTACK_UNWIND_E_BAD_FRAME:	a step led nowhere (return address 0, the
+ *				stack pointer going down)
+ * @USTACK_UNWIND_E_LIBDW:	libdw failed otherwise (bad CFI, ...)
+ * @USTACK_UNWIND_E_NOMEM:	out of memory
+ */
+enum ustack_unwind_err {
+	USTACK_UNWIND_OK,
+	USTACK_UNWIND_E_MAX_FRAMES,
+	USTACK_UNWIND_E_NO_REGS,
+	USTACK_UNWIND_E_STACK_SIZE,
+	USTACK_UNWIND_E_MEMORY,
+	USTACK_UNWIND_E_NO_MAP,
+	USTACK_UNWIND_E_NO_FILE,
+	USTACK_UNWIND_E_NO_CFI,
+	USTACK_UNWIND_E_BAD_FRAME,
+	USTACK_UNWIND_E_LIBDW,
+	USTACK_UNWIND_E_NOMEM,
+	USTACK_UNWIND_E_NR,
+};
+
+const char *ustack_unwind_strerror(enum ustack_unwind_err err);
+
+/**
+ * struct ustack_unwind_result - how an unwind went
+ * @nr:		frames written
+ * @err:	why it ended (USTACK_UNWIND_OK: complete)
+ * @err_addr:	the address it ended at (the frame's, or the memory read's)
+ * @err_map:	the mapping of @err_addr when a file is to blame, or NULL
+ */
+struct ustack_unwind_result {
+	int				nr;
+	enum ustack_unwind_err		err;
+	uint64_t			err_addr;
+	const struct ustack_mapping	*err_map;
+};
+
+/* @r must outlive the unwinder (its files are read in place). */
+struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r);
+void ustack_unwinder_free(struct ustack_unwinder *u);
+/* Forget the files of @tgid (it exec'ed or exited). */
+void ustack_unwinder_forget(struct ustack_unwinder *u, int tgid);
+
+int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		  struct ustack_uframe *out, int max, struct ustack_unwind_result *res);
+
+#endif /* _USTACK_UNWIND_H */

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * CFI unwinding of copied user stacks with libdw (see ustack-unwind.h).
+ *
+ * libdwfl's unwinder asks for three things: the registers at the event,
+ * memory, and the module (file, load bias) at each address. Registers
+ * and memory come from the sample (the stack copy; outside it, the
+ * executable segments of the mapped files). Modules are reported lazily
+ * as the walk reaches their addresses, from the files the symbolizer
+ * opened for the same mappings (libdwfl reads the symbolizer's image of
+ * each file: no descriptor or copy of its own), and stay in one Dwfl per
+ * process: the next stack of that process finds its files, their parsed
+ * .eh_frame and FDE tables ready. A module whose mapping changed (exec, a library
+ * loaded where another one was) drops that process's Dwfl.
+ *
+ * Where a frame has no CFI libdw's x86-64 backend steps by the frame
+ * pointer. Whether it did is read from whether the frame's address has
+ * an FDE; a step whose CFI failed for want of memory is not replaced by
+ * the frame-pointer guess (that gives a wrong frame): the walk ends
+ * there and says why.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "ustack-hash.h"
+#include "ustack-resolve-int.h"
+#include "ustack-unwind.h"
+
+/* Processes whose Dwfl is kept; over it they are all dropped. */
+#define UW_MAX_SPACES	256
+
+/* How far above the copy a failed read still means "copy too small". */
+#define UW_STACK_REACH	(8ULL << 20)
+
+/*
+ * Bytes of start-up code after an entry point: ld.so's _start calls
+ * _dl_start, then _dl_init, from its first 64 bytes.
+ */
+#define ENTRY_CODE	64
+
+/* DWARF register numbers of x86-64 (psABI) 0..15, in perf's numbering. */
+static const uint8_t dwarf_to_perf[16] = {
+	USTACK_REG_AX, USTACK_REG_DX, USTACK_REG_CX, USTACK_REG_BX,
+	USTACK_REG_SI, USTACK_REG_DI, USTACK_REG_BP, USTACK_REG_SP,
+	USTACK_REG_R8, USTACK_REG_R9, USTACK_REG_R10, USTACK_REG_R11,
+	USTACK_REG_R12, USTACK_REG_R13, USTACK_REG_R14, USTACK_REG_R15,
+};
+
+#define DWARF_REG_SP	7
+
+/* One walk: the sample, where its frames go, and what went wrong. */
+struct uw_walk {
+	const struct ustack_unwind_input *in;
+	struct ustack_uframe		*out;
+	int				max;
+	int				nr;
+	enum ustack_unwind_err		err;	/* set: stop with it */
+	uint64_t			err_addr;
+	const struct ustack_mapping	*err_map;
+	/* what the step from the last frame will rest on */
+	uint8_t				next_how;
+	enum ustack_unwind_err		pending;	/* if that step fails */
+	const struct ustack_mapping	*pending_map;
+	uint64_t			last_sp;
+	/* first read that failed during the current step */
+	bool				read_failed;
+	uint64_t			bad_read;
+	bool				stale;		/* drop the Dwfl, retry */
+	bool				outermost;	/* the entry point called it */
+};
+
+/*
+ * Whether an address has CFI, by address: libdw does not say which way
+ * it stepped, asking it again costs as much as the step. Direct-mapped,
+ * per process (addresses are the process's); stale entries are only
+ * overwritten, and dropped with the Dwfl when a mapping changes.
+ */
+#define UW_CFI_CACHE	1024
+
+struct uw_cfi_slot {
+	uint64_t	key;		/* address << 1 | activation, + 1 */
+	bool		has;
+};
+
+/* One process: its Dwfl, attached once, with its modules. */
+struct uw_space {
+	struct ustack_hnode	node;
+	struct ustack_unwinder	*u;
+	int			tgid;
+	Dwfl			*dwfl;
+	struct uw_walk		*walk;
+	struct uw_cfi_slot	cfi[UW_CFI_CACHE];
+};
+
+struct ustack_unwinder {
+	struct ustack_resolver	*r;
+	struct ustack_htable	spaces;
+	size_t			nr_spaces;
+	Elf			*machine;	/* an x86-64 header for libdw's backend */
+	Elf64_Ehdr		ehdr;
+};
+
+static const char * const err_str[USTACK_UNWIND_E_NR] = {
+	[USTACK_UNWIND_OK]		= "complete",
+	[USTACK_UNWIND_E_MAX_FRAMES]	= "too many frames",
+	[USTACK_UNWIND_E_NO_REGS]	= "no user registers",
+	[USTACK_UNWIND_E_STACK_SIZE]	= "stack copy too small",
+	[USTACK_UNWIND_E_MEMORY]	= "unreadable memory",
+	[USTACK_UNWIND_E_NO_MAP]	= "address in no file mapping",
+	[USTACK_UNWIND_E_NO_FILE]	= "file not found",
+	[USTACK_UNWIND_E_NO_CFI]	= "no CFI and no frame pointer",
+	[USTACK_UNWIND_E_BAD_FRAME]	= "bad frame",
+	[USTACK_UNWIND_E_LIBDW]		= "libdw unwind error",
+	[USTACK_UNWIND_E_NOMEM]		= "out of memory",
+};
+
+/**
+ * ustack_unwind_strerror - short text for why an unwind ended
+ * @err: a USTACK_UNWIND_* value
+ */
+const char *ustack_unwind_strerror(enum ustack_unwind_err err)
+{
+	if (err < 0 || err >= USTACK_UNWIND_E_NR)
+		return "unknown unwind error";
+	return err_str[err];
+}
+
+/**
+ * ustack_unwind_how_str - "regs", "cfi" or "fp"
+ * @how: a USTACK_UNWIND_HOW_* value
+ */
+const char *ustack_unwind_how_str(enum ustack_unwind_how how)
+{
+	switch (how) {
+	case USTACK_UNWIND_HOW_REGS:
+		return "regs";
+	case USTACK_UNWIND_HOW_CFI:
+		return "cfi";
+	case USTACK_UNWIND_HOW_FP:
+		return "fp";
+	}
+	return "?";
+}
+
+/**
+ * ustack_uregs_from_perf - registers from a PERF_SAMPLE_REGS_USER record
+ * @regs: filled
+ * @sample_mask: the event's sample_regs_user
+ * @vals: the values, one per bit of @sample_mask, lowest bit first
+ * @nr: how many values the record has
+ *
+ * Returns 0, or -1 when @nr does not match @sample_mask.
+ */
+int ustack_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
+			   const uint64_t *vals, size_t nr)
+{
+	size_t i = 0;
+	int bit;
+
+	memset(regs, 0, sizeof(*regs));
+	if ((size_t)__builtin_popcountll(sample_mask) != nr)
+		return -1;
+	for (bit = 0; bit < 64; bit++) {
+		if (!(sample_mask & (1ULL << bit)))
+			continue;
+		if (bit < USTACK_REG_NR) {
+			regs->val[bit] = vals[i];
+			regs->mask |= 1ULL << bit;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static bool reg_get(const struct ustack_uregs *regs, enum ustack_reg r, uint64_t *v)
+{
+	if (!(regs->mask & (1ULL << r)))
+		return false;
+	*v = regs->val[r];
+	return true;
+}
+
+/* libdwfl wants an ELF header to pick its backend before any module. */
+static int machine_init(struct ustack_unwinder *u)
+{
+	Elf64_Ehdr *eh = &u->ehdr;
+
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	elf_version(EV_CURRENT);
+	u->machine = elf_memory((char *)eh, sizeof(*eh));
+	return u->machine ? 0 : -1;
+}
+
+/**
+ * ustack_unwinder_new - an unwinder finding files through @r
+ * @r: the session's resolver (its symfs, debug dirs, debuginfod); its
+ *     files are read in place, so it must outlive the unwinder
+ *
+ * Not thread-safe: one unwinder per thread.
+ */
+struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r)
+{
+	struct ustack_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->r = r;
+	if (ustack_htable_init(&u->spaces, 64) || machine_init(u)) {
+		ustack_unwinder_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static void space_free(struct uw_space *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s);
+}
+
+static void spaces_clear(struct ustack_unwinder *u)
+{
+	struct ustack_hnode *pos, *tmp;
+	size_t i;
+
+	ustack_htable_for_each_safe(&u->spaces, i, pos, tmp) {
+		ustack_htable_del(&u->spaces, pos);
+		space_free(ustack_htable_entry(pos, struct uw_space, node));
+	}
+	u->nr_spaces = 0;
+}
+
+void ustack_unwinder_free(struct ustack_unwinder *u)
+{
+	if (!u)
+		return;
+	if (u->spaces.buckets)
+		spaces_clear(u);
+	ustack_htable_release(&u->spaces);
+	if (u->machine)
+		elf_end(u->machine);
+	free(u);
+}
+
+static struct uw_space *space_find(struct ustack_unwinder *u, int tgid)
+{
+	struct ustack_hnode *pos;
+	struct uw_space *s;
+
+	ustack_htable_for_each_hash(&u->spaces, pos, ustack_hash_u64(tgid)) {
+		s = ustack_htable_entry(pos, struct uw_space, node);
+		if (s->tgid == tgid)
+			return s;
+	}
+	return NULL;
+}
+
+/**
+ * ustack_unwinder_forget - drop what is kept for a process
+ * @u: the unwinder
+ * @tgid: a process that exec'ed or exited
+ */
+void ustack_unwinder_forget(struct ustack_unwinder *u, int tgid)
+{
+	struct uw_space *s = space_find(u, tgid);
+
+	if (!s)
+		return;
+	ustack_htable_del(&u->spaces, &s->node);
+	space_free(s);
+	u->nr_spaces--;
+}
+
+/*
+ * The bytes of the file the symbolizer opened: the mapping libelf made
+ * of it, or the image it keeps in memory (the vdso). Every process's Dwfl
+ * reads its modules there, through an Elf of its own (uw_find_elf()):
+ * no descriptor, no copy per process.
+ */
+static char *dso_image(struct ustack_dso *dso, size_t *size)
+{
+	struct uelf *e = dso->file;
+
+	if (!e)
+		return NULL;
+	if (e->mem) {
+		*size = e->size;
+		return e->mem;
+	}
+	return elf_rawfile(e->elf, size);
+}
+
+/* The debug file the symbolizer found: for .debug_frame. */
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name,
+			     const char *debuglink_file, GElf_Word debuglink_crc,
+			     char **debuginfo_file_name)
+{
+	struct ustack_dso *dso = *userdata;
+	int fd;
+
+	if (!dso)
+		return -1;
+	if (!dso->debug_done)
+		ustack_dso_load_dwarf(dso);
+	/* The file itself is read by libdwfl without us. */
+	if (!dso->debug || dso->debug == dso->file || dso->debug->fd < 0)
+		return -1;
+	fd = dup(dso->debug->fd);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(dso->debug->path);
+	return fd;
+}
+
+/* A module's Elf: a view of the symbolizer's image of the file. */
+static int uw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct ustack_dso *dso = *userdata;
+	size_t size;
+	char *img;
+
+	img = dso ? dso_image(dso, &size) : NULL;
+	if (img)
+		*elfp = elf_memory(img, size);
+	return -1;
+}
+
+static const Dwfl_Callbacks uw_callbacks = {
+	.find_elf	= uw_find_elf,
+	.find_debuginfo	= uw_find_debuginfo,
+};
+
+/* 8 bytes of an executable segment of the file mapped at @addr. */
+static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
+{
+	const struct ustack_unwind_input *in = s->walk->in;
+	const struct ustack_mapping *map;
+	struct ustack_dso *dso;
+	uint64_t off, vaddr, end;
+	struct uelf *e;
+
+	map = in->map(in->map_ctx, in->tgid, addr, &off);
+	if (!map)
+		return false;
+	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
+				  map->tgid, map->flags);
+	if (!dso || !dso->file)
+		return false;
+	/* Only code and read-only data: what the file still says as it ran. */
+	if (!ustack_dso_vaddr(dso, off, &vaddr) || !ustack_dso_vaddr(dso, off + 7, &end))
+		return false;
+	e = dso->file;
+	if (e->mem) {
+		if (off > e->size || e->size - off < 8)
+			return false;
+		memcpy(val, (char *)e->mem + off, 8);
+		return true;
+	}
+	return e->fd >= 0 && pread(e->fd, val, 8, off) == 8;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uw_space *s = arg;
+	struct uw_walk *w = s->walk;
+	const struct ustack_unwind_input *in = w->in;
+
+	if (addr >= in->stack_addr && in->stack_size >= 8 &&
+	    addr - in->stack_addr <= in->stack_size - 8) {
+		memcpy(result, (const char *)in->stack + (addr - in->stack_addr), 8);
+		return true;
+	}
+	if (file_read(s, addr, result))
+		return true;
+	if (!w->read_failed) {
+		w->read_failed = true;
+		w->bad_read = addr;
+	}
+	return false;
+}
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	/* One thread, asked for by tid through uw_get_thread() */
+	return 0;
+}
+
+static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uw_space *s = arg;
+	const struct ustack_uregs *regs = s->walk->in->regs;
+	Dwarf_Word v;
+	uint64_t ip;
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		if (!reg_get(regs, dwarf_to_perf[i], &v))
+			continue;
+		if (!dwfl_thread_state_registers(thread, i, 1, &v))
+			return false;
+	}
+	if (!reg_get(regs, USTACK_REG_IP, &ip))
+		return false;
+	dwfl_thread_state_register_pc(thread, ip);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks uw_thread_callbacks = {
+	.next_thread		= uw_next_thread,
+	.get_thread		= uw_get_thread,
+	.memory_read		= uw_memory_read,
+	.set_initial_registers	= uw_set_initial_registers,
+};
+
+static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
+{
+	struct uw_space *s;
+
+	if (u->nr_spaces >= UW_MAX_SPACES)
+		spaces_clear(u);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->u = u;
+	s->tgid = tgid;
+	s->dwfl = dwfl_begin(&uw_callbacks);
+	if (!s->dwfl ||
+	    !dwfl_attach_state(s->dwfl, u->machine, tgid, &uw_thread_callbacks, s) ||
+	    ustack_htable_add(&u->spaces, &s->node, ustack_hash_u64(tgid))) {
+		space_free(s);
+		return NULL;
+	}
+	u->nr_spaces++;
+	return s;
+}
+
+/*
+ * Report @dso loaded with @bias: its range runs from its first PT_LOAD,
+ * page-aligned (where libdwfl takes the bias from), to the end of the
+ * last one.
+ */
+static Dwfl_Module *report_module(struct uw_space *s, const struct ustack_mapping *map,
+				  struct ustack_dso *dso, uint64_t bias)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	Dwfl_Module *mod;
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (elf_getphdrnum(dso->file->elf, &n))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(dso->file->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (lo == UINT64_MAX)
+			lo = ph.p_align > 1 ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (lo >= hi)
+		return NULL;
+	dwfl_report_begin_add(s->dwfl);
+	mod = dwfl_report_module(s->dwfl, map->path, bias + lo, bias + hi);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	return mod;
+}
+
+/* The module of @pc, reported now if new; NULL with w->err or w->stale set. */
+static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct ustack_mapping *map,
+			      uint64_t off)
+{
+	struct uw_walk *w = s->walk;
+	struct ustack_dso *dso;
+	Dwfl_Module *mod;
+	uint64_t vaddr, bias;
+	Dwarf_Addr mbias;
+	size_t size;
+	void **ud;
+
+	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
+				  map->tgid, map->flags);
+	if (!dso) {
+		w->err = USTACK_UNWIND_E_NOMEM;
+		return NULL;
+	}
+	if (!dso_image(dso, &size) || !ustack_dso_vaddr(dso, off, &vaddr)) {
+		w->pending = USTACK_UNWIND_E_NO_FILE;
+		return NULL;
+	}
+	bias = pc - vaddr;
+	mod = dwfl_addrmodule(s->dwfl, pc);
+	if (mod) {
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (*ud == dso && dwfl_module_getelf(mod, &mbias) && mbias == bias)
+			return mod;
+		/* Another file is there now: this Dwfl is out of date. */
+		w->stale = true;
+		return NULL;
+	}
+	mod = report_module(s, map, dso, bias);
+	if (!mod) {
+		w->pending = USTACK_UNWIND_E_LIBDW;
+		return NULL;
+	}
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = dso;
+	/* Its range may overlap a module reported before */
+	if (dwfl_addrmodule(s->dwfl, pc) != mod) {
+		w->stale = true;
+		return NULL;
+	}
+	return mod;
+}
+
+static bool cfi_covers(Dwarf_CFI *cfi, Dwarf_Addr addr)
+{
+	Dwarf_Frame *frame;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr, &frame))
+		return false;
+	free(frame);
+	return true;
+}
+
+/* Has @pc (adjusted as libdw does) an FDE in .eh_frame or .debug_frame? */
+static bool module_has_cfi(Dwfl_Module *mod, uint64_t pc)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && cfi_covers(cfi, pc - bias))
+		return true;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	return cfi && cfi_covers(cfi, pc - bias);
+}
+
+static bool has_cfi(struct uw_space *s, Dwfl_Module *mod, uint64_t pc, bool activation)
+{
+	uint64_t key = (pc << 1 | activation) + 1;
+	struct uw_cfi_slot *slot = &s->cfi[ustack_hash_u64(key) % UW_CFI_CACHE];
+
+	if (slot->key != key) {
+		slot->key = key;
+		slot->has = module_has_cfi(mod, activation ? pc : pc - 1);
+	}
+	return slot->has;
+}
+
+/* Why the step from the last frame failed. */
+static void step_failed(struct uw_walk *w)
+{
+	uint64_t end = w->in->stack_addr + w->in->stack_size;
+
+
+	if (w->read_failed && w->bad_read >= end && w->bad_read - end < UW_STACK_REACH) {
+		w->err = USTACK_UNWIND_E_STACK_SIZE;
+		w->err_addr = w->bad_read;
+		return;
+	}
+	if (w->pending != USTACK_UNWIND_OK) {
+		w->err = w->pending;
+		w->err_map = w->pending_map;
+		w->err_addr = w->nr ? w->out[w->nr - 1].addr : 0;
+		return;
+	}
+	if (w->read_failed) {
+		w->err = USTACK_UNWIND_E_MEMORY;
+		w->err_addr = w->bad_read;
+		return;
+	}
+	w->err = USTACK_UNWIND_E_LIBDW;
+	w->err_addr = w->nr ? w->out[w->nr - 1].addr : 0;
+}
+
+/*
+ * Is @pc a return address into the file's entry point? The dynamic
+ * linker's _start has no CFI to say the stack ends there (the
+ * executable's has), yet nothing called it.
+ */
+static bool at_entry(Dwfl_Module *mod, uint64_t pc)
+{
+	Dwarf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	return pc - bias > eh.e_entry && pc - bias - eh.e_entry <= ENTRY_CODE;
+}
+
+/*
+ * Prepare what the step from frame @pc will rest on. The module is
+ * reported before libdw is asked whether the frame is an activation: to
+ * answer, it unwinds the frame, which needs the module.
+ */
+static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
+		       const struct ustack_mapping *map, uint64_t off)
+{
+	struct uw_walk *w = s->walk;
+	bool activation;
+	Dwfl_Module *mod;
+
+	w->pending = USTACK_UNWIND_OK;
+	w->pending_map = map;
+	w->next_how = USTACK_UNWIND_HOW_FP;
+	w->read_failed = false;
+	mod = map ? module_at(s, pc, map, off) : NULL;
+	if (!map)
+		w->pending = USTACK_UNWIND_E_NO_MAP;
+	if (w->err != USTACK_UNWIND_OK || w->stale ||
+	    !dwfl_frame_pc(state, &pc, &activation))
+		return;
+	w->out[w->nr - 1].exact = activation;
+	if (!mod)
+		return;
+	if (has_cfi(s, mod, pc, activation))
+		w->next_how = USTACK_UNWIND_HOW_CFI;
+	else if (!activation && at_entry(mod, pc))
+		w->outermost = true;
+	else
+		w->pending = USTACK_UNWIND_E_NO_CFI;
+}
+
+/*
+ * Each caller's frame lies above its callee's, else the walk loops; not
+ * across a signal frame (the frame before this one is then exact): the
+ * handler may have run on an alternate stack. No return address is 0.
+ */
+static bool frame_sp_ok(struct uw_walk *w, Dwfl_Frame *state, uint64_t pc)
+{
+	bool after_signal = w->nr > 1 && w->out[w->nr - 1].exact;
+	Dwarf_Word sp;
+
+	if (w->nr && !pc)
+		return false;
+	if (dwfl_frame_reg(state, DWARF_REG_SP, &sp))
+		return true;
+	if (w->nr && !after_signal && sp <= w->last_sp)
+		return false;
+	w->last_sp = sp;
+	return true;
+}
+
+static int uw_frame(Dwfl_Frame *state, void *arg)
+{
+	struct uw_space *s = arg;
+	struct uw_walk *w = s->walk;
+	const struct ustack_mapping *map;
+	struct ustack_uframe *f;
+	Dwarf_Addr pc;
+	uint64_t off;
+
+	if (!dwfl_frame_pc(state, &pc, NULL)) {
+		step_failed(w);
+		return DWARF_CB_ABORT;
+	}
+	/* A frame-pointer guess after the CFI ran out of stack is no frame. */
+	if (w->nr && w->next_how == USTACK_UNWIND_HOW_CFI && w->read_failed) {
+		step_failed(w);
+		return DWARF_CB_ABORT;
+	}
+	if (w->nr >= w->max) {
+		w->err = USTACK_UNWIND_E_MAX_FRAMES;
+		return DWARF_CB_ABORT;
+	}
+	if (!frame_sp_ok(w, state, pc)) {
+		w->err = USTACK_UNWIND_E_BAD_FRAME;
+		w->err_addr = pc;
+		return DWARF_CB_ABORT;
+	}
+	map = w->in->map(w->in->map_ctx, w->in->tgid, pc, &off);
+	/*
+	 * A frame pointer is a guess where the frame has none: a "return
+	 * address" it gives outside any file is no frame but the end.
+	 */
+	if (!map && w->nr && w->next_how == USTACK_UNWIND_HOW_FP) {
+		step_failed(w);
+		return DWARF_CB_ABORT;
+	}
+	f = &w->out[w->nr++];
+	f->addr = pc;
+	f->how = w->nr == 1 ? USTACK_UNWIND_HOW_REGS : w->next_how;
+	f->exact = w->nr == 1;
+	f->fr.map = map;
+	f->fr.offset = map ? off : pc;
+	f->fr.id = map ? map->id : USTACK_ID_NOMAP;
+	frame_next(s, state, pc, map, off);
+	if (w->err != USTACK_UNWIND_OK || w->stale || w->outermost)
+		return DWARF_CB_ABORT;
+	return DWARF_CB_OK;
+}
+
+static int walk_once(struct ustack_unwinder *u, struct uw_walk *w)
+{
+	struct uw_space *s = space_find(u, w->in->tgid);
+	int ret;
+
+	if (!s)
+		s = space_new(u, w->in->tgid);
+	if (!s) {
+		w->err = USTACK_UNWIND_E_NOMEM;
+		return 0;
+	}
+	s->walk = w;
+	ret = dwfl_getthread_frames(s->dwfl, w->in->tid ? w->in->tid : w->in->tgid,
+				    uw_frame, s);
+	s->walk = NULL;
+	if (w->stale) {
+		ustack_unwinder_forget(u, w->in->tgid);
+		return -1;
+	}
+	/*
+	 * The outermost frame has no return address: complete. But libdw
+	 * takes a return address it could not read for none: a step that
+	 * ended the walk after a failed read was cut short.
+	 */
+	if (w->err == USTACK_UNWIND_OK && !w->outermost && (ret < 0 || w->read_failed))
+		step_failed(w);
+	return 0;
+}
+
+/**
+ * ustack_unwind - the call chain of one sample
+ * @u: the unwinder
+ * @in: registers, stack copy and mapping lookup of the sample
+ * @out: frames, leaf first
+ * @max: room in @out
+ * @res: set to the count and why the walk ended
+ *
+ * Returns the number of frames (also @res->nr). A walk that did not reach
+ * the outermost frame keeps the frames it found and says why in @res.
+ */
+int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		  struct ustack_uframe *out, int max, struct ustack_unwind_result *res)
+{
+	struct uw_walk w;
+	uint64_t v;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		memset(&w, 0, sizeof(w));
+		w.in = in;
+		w.out = out;
+		w.max = max;
+		if (!reg_get(in->regs, USTACK_REG_IP, &v) ||
+		    !reg_get(in->regs, USTACK_REG_SP, &v)) {
+			w.err = USTACK_UNWIND_E_NO_REGS;
+			break;
+		}
+		if (!walk_once(u, &w))
+			break;
+	}
+	if (w.stale)
+		w.err = USTACK_UNWIND_E_LIBDW;
+	res->nr = w.nr;
+	res->err = w.err;
+	res->err_addr = w.err_addr;
+	res->err_map = w.err_map;
+	return w.nr;
+}
