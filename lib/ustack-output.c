@@ -802,6 +802,12 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 		s->event ? s->event->name : "unknown");
 	for (i = 0; i < o->nr_rf; i++)
 		print_perf_frame(o, &o->rf[i]);
+	/*
+	 * As an outermost frame of its own, so that the importers
+	 * (stackcollapse-perf, speedscope) keep the mark in their trees
+	 */
+	if (ustack_sample_truncated(s))
+		fprintf(o->fp, "\t0 [truncated] ([unknown])\n");
 	fputc('\n', o->fp);
 }
 

@@ -1199,6 +1199,11 @@ static int fill_sync(struct ustack_session *s, struct ustk *st, struct tep_recor
 	ustack_events_ustack(s->ev, rec, st->raw_off, n);
 	for (i = 0; i < n; i++)
 		st->raw_id[i] = USTACK_ID_NOMAP;
+	/* the kernel cuts at the size of caller[] without a word */
+	if (ustack_events_ustack_full(s->ev, rec)) {
+		st->flags |= USTACK_STACK_TRUNCATED;
+		s->stats.truncated++;
+	}
 	return 0;
 }
 

@@ -45,9 +45,35 @@ ustack() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
 	n=$(frames_max)
+	cut=
+	[ "$n" -lt 22 ] && cut="[truncated];"
 	[ "$n" -gt 20 ] && n=20
-	want="deep;$(deep_chain "$n" | tac | paste -sd';')"
+	want="deep;$cut$(deep_chain "$n" | tac | paste -sd';')"
 	[[ "${lines[0]}" == *"$want 6" ]]
+}
+
+@test "an 8-frame userstacktrace cut ends in [truncated] in every output and is counted" {
+	has_deferred && skip "kernel has deferred stacks"
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid \
+		--flamegraph "$TMP/f.svg" --pprof "$TMP/p.pb.gz" --speedscope "$TMP/s.json" \
+		--folded -- "$PROGS/deep" 3
+	[ "$status" -eq 0 ]
+	[ "$output" = "deep;[truncated];$(deep_chain 8 | tac | paste -sd';') 3" ]
+	[[ "$stderr" == *"truncated stacks:     3"* ]]
+	grep -q '\[truncated\]' "$TMP/f.svg"
+	grep -q '\[truncated\]' "$TMP/s.json"
+	gzip -dc "$TMP/p.pb.gz" | grep -aq '\[truncated\]'
+	run --separate-stderr ustack -- "$PROGS/deep" 1
+	[ "$(sed -n 10p <<< "$output")" = "  [truncated]" ]
+	run --separate-stderr ustack --perf-script -- "$PROGS/deep" 1
+	[ "$(sed -n 10p <<< "$output")" = $'\t0 [truncated] ([unknown])' ]
+}
+
+@test "a stack shorter than the 8 userstacktrace slots is not marked truncated" {
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid --folded -- "$PROGS/shlib" 2
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"[truncated]"* ]]
+	[[ "$stderr" == *"truncated stacks:     0"* ]]
 }
 
 @test "shared library chain crosses into libustack-chain.so" {
