@@ -81,6 +81,8 @@ int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 	case USTACK_SB_LOST:
 		return snprintf(buf, size, USTACK_SB_MARKER "lost pid=%d n=%" PRIu64,
 				rec->pid, rec->lost);
+	case USTACK_SB_SAMPLE:	/* not stored as text (yet) */
+		break;
 	}
 	return -1;
 }
@@ -348,6 +350,8 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
  * @trace_clock: the instance's clock: the records are timed in it
  * @now:	the trace clock now, before the events are opened: the time of
  *		the records that describe what exists
+ * @src:	the perf stack source's events to open into the same rings,
+ *		or NULL
  * @fn:		called with each of those records (names, then mappings)
  * @ctx:	passed to @fn
  * @why:	set to a one-line reason when there is no side-band
@@ -360,6 +364,7 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
  */
 struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 					  const char *trace_clock, uint64_t now,
+					  const struct ustack_perfsrc_opts *src,
 					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size)
 {
 	struct ustack_perf_opts po = { 0 };
@@ -378,6 +383,7 @@ struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 		}
 		po.tids = tids;
 	}
+	po.src = src;
 	p = ustack_perf_open(&po, why, why_size);
 	free(tids);
 	if (p)

@@ -31,6 +31,7 @@ enum {
 	OPT_PPROF,
 	OPT_SPEEDSCOPE,
 	OPT_REVERSE,
+	OPT_STACK_SOURCE,
 };
 
 static const char doc[] =
@@ -74,7 +75,11 @@ static struct argp_option options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Trace clock (see trace_clock)", 2 },
 	{ "sleep", 's', "USECS", 0, "Drain the buffers every USECS (default 100000)", 2 },
 	{ "fallback", OPT_FALLBACK, NULL, 0,
-	  "Use the synchronous userstacktrace option even if deferred stacks exist", 2 },
+	  "Use the synchronous userstacktrace option even if deferred stacks exist "
+	  "(--stack-source=userstacktrace)", 2 },
+	{ "stack-source", OPT_STACK_SOURCE, "SOURCE", 0,
+	  "Where stacks come from: tracefs-deferred (patched kernel), perf (perf "
+	  "events), userstacktrace (8 frames); default: the first that works", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
 	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
 	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
@@ -339,7 +344,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		add_debug_dir(o, arg, state);
 		break;
 	case OPT_FALLBACK:
-		o->force_fallback = true;
+		o->source = USTACK_SOURCE_USERSTACKTRACE;
+		break;
+	case OPT_STACK_SOURCE:
+		if (!strcmp(arg, "tracefs-deferred"))
+			o->source = USTACK_SOURCE_DEFERRED;
+		else if (!strcmp(arg, "perf"))
+			o->source = USTACK_SOURCE_PERF;
+		else if (!strcmp(arg, "userstacktrace"))
+			o->source = USTACK_SOURCE_USERSTACKTRACE;
+		else
+			argp_error(state, "unknown stack source '%s' (want tracefs-deferred, "
+				   "perf or userstacktrace)", arg);
 		break;
 	case ARGP_KEY_ARG:
 		take_arg(o, arg, state);
