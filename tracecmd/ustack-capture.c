@@ -112,7 +112,7 @@ static const char *fallback_notice =
 static const char *perf_notice =
 	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
 	"patches in kernel-patches/): stacks from perf events, synchronous, "
-	"at most %u frames (kernel.perf_event_max_stack), %s";
+	"at most %u frames (%s), %s";
 
 static const char *sideband_notice =
 	"addresses mapped through the mappings perf reports (side-band)";
@@ -861,6 +861,9 @@ static void perf_events(struct capture *c, struct tep_handle *tep)
 	c->src.nr_events = n;
 	c->src.kernel = c->o->out.kernel;
 	c->src.max_stack = ustack_perfsrc_max_stack();
+	/* the kernel refuses more than its sysctl */
+	if (c->o->max_stack && c->o->max_stack < c->src.max_stack)
+		c->src.max_stack = c->o->max_stack;
 	ustack_session_set_perf_max_stack(c->run.session, c->src.max_stack);
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -926,7 +929,9 @@ static void say_path(struct capture *c)
 	if (c->deferred || c->o->quiet)
 		return;
 	if (c->source == USTACK_SOURCE_PERF) {
-		ustack_warning(perf_notice, c->src.max_stack, sideband_notice);
+		ustack_warning(perf_notice, c->src.max_stack,
+			       c->src.max_stack < ustack_perfsrc_max_stack() ? "--max-stack" :
+			       "kernel.perf_event_max_stack", sideband_notice);
 		return;
 	}
 	if (c->perf)

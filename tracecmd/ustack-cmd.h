@@ -76,6 +76,7 @@ struct ustack_opts {
 	double			duration;
 	bool			quiet;
 	enum ustack_source	source;		/* --stack-source, --fallback */
+	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
 	bool			text_set;	/* --folded or --perf-script given */
 	const char		*flamegraph;	/* --flamegraph FILE.svg */
 	const char		*pprof;		/* --pprof FILE.pb.gz */

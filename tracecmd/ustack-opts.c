@@ -32,6 +32,7 @@ enum {
 	OPT_SPEEDSCOPE,
 	OPT_REVERSE,
 	OPT_STACK_SOURCE,
+	OPT_MAX_STACK,
 };
 
 static const char doc[] =
@@ -80,6 +81,9 @@ static struct argp_option options[] = {
 	{ "stack-source", OPT_STACK_SOURCE, "SOURCE", 0,
 	  "Where stacks come from: tracefs-deferred (patched kernel), perf (perf "
 	  "events), userstacktrace (8 frames); default: the first that works", 2 },
+	{ "max-stack", OPT_MAX_STACK, "N", 0,
+	  "perf source: at most N frames per stack (default and most: "
+	  "kernel.perf_event_max_stack)", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
 	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
 	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
@@ -345,6 +349,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FALLBACK:
 		o->source = USTACK_SOURCE_USERSTACKTRACE;
+		break;
+	case OPT_MAX_STACK:
+		errno = 0;
+		o->max_stack = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || !o->max_stack || o->max_stack > 65535)
+			argp_error(state, "bad --max-stack '%s' (want 1 to 65535)", arg);
 		break;
 	case OPT_STACK_SOURCE:
 		if (!strcmp(arg, "tracefs-deferred"))

@@ -8,6 +8,16 @@ PROGS="$ROOT/tests/progs"
 DATA="$ROOT/tests/data"
 TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
 
+# USTACK_SOURCE=perf|userstacktrace|tracefs-deferred runs the tests against
+# that stack source: the tool is called through a wrapper that adds
+# --stack-source (exec: signals and $! reach the tool itself).
+if [ -n "${USTACK_SOURCE:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
+	printf '#!/bin/sh\nexec "%s" --stack-source=%s "$@"\n' "$USTACK" "$USTACK_SOURCE" \
+		>"$BATS_RUN_TMPDIR/trace-cmd-ustack"
+	chmod +x "$BATS_RUN_TMPDIR/trace-cmd-ustack"
+	USTACK="$BATS_RUN_TMPDIR/trace-cmd-ustack"
+fi
+
 # Capture tests need root and a tracefs; report tests need neither.
 require_capture() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
@@ -62,9 +72,25 @@ deep_chain() {
 	done
 }
 
-# Frames available on this kernel: 8 on the synchronous fallback.
+# The stack source a capture uses: USTACK_SOURCE, else the tool's choice
+# (deferred tracefs stacks on the patched kernel, else perf events).
+stack_source() {
+	if [ -n "${USTACK_SOURCE:-}" ]; then
+		echo "$USTACK_SOURCE"
+	elif has_deferred; then
+		echo tracefs-deferred
+	else
+		echo perf
+	fi
+}
+
+# Frames a stack can have: 8 with userstacktrace, perf's limit with perf.
 frames_max() {
-	if has_deferred; then echo 512; else echo 8; fi
+	case "$(stack_source)" in
+	tracefs-deferred) echo 512 ;;
+	userstacktrace) echo 8 ;;
+	perf) cat /proc/sys/kernel/perf_event_max_stack ;;
+	esac
 }
 
 build_progs() {
