@@ -60,6 +60,8 @@ enum ustack_sb_kind {
  * @raw_size:	SAMPLE: bytes in @raw
  * @raw:	SAMPLE: the tracepoint's payload (a tracefs record's data);
  *		not owned
+ * @cut:	SAMPLE: the kernel stopped the chain at its frame limit (known
+ *		to the recorder, kept in a trace.dat)
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -87,6 +89,7 @@ struct ustack_sb_rec {
 	const uint64_t		*chain;
 	uint32_t		raw_size;
 	const void		*raw;
+	bool			cut;
 	const char		*name;
 };
 

@@ -160,7 +160,8 @@ bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *ou
  * The kernel puts a context marker (PERF_CONTEXT_*) before the frames of
  * each context; markers do not count against @max_stack, frames do, and
  * the walk stops without a word when they reach it: such a stack is
- * marked truncated.
+ * marked truncated, as is one whose record says so (@rec->cut, from a
+ * trace.dat, where @max_stack is 0).
  */
 void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
 			  struct ustack_perfsrc_stack *out)
@@ -185,5 +186,5 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
 		else if (ctx == PERF_CONTEXT_KERNEL)
 			out->nr_kernel++;
 	}
-	out->truncated = max_stack && frames >= max_stack;
+	out->truncated = rec->cut || (max_stack && frames >= max_stack);
 }

@@ -10,9 +10,17 @@
  *	ustack-sb comm pid=P tid=T exec=0|1 comm=NAME
  *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
  *	ustack-sb lost pid=P n=N
+ *	ustack-sb sample pid=P tid=T cpu=C [cut=1] raw=HEX chain=E,E,...
  *
  * key=value pairs separated by one blank; path= and comm= come last and
  * take the rest of the text (names may hold blanks).
+ *
+ * A sample (the perf stack source) keeps the tracepoint's payload in hex
+ * and its callchain short: "u" and "k" for the user and kernel context
+ * markers, "x" and the value for another marker, and each address as
+ * the hex difference from the address before it ("-" when lower): the
+ * frames of one program lie close together, so most take a few digits.
+ * cut=1: the kernel stopped at its frame limit.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/perf_event.h>
 
 #include "ustack-array.h"
 #include "ustack-proc.h"
@@ -32,7 +41,16 @@ static const char *const kind_names[] = {
 	[USTACK_SB_FORK]	= "fork",
 	[USTACK_SB_EXIT]	= "exit",
 	[USTACK_SB_LOST]	= "lost",
+	[USTACK_SB_SAMPLE]	= "sample",
 };
+
+/* Room for what one print buffer can hold (a page) */
+#define SAMPLE_RAW_MAX		4096
+#define SAMPLE_CHAIN_MAX	2048
+
+/* Where a parsed sample's payload and chain are (see ustack_sb_parse()) */
+static __thread unsigned char sample_raw[SAMPLE_RAW_MAX];
+static __thread uint64_t sample_chain[SAMPLE_CHAIN_MAX];
 
 static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
@@ -58,6 +76,99 @@ static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 	return n;
 }
 
+static int format_entry(char *buf, size_t size, uint64_t e, uint64_t *prev)
+{
+	if (e == PERF_CONTEXT_USER)
+		return snprintf(buf, size, "u");
+	if (e == PERF_CONTEXT_KERNEL)
+		return snprintf(buf, size, "k");
+	if (e >= (uint64_t)PERF_CONTEXT_MAX)
+		return snprintf(buf, size, "x%" PRIx64, e);
+	if (e < *prev) {
+		size = snprintf(buf, size, "-%" PRIx64, *prev - e);
+		*prev = e;
+		return size;
+	}
+	size = snprintf(buf, size, "%" PRIx64, e - *prev);
+	*prev = e;
+	return size;
+}
+
+static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	const unsigned char *raw = r->raw;
+	uint64_t prev = 0;
+	uint32_t i;
+	int n;
+
+	n = snprintf(buf, size, USTACK_SB_MARKER "sample pid=%d tid=%d cpu=%d%s raw=",
+		     r->pid, r->tid, r->cpu, r->cut ? " cut=1" : "");
+	for (i = 0; i < r->raw_size && n >= 0 && (size_t)n < size; i++)
+		n += snprintf(buf + n, size - n, "%02x", raw[i]);
+	if (n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, " chain=");
+	for (i = 0; i < r->nr_chain && n >= 0 && (size_t)n < size; i++) {
+		if (i)
+			n += snprintf(buf + n, size - n, ",");
+		if ((size_t)n < size)
+			n += format_entry(buf + n, size - n, r->chain[i], &prev);
+	}
+	return n;
+}
+
+static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
+{
+	unsigned int byte;
+	size_t i;
+
+	if (len % 2 || len / 2 > SAMPLE_RAW_MAX)
+		return -1;
+	for (i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)hex[i]))
+			return -1;
+	for (i = 0; i < len / 2; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return -1;
+		sample_raw[i] = byte;
+	}
+	r->raw = sample_raw;
+	r->raw_size = len / 2;
+	return 0;
+}
+
+static int parse_chain(const char *p, size_t len, struct ustack_sb_rec *r)
+{
+	const char *end = p + len;
+	uint64_t prev = 0, v;
+	uint32_t n = 0;
+	char *next;
+
+	while (p < end) {
+		if (n == SAMPLE_CHAIN_MAX)
+			return -1;
+		if (*p == 'u' || *p == 'k') {
+			sample_chain[n++] = *p == 'u' ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
+			next = (char *)p + 1;
+		} else if (*p == 'x') {
+			sample_chain[n++] = strtoull(p + 1, &next, 16);
+		} else if (*p == '-') {
+			v = strtoull(p + 1, &next, 16);
+			prev -= v;
+			sample_chain[n++] = prev;
+		} else {
+			v = strtoull(p, &next, 16);
+			prev += v;
+			sample_chain[n++] = prev;
+		}
+		if (next == p || next > end || (next < end && *next != ','))
+			return -1;
+		p = next + (next < end);
+	}
+	r->chain = sample_chain;
+	r->nr_chain = n;
+	return 0;
+}
+
 /**
  * ustack_sb_format - the text a record is stored as
  * @rec:	the record
@@ -81,8 +192,8 @@ int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 	case USTACK_SB_LOST:
 		return snprintf(buf, size, USTACK_SB_MARKER "lost pid=%d n=%" PRIu64,
 				rec->pid, rec->lost);
-	case USTACK_SB_SAMPLE:	/* not stored as text (yet) */
-		break;
+	case USTACK_SB_SAMPLE:
+		return format_sample(rec, buf, size);
 	}
 	return -1;
 }
@@ -139,6 +250,14 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		return sscanf(val, "%u:%u", &r->maj, &r->min) == 2 ? 0 : -1;
 	else if (KEY("build_id"))
 		return parse_build_id(val, len, r);
+	else if (KEY("cpu"))
+		r->cpu = strtol(val, NULL, 10);
+	else if (KEY("cut"))
+		r->cut = strtol(val, NULL, 10) != 0;
+	else if (KEY("raw"))
+		return parse_raw(val, len, r);
+	else if (KEY("chain"))
+		return parse_chain(val, len, r);
 	return 0;
 #undef KEY
 }
@@ -160,7 +279,9 @@ static int parse_kind(const char *word, size_t len, struct ustack_sb_rec *r)
  * ustack_sb_parse - read a record back from its text
  * @text:	a ftrace:print buffer
  * @ts:		the time of the print record
- * @rec:	filled in; @rec->name points into @text
+ * @rec:	filled in; @rec->name points into @text, a sample's payload
+ *		and chain into the parser's own room, valid until its next
+ *		call in this thread
  *
  * Returns 0, or -1 when @text is not a side-band record.
  */
@@ -188,6 +309,8 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 			return -1;
 	}
 	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
+		return -1;
+	if (rec->kind == USTACK_SB_SAMPLE && !rec->raw)
 		return -1;
 	return 0;
 }

@@ -177,15 +177,6 @@ static void choose_source(struct capture *c)
 		    "options/userstacktrace_delay (patches in kernel-patches/)");
 	if (c->source == USTACK_SOURCE_AUTO)
 		c->source = has ? USTACK_SOURCE_DEFERRED : USTACK_SOURCE_PERF;
-	if (c->source != USTACK_SOURCE_PERF || o->mode != MODE_RECORD)
-		return;
-	/* A trace.dat has no place for perf samples yet */
-	if (o->source == USTACK_SOURCE_PERF)
-		die("--stack-source=perf: record cannot store perf samples yet "
-		    "(live runs can; record with --stack-source=userstacktrace)");
-	c->source = USTACK_SOURCE_USERSTACKTRACE;
-	snprintf(c->why_source, sizeof(c->why_source),
-		 "record cannot store perf samples yet");
 }
 
 static void set_buffers(struct capture *c)
@@ -485,6 +476,23 @@ static void on_horizon(unsigned long long ts, void *data)
 	ustack_session_advance(c->run.session, ts);
 }
 
+/*
+ * Into the trace.dat: a sample says there whether the kernel cut its
+ * chain, which report could not tell without the frame limit of this run
+ */
+static int sbfile_add(struct capture *c, const struct ustack_sb_rec *rec)
+{
+	struct ustack_perfsrc_stack cs;
+	struct ustack_sb_rec copy;
+
+	if (rec->kind != USTACK_SB_SAMPLE)
+		return ustack_sbfile_add(c->sbfile, rec);
+	ustack_perfsrc_stack(rec, c->src.max_stack, &cs);
+	copy = *rec;
+	copy.cut = cs.truncated;
+	return ustack_sbfile_add(c->sbfile, &copy);
+}
+
 /* A side-band record: to the session, and into the trace.dat when recording */
 static void on_sideband(const struct ustack_sb_rec *rec, void *data)
 {
@@ -494,7 +502,7 @@ static void on_sideband(const struct ustack_sb_rec *rec, void *data)
 	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
 		return;
 	ustack_session_sideband(c->run.session, rec);
-	if (c->sbfile && ustack_sbfile_add(c->sbfile, rec) < 0) {
+	if (c->sbfile && sbfile_add(c, rec) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded", c->sbfile_path);
 		ustack_sbfile_close(c->sbfile);
 		c->sbfile = NULL;

@@ -124,13 +124,32 @@ compare() {
 	[[ "$stderr" == *"unknown stack source 'bogus'"* ]]
 }
 
-@test "record keeps userstacktrace for now and says why" {
-	run --separate-stderr "$USTACK" record -B "$NAME" -o "$TMP/t.dat" \
-		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+@test "perf source: record then report gives live's stacks, cut marks too; stock trace-cmd report opens the file" {
+	"$USTACK" -B "$NAME" -q --stack-source=perf --folded -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 3 >"$TMP/live"
+	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
 	[ "$status" -eq 0 ]
-	[[ "${stderr_lines[0]}" == *"at most 8 frames"*"(record cannot store perf samples yet)" ]]
-	run --separate-stderr "$USTACK" record -B "$NAME" -o "$TMP/t.dat" --stack-source=perf \
-		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
-	[ "$status" -ne 0 ]
-	[[ "$stderr" == *"record cannot store perf samples yet"* ]]
+	[ "$output" = "$(cat "$TMP/live")" ]
+	[[ "$output" == "deep;"*"main;$(deep_chain 20 | tac | paste -sd';') 3" ]]
+	# the frame limit of the recording run is in the file
+	"$USTACK" record -B "$NAME" -q --stack-source=perf --max-stack 10 -o "$TMP/c.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	run --separate-stderr "$USTACK" report -i "$TMP/c.dat" --folded
+	[ "$output" = "deep;[truncated];$(deep_chain 10 | tac | paste -sd';') 2" ]
+	[[ "$stderr" == *"truncated stacks:     2"* ]]
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 3 ]
+}
+
+@test "perf source: report needs nothing of the recording machine but the files (--symfs)" {
+	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/shlib" 2
+	mkdir -p "$TMP/symfs$PROGS"
+	cp "$PROGS/shlib" "$PROGS/libustack-chain.so" "$TMP/symfs$PROGS/"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded --symfs "$TMP/symfs"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"main;app_call;lib_outer;lib_middle;lib_inner 2" ]]
 }
