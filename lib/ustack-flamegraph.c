@@ -18,6 +18,7 @@
 
 #include "ustack-array.h"
 #include "ustack-hash.h"
+#include "ustack-output-int.h"
 #include "ustack-profile-int.h"
 #include "ustack-flamegraph-js.h"
 
@@ -763,8 +764,8 @@ static void put_subtitle(struct fgraph *g)
 		fprintf(fp, " \xc2\xb7 stacks lost: %" PRIu64, st->lost);
 		if (st->rb_lost)
 			fprintf(fp, ", ring-buffer losses: %" PRIu64, st->rb_lost);
-		if (st->sync)
-			fputs(" \xc2\xb7 fallback: synchronous stacks, 8 frames at most", fp);
+		if (ustack_stats_sync_note(st))
+			fprintf(fp, " \xc2\xb7 %s", ustack_stats_sync_note(st));
 	}
 	fputs("</text>\n", fp);
 	fprintf(fp, "<text id=\"subtitle2\" x=\"%u\" y=\"56\">", g->opts.width / 2);

@@ -386,6 +386,21 @@ static void render(struct ustack_output *o, const struct ustack_sample *s)
 }
 
 /**
+ * ustack_stats_sync_note - what the subtitles say of synchronous stacks
+ * @st:	the session's counters
+ *
+ * Returns NULL when there were none.
+ */
+const char *ustack_stats_sync_note(const struct ustack_stats *st)
+{
+	if (!st->sync)
+		return NULL;
+	if (st->perf == st->sync)
+		return "perf events: synchronous stacks";
+	return "fallback: synchronous stacks, 8 frames at most";
+}
+
+/**
  * ustack_sample_truncated - the user stack ends before its outermost frame
  * @s: the sample
  */

@@ -1615,6 +1615,7 @@ static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *
 	smp = sample_new(s, &rec, pid);
 	if (!smp)
 		return -1;
+	s->stats.perf++;
 	ustack_perfsrc_stack(sb, s->opts.perf_max_stack, &cs);
 	if (s->opts.want_kernel)
 		perf_kframes(smp, &cs);
