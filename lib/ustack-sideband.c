@@ -76,44 +76,123 @@ static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 	return n;
 }
 
-static int format_entry(char *buf, size_t size, uint64_t e, uint64_t *prev)
+/*
+ * A sample is written for every traced event while recording: hex by
+ * hand, snprintf() per byte cost more than the rest of the recorder.
+ * Each helper writes at *@p while it fits before @end; *@p always
+ * advances by the length, so that the caller learns what was needed.
+ */
+static const char hex_digits[] = "0123456789abcdef";
+
+static void put_char(char **p, char *end, char c)
 {
-	if (e == PERF_CONTEXT_USER)
-		return snprintf(buf, size, "u");
-	if (e == PERF_CONTEXT_KERNEL)
-		return snprintf(buf, size, "k");
-	if (e >= (uint64_t)PERF_CONTEXT_MAX)
-		return snprintf(buf, size, "x%" PRIx64, e);
-	if (e < *prev) {
-		size = snprintf(buf, size, "-%" PRIx64, *prev - e);
-		*prev = e;
-		return size;
-	}
-	size = snprintf(buf, size, "%" PRIx64, e - *prev);
-	*prev = e;
-	return size;
+	if (*p < end)
+		**p = c;
+	(*p)++;
 }
 
-static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
+static void put_str(char **p, char *end, const char *s)
+{
+	while (*s)
+		put_char(p, end, *s++);
+}
+
+static void put_hex(char **p, char *end, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex_digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		put_char(p, end, tmp[--n]);
+}
+
+static void put_dec(char **p, char *end, int v)
+{
+	char tmp[12];
+	unsigned int u = v < 0 ? -(unsigned int)v : (unsigned int)v;
+	int n = 0;
+
+	if (v < 0)
+		put_char(p, end, '-');
+	do {
+		tmp[n++] = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	while (n)
+		put_char(p, end, tmp[--n]);
+}
+
+static void put_entry(char **p, char *end, uint64_t e, uint64_t *prev)
+{
+	if (e == PERF_CONTEXT_USER) {
+		put_char(p, end, 'u');
+	} else if (e == PERF_CONTEXT_KERNEL) {
+		put_char(p, end, 'k');
+	} else if (e >= (uint64_t)PERF_CONTEXT_MAX) {
+		put_char(p, end, 'x');
+		put_hex(p, end, e);
+	} else if (e < *prev) {
+		put_char(p, end, '-');
+		put_hex(p, end, *prev - e);
+		*prev = e;
+	} else {
+		put_hex(p, end, e - *prev);
+		*prev = e;
+	}
+}
+
+/* The text of @r with the first @nr entries of its chain */
+static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, uint32_t nr,
+			 bool cut)
 {
 	const unsigned char *raw = r->raw;
+	char *p = buf, *end = buf + size;
 	uint64_t prev = 0;
 	uint32_t i;
-	int n;
 
-	n = snprintf(buf, size, USTACK_SB_MARKER "sample pid=%d tid=%d cpu=%d%s raw=",
-		     r->pid, r->tid, r->cpu, r->cut ? " cut=1" : "");
-	for (i = 0; i < r->raw_size && n >= 0 && (size_t)n < size; i++)
-		n += snprintf(buf + n, size - n, "%02x", raw[i]);
-	if (n >= 0 && (size_t)n < size)
-		n += snprintf(buf + n, size - n, " chain=");
-	for (i = 0; i < r->nr_chain && n >= 0 && (size_t)n < size; i++) {
-		if (i)
-			n += snprintf(buf + n, size - n, ",");
-		if ((size_t)n < size)
-			n += format_entry(buf + n, size - n, r->chain[i], &prev);
+	put_str(&p, end, USTACK_SB_MARKER "sample pid=");
+	put_dec(&p, end, r->pid);
+	put_str(&p, end, " tid=");
+	put_dec(&p, end, r->tid);
+	put_str(&p, end, " cpu=");
+	put_dec(&p, end, r->cpu);
+	put_str(&p, end, cut ? " cut=1 raw=" : " raw=");
+	for (i = 0; i < r->raw_size; i++) {
+		put_char(&p, end, hex_digits[raw[i] >> 4]);
+		put_char(&p, end, hex_digits[raw[i] & 15]);
 	}
-	return n;
+	put_str(&p, end, " chain=");
+	for (i = 0; i < nr; i++) {
+		if (i)
+			put_char(&p, end, ',');
+		put_entry(&p, end, r->chain[i], &prev);
+	}
+	/* NUL-terminated when it fits, as snprintf() */
+	if (p < end)
+		*p = '\0';
+	else if (size)
+		end[-1] = '\0';
+	return p - buf;
+}
+
+/*
+ * A chain too long for one print record loses its outer end and says it
+ * is cut there, rather than end in half an address.
+ */
+static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	uint32_t nr = r->nr_chain;
+	size_t len = put_sample(r, buf, size, nr, r->cut);
+
+	while (len >= size && nr) {
+		nr--;
+		len = put_sample(r, buf, size, nr, true);
+	}
+	return len;
 }
 
 static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)

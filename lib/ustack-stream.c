@@ -590,6 +590,16 @@ static int sb_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool sb_sorted(const struct ustack_stream *st)
+{
+	size_t i;
+
+	for (i = 1; i < st->nr_sb; i++)
+		if (sb_cmp(&st->sb[i - 1], &st->sb[i]) > 0)
+			return false;
+	return true;
+}
+
 /* The records of a batch join those still waiting, in time order. */
 static void queue_sb(struct ustack_stream *st, struct batch *b)
 {
@@ -601,7 +611,9 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
 	if (!b->sb_len)
 		return;
 	ustack_perf_parse(b->sb, b->sb_len, add_sb, st);
-	qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
+	/* one CPU's ring alone is in order already: no sort then */
+	if (!sb_sorted(st))
+		qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
 }
 
 static struct sb_item *sb_head(struct ustack_stream *st)

@@ -946,8 +946,8 @@ static void say_path(struct capture *c)
 		snprintf(more, sizeof(more), "%s", sideband_notice);
 	else
 		snprintf(more, sizeof(more), snapshot_notice, c->no_perf);
-	/* why not perf: asked for, or what refused it */
-	if (c->why_source[0])
+	/* why not perf: asked for, or what refused it (said above if all of perf was) */
+	if (c->why_source[0] && c->perf)
 		snprintf(more + strlen(more), sizeof(more) - strlen(more), " (%s)",
 			 c->why_source);
 	else if (c->o->source == USTACK_SOURCE_USERSTACKTRACE)

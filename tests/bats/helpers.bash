@@ -169,34 +169,38 @@ wait_exec() {
 wait_tracing() {
 	local dir="$TRACEFS/instances/$1"
 
-	if [ "$(stack_source)" = perf ]; then
-		# The perf source enables nothing in the instance: its events
-		# are perf events, opened after the command set tracing_on 0
-		poll_until 30 perf_opened "$1"
-	else
-		poll_until 30 file_is "$dir/events/$2/enable" 1
-	fi
+	# The perf source enables nothing in the instance: its events are
+	# perf events, opened after the command set tracing_on 0
+	poll_until 30 tracing_ready "$1" "$2"
 	poll_until 30 file_is "$dir/tracing_on" 1 && return 0
 	echo "instance $1 never started tracing $2" >&2
 	return 1
 }
 
-# perf_opened NAME: the command running on instance NAME has its perf events
-perf_opened() {
-	local pid
+tracing_ready() {
+	file_is "$TRACEFS/instances/$1/events/$2/enable" 1 || perf_opened "$1"
+}
 
-	for pid in $(pgrep -f -- "-B $1( |\$)"); do
+# perf_opened NAME: the command running on instance NAME (-B NAME, or its
+# own ustack-PID) has its perf events
+perf_opened() {
+	local pid pids
+
+	case $1 in
+	ustack-[0-9]*) pids=${1#ustack-} ;;
+	*) pids=$(pgrep -f -- "-B $1( |\$)") ;;
+	esac
+	for pid in $pids; do
 		ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'perf_event' && return 0
 	done
 	return 1
 }
 
 # wait_drained NAME: wait (up to 30 s) until the reader took everything
-# out of the per-CPU buffers of instance NAME. The perf source's rings
+# out of the per-CPU buffers of instance NAME. (The perf source's rings
 # cannot be watched from outside; the command reads them to the end when
-# it stops, so nothing is waited for there.
+# it stops.)
 wait_drained() {
-	[ "$(stack_source)" = perf ] && return 0
 	poll_until 30 drained "$1" && return 0
 	echo "instance $1 still holds entries" >&2
 	return 1
