@@ -1654,6 +1654,9 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	s->stats.sideband++;
 	if (rec->kind == USTACK_SB_LOST)
 		s->stats.sideband_lost += rec->lost;
+	/* the perf source's samples share the rings: mostly those were lost */
+	if (rec->kind == USTACK_SB_LOST && s->stats.perf)
+		s->stats.rb_lost += rec->lost;
 	ret = ustack_history_add(s->hist, rec);
 	update_mappings(s);
 	return ret;

@@ -586,6 +586,13 @@ struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 		po.tids = tids;
 	}
 	po.src = src;
+	/*
+	 * Every traced event is a sample in these rings: 4 MiB a CPU holds
+	 * 20,000 deep stacks, 0.1 s at 200,000 events a second, where the
+	 * side-band alone needs little
+	 */
+	if (src)
+		po.ring_kb = 4096;
 	p = ustack_perf_open(&po, why, why_size);
 	free(tids);
 	if (p)
