@@ -137,6 +137,7 @@ struct ustack_perf_opts {
 struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
 				     size_t why_size);
 void ustack_perf_close(struct ustack_perf *p);
+void ustack_perf_enable(struct ustack_perf *p);
 int ustack_perf_nr_fds(const struct ustack_perf *p);
 int ustack_perf_fd(const struct ustack_perf *p, int i);
 int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);

@@ -260,6 +260,22 @@ void ustack_perf_close(struct ustack_perf *p)
 	free(p);
 }
 
+/**
+ * ustack_perf_enable - start every event opened disabled
+ * @p: the side-band (may be NULL)
+ *
+ * The perf stack source's events wait for this (the side-band's own
+ * records flow from the open); the kernel enables their inherited
+ * copies too.
+ */
+void ustack_perf_enable(struct ustack_perf *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nr_fds; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
 /* One fd per ring to poll(): readable past the wakeup watermark. */
 int ustack_perf_nr_fds(const struct ustack_perf *p)
 {

@@ -17,7 +17,9 @@
  *    the kernel gives (perf's default of 127 would cut sooner);
  *  - use_clockid with the side-band's clock: both are ordered by one
  *    clock, and the kernel refuses SET_OUTPUT between two clocks;
- *  - inherit for a task: the tasks it creates are sampled too.
+ *  - inherit for a task: the tasks it creates are sampled too;
+ *  - disabled until the capture turns tracing on: a launched command is
+ *    held before its exec, and what it does until then is not traced.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,6 +73,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 	attr->exclude_callchain_kernel = !o->kernel;
 	attr->sample_max_stack = o->max_stack ? o->max_stack : ustack_perfsrc_max_stack();
 	attr->inherit = pid >= 0;
+	/* until tracing starts (ustack_perf_enable()), as the instance's events */
+	attr->disabled = 1;
 	if (clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = clockid;

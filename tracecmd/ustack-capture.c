@@ -1037,6 +1037,7 @@ void ustack_capture(struct ustack_opts *o)
 	set_up(&c);
 	watch_command(&c);
 	ustack_instance_write(c.ui, "tracing_on", "1");
+	ustack_perf_enable(c.perf);
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
 	if (o->cmd)
