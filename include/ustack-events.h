@@ -98,6 +98,7 @@ unsigned int ustack_events_kstack(const struct ustack_events *ev, const struct t
 int ustack_events_ustack_tgid(const struct ustack_events *ev, const struct tep_record *rec);
 unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct tep_record *rec,
 				  uint64_t *addrs, unsigned int max);
+bool ustack_events_ustack_full(const struct ustack_events *ev, const struct tep_record *rec);
 
 const char *ustack_events_print_text(const struct ustack_events *ev,
 				     const struct tep_record *rec);

@@ -38,6 +38,8 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  * @count_only:	nothing will look at the samples, only at the stats (the
  *		summary of `record`): keep no copy of the records and hand
  *		nothing out
+ * @perf_max_stack: the perf stack source's sample_max_stack: a sample
+ *		with that many frames was cut there (0: none is marked)
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -52,6 +54,7 @@ struct ustack_session_opts {
 	const char * const	*comms;
 	size_t			nr_comms;
 	bool			count_only;
+	unsigned int		perf_max_stack;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL
@@ -104,6 +107,7 @@ char **ustack_session_procmaps(struct ustack_session *s);
 
 /* Tasks: their thread group, the groups shown, /proc before a task goes */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);
+void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack);
 int ustack_session_follow(struct ustack_session *s, int tgid);
 void ustack_session_skip_until_exec(struct ustack_session *s, int pid);
 void ustack_session_learn_task(struct ustack_session *s, int pid);

@@ -30,6 +30,7 @@ enum ustack_sb_kind {
 	USTACK_SB_FORK,		/* a task was created */
 	USTACK_SB_EXIT,		/* a task exited */
 	USTACK_SB_LOST,		/* the kernel dropped side-band records */
+	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perfsrc.h) */
 };
 
 /**
@@ -52,6 +53,15 @@ enum ustack_sb_kind {
  * @build_id_len: MMAP: bytes in @build_id, 0 = none given
  * @build_id:	MMAP: GNU build id of the file
  * @lost:	LOST: how many records
+ * @cpu:	SAMPLE: where the event happened
+ * @nr_chain:	SAMPLE: entries in @chain
+ * @chain:	SAMPLE: the callchain as the kernel wrote it (context markers
+ *		and addresses, leaf first); not owned
+ * @raw_size:	SAMPLE: bytes in @raw
+ * @raw:	SAMPLE: the tracepoint's payload (a tracefs record's data);
+ *		not owned
+ * @cut:	SAMPLE: the kernel stopped the chain at its frame limit (known
+ *		to the recorder, kept in a trace.dat)
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -74,6 +84,12 @@ struct ustack_sb_rec {
 	uint32_t		build_id_len;
 	unsigned char		build_id[USTACK_BUILD_ID_MAX];
 	uint64_t		lost;
+	int			cpu;
+	uint32_t		nr_chain;
+	const uint64_t		*chain;
+	uint32_t		raw_size;
+	const void		*raw;
+	bool			cut;
 	const char		*name;
 };
 
@@ -87,10 +103,12 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
 int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
 
 struct ustack_perf;
+struct ustack_perfsrc_opts;
 
 /* The perf events opened for @pids (NULL: system-wide), then the scan */
 struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 					  const char *trace_clock, uint64_t now,
+					  const struct ustack_perfsrc_opts *src,
 					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size);
 
 /* ------------------------------------------------------------------ */
@@ -105,17 +123,21 @@ struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
  * @clockid:	clock of the records' times (a CLOCK_* id), or -1 for perf's
  *		default clock (tracefs "perf")
  * @ring_kb:	ring size per CPU, rounded to a power of two pages (0: 512)
+ * @src:	the perf stack source's events, written into the same rings;
+ *		NULL: the side-band alone
  */
 struct ustack_perf_opts {
-	const int	*tids;
-	size_t		nr_tids;
-	int		clockid;
-	size_t		ring_kb;
+	const int				*tids;
+	size_t					nr_tids;
+	int					clockid;
+	size_t					ring_kb;
+	const struct ustack_perfsrc_opts	*src;
 };
 
 struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
 				     size_t why_size);
 void ustack_perf_close(struct ustack_perf *p);
+void ustack_perf_enable(struct ustack_perf *p);
 int ustack_perf_nr_fds(const struct ustack_perf *p);
 int ustack_perf_fd(const struct ustack_perf *p, int i);
 int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);

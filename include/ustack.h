@@ -144,7 +144,8 @@ struct ustack_stats {
 	uint64_t	rb_lost;	/* events lost in the ring buffer */
 	uint64_t	rb_lost_unknown; /* losses of unknown size (counted as 1) */
 	uint64_t	no_cookie;	/* events that never got a cookie */
-	uint64_t	sync;		/* fallback ftrace:user_stack samples */
+	uint64_t	sync;		/* synchronous stacks: userstacktrace or perf */
+	uint64_t	perf;		/* of those, from the perf stack source */
 	uint64_t	unmatched;	/* stacks that answered no cookie */
 	uint64_t	orphans;	/* cookies with no event before them */
 	uint64_t	evicted;	/* cookies given up early (memory bound) */

@@ -531,6 +531,35 @@ int ustack_events_ustack_tgid(const struct ustack_events *ev, const struct tep_r
 	return field_num(ev, rec, ev->ustack.tgid, 0);
 }
 
+/* Slots of a ftrace:user_stack record's caller[] (8 on every kernel so far) */
+static unsigned int ustack_slots(const struct ustack_events *ev, const struct tep_record *rec,
+				 unsigned int *esize)
+{
+	const struct fmt_trace *f = &ev->ustack;
+	unsigned int slots = trace_slots(ev, rec, f, esize);
+
+	if (f->caller->arraylen && slots > (unsigned int)f->caller->arraylen)
+		slots = f->caller->arraylen;
+	return slots;
+}
+
+/**
+ * ustack_events_ustack_full - whether a ftrace:user_stack record used every slot
+ * @ev:		the events
+ * @rec:	the record
+ *
+ * The kernel stops walking when caller[] is full and says nothing, so a
+ * full record is a stack that may go on: callers mark it truncated (a
+ * chain exactly as deep as the array is marked too, which cannot be told
+ * apart). Returns false for a record without slots.
+ */
+bool ustack_events_ustack_full(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	unsigned int esize, slots = ustack_slots(ev, rec, &esize);
+
+	return slots && ustack_events_ustack(ev, rec, NULL, 0) == slots;
+}
+
 /**
  * ustack_events_ustack - the addresses of a ftrace:user_stack record
  * @ev:		the events
@@ -549,9 +578,7 @@ unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct t
 	const char *base;
 	uint64_t va;
 
-	slots = trace_slots(ev, rec, f, &esize);
-	if (f->caller->arraylen && slots > (unsigned int)f->caller->arraylen)
-		slots = f->caller->arraylen;
+	slots = ustack_slots(ev, rec, &esize);
 	base = (const char *)rec->data + f->caller->offset;
 	for (n = 0; n < slots; n++) {
 		va = array_elem(ev, base, n, esize);

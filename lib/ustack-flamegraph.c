@@ -20,6 +20,7 @@
 
 #include "ustack-array.h"
 #include "ustack-hash.h"
+#include "ustack-output-int.h"
 #include "ustack-profile-int.h"
 #include "ustack-flamegraph-js.h"
 
@@ -886,8 +887,8 @@ static void put_subtitle(struct fgraph *g)
 				  st->lost, st->rb_lost);
 		else
 			piece_add(&s, "stacks lost: %" PRIu64, st->lost);
-		if (st->sync)
-			piece_add(&s, "fallback: synchronous stacks, 8 frames at most");
+		if (ustack_stats_sync_note(st))
+			piece_add(&s, "%s", ustack_stats_sync_note(st));
 	}
 	s.second = s.nr;
 	if (g->opts.reverse)

@@ -435,6 +435,7 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 		return add_fork(h, rec);
 	case USTACK_SB_EXIT:
 	case USTACK_SB_LOST:
+	case USTACK_SB_SAMPLE:	/* an event, not history */
 		break;
 	}
 	return 0;

@@ -61,6 +61,7 @@ const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix);
 
 bool ustack_sample_truncated(const struct ustack_sample *s);
+const char *ustack_stats_sync_note(const struct ustack_stats *st);
 const char *ustack_sample_note(const struct ustack_sample *s);
 
 #endif /* _USTACK_OUTPUT_INT_H */

@@ -387,6 +387,21 @@ static void render(struct ustack_output *o, const struct ustack_sample *s)
 }
 
 /**
+ * ustack_stats_sync_note - what the subtitles say of synchronous stacks
+ * @st:	the session's counters
+ *
+ * Returns NULL when there were none.
+ */
+const char *ustack_stats_sync_note(const struct ustack_stats *st)
+{
+	if (!st->sync)
+		return NULL;
+	if (st->perf == st->sync)
+		return "perf events: synchronous stacks";
+	return "fallback: synchronous stacks, 8 frames at most";
+}
+
+/**
  * ustack_sample_truncated - the user stack ends before its outermost frame
  * @s: the sample
  */
@@ -803,6 +818,12 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 		s->event ? s->event->name : "unknown");
 	for (i = 0; i < o->nr_rf; i++)
 		print_perf_frame(o, &o->rf[i]);
+	/*
+	 * As an outermost frame of its own, so that the importers
+	 * (stackcollapse-perf, speedscope) keep the mark in their trees
+	 */
+	if (ustack_sample_truncated(s))
+		fprintf(o->fp, "\t0 [truncated] ([unknown])\n");
 	fputc('\n', o->fp);
 }
 

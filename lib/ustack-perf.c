@@ -12,9 +12,11 @@
  *    address space is replaced then, and perf says nothing of unmaps);
  *  - task: fork and exit, so that children start with their parent's
  *    mappings and name;
- *  - sample_id_all with TID and TIME: every record carries its time, in
- *    @clockid (use_clockid), the clock of the trace instance, so that both
- *    sides are ordered by one clock;
+ *  - sample_id_all with TID, TIME and CPU: every record carries its time,
+ *    in @clockid (use_clockid), the clock of the trace instance, so that
+ *    both sides are ordered by one clock; CPU because the perf stack
+ *    source's events (ustack-perfsrc.c) share the rings and need it in
+ *    their samples, and one ring has one trailer layout;
  *  - exclude_kernel: asks for no kernel data, which lets a user whose
  *    perf_event_paranoid is 2 watch its own command;
  *  - inherit (per task): the tasks a command creates are watched too; the
@@ -35,12 +37,15 @@
 #include <sys/syscall.h>
 
 #include "ustack-array.h"
+#include "ustack-perfsrc.h"
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
 
 #define DEFAULT_RING_KB		512
-/* sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: pid, tid, time */
-#define SAMPLE_ID_SIZE		16
+/* sample_id_all with TID | TIME | CPU: pid, tid, time, cpu, reserved */
+#define SAMPLE_ID_SIZE		24
+#define SAMPLE_ID_PID		24	/* from the end of the record */
+#define SAMPLE_ID_TIME		16
 
 struct ring {
 	void		*base;
@@ -69,7 +74,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	attr->size = sizeof(*attr);
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->config = PERF_COUNT_SW_DUMMY;
-	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	attr->sample_id_all = 1;
 	attr->mmap = 1;
 	attr->mmap2 = 1;
@@ -106,7 +111,10 @@ static void explain(int err, char *why, size_t size)
 
 	if (paranoid)
 		paranoid[strcspn(paranoid, "\n")] = '\0';
-	if (err == EACCES || err == EPERM)
+	if (err == EINVAL)
+		snprintf(why, size, "perf_event_open: %s (a filter the kernel refuses?)",
+			 strerror(err));
+	else if (err == EACCES || err == EPERM)
 		snprintf(why, size,
 			 "perf_event_open refused (%s; kernel.perf_event_paranoid is %s)",
 			 strerror(err), paranoid ? paranoid : "unknown");
@@ -117,8 +125,10 @@ static void explain(int err, char *why, size_t size)
 	free(paranoid);
 }
 
-static int add_fd(struct ustack_perf *p, int fd)
+static int add_fd(void *ctx, int fd)
 {
+	struct ustack_perf *p = ctx;
+
 	if (ustack_array_grow((void **)&p->fds, &p->alloc_fds, p->nr_fds + 1, sizeof(*p->fds))) {
 		close(fd);
 		return -1;
@@ -169,6 +179,13 @@ static int open_cpu(struct ustack_perf *p, const struct ustack_perf_opts *o, int
 			p->ring_fd[p->nr_rings++] = fd;
 			owner = fd;
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
+			*err = errno;
+			return -1;
+		}
+		if (o->src && ustack_perfsrc_open(o->src, o->tids ? o->tids[i] : -1, cpu,
+						  o->clockid, owner, add_fd, p) < 0) {
+			if (errno == ESRCH)
+				continue;
 			*err = errno;
 			return -1;
 		}
@@ -241,6 +258,22 @@ void ustack_perf_close(struct ustack_perf *p)
 	free(p->rings);
 	free(p->ring_fd);
 	free(p);
+}
+
+/**
+ * ustack_perf_enable - start every event opened disabled
+ * @p: the side-band (may be NULL)
+ *
+ * The perf stack source's events wait for this (the side-band's own
+ * records flow from the open); the kernel enables their inherited
+ * copies too.
+ */
+void ustack_perf_enable(struct ustack_perf *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nr_fds; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* One fd per ring to poll(): readable past the wakeup watermark. */
@@ -390,6 +423,8 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 		out->tid = get32(rec, 16);
 		out->ptid = get32(rec, 20);
 		return true;
+	case PERF_RECORD_SAMPLE:
+		return ustack_perfsrc_parse(rec, size, out);
 	case PERF_RECORD_LOST:
 		if (size < 24 + SAMPLE_ID_SIZE)
 			return false;
@@ -421,9 +456,11 @@ size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx
 			break;
 		memset(&rec, 0, sizeof(rec));
 		if (parse_one(buf + pos, hdr.type, hdr.misc, hdr.size, &rec)) {
-			rec.ts = get64(buf + pos, hdr.size - 8);
+			/* a sample has no trailer: its fields are its own */
+			if (rec.kind != USTACK_SB_SAMPLE)
+				rec.ts = get64(buf + pos, hdr.size - SAMPLE_ID_TIME);
 			if (rec.kind == USTACK_SB_LOST)
-				rec.pid = rec.tid = get32(buf + pos, hdr.size - 12);
+				rec.pid = rec.tid = get32(buf + pos, hdr.size - SAMPLE_ID_PID + 4);
 			fn(&rec, ctx);
 			n++;
 		}

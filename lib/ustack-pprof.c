@@ -425,8 +425,9 @@ static void put_header_fields(struct pp *pp)
 	snprintf(buf, sizeof(buf), "trace-cmd ustack: %s", p->command ? p->command : "");
 	pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	if (p->have_stats) {
-		snprintf(buf, sizeof(buf), "stacks lost: %" PRIu64 "%s", p->stats.lost,
-			 p->stats.sync ? "; fallback: synchronous stacks, 8 frames at most" : "");
+		snprintf(buf, sizeof(buf), "stacks lost: %" PRIu64 "%s%s", p->stats.lost,
+			 ustack_stats_sync_note(&p->stats) ? "; " : "",
+			 ustack_stats_sync_note(&p->stats) ? ustack_stats_sync_note(&p->stats) : "");
 		pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	}
 	if (total_column(p) == 0)

@@ -84,6 +84,7 @@
 #include "ustack-hash.h"
 #include "ustack-history.h"
 #include "ustack-list.h"
+#include "ustack-perfsrc.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-snapshots.h"
@@ -992,21 +993,15 @@ static bool expects_followers(const struct ustack_session *s)
 	return s->opts.want_kernel && (have & USTACK_HAVE_KSTACK);
 }
 
-static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
-		    int pid)
+/* A traced event as a sample that has no stack yet */
+static struct usample *sample_new(struct ustack_session *s, struct tep_record *rec, int pid)
 {
 	struct usample *smp;
 
 	s->stats.events++;
-	/* No context switch between an event and its cookie */
-	if (c->depth && c->pend[c->depth - 1]->pub.pid != pid)
-		give_up_cpu(s, c, USTACK_SAMPLE_NO_COOKIE);
-	if (c->depth == NEST_MAX)
-		give_up(s, c, 0, USTACK_SAMPLE_NO_COOKIE);
-
 	smp = pool_get(&s->samples, sizeof(*smp));
 	if (!smp)
-		return -1;
+		return NULL;
 	ustack_list_init(&smp->order);
 	smp->pub.ts = rec->ts;
 	smp->pub.cpu = rec->cpu;
@@ -1021,7 +1016,7 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 		smp->rec = record_clone(rec);
 		if (!smp->rec) {
 			pool_put(&s->samples, smp);
-			return -1;
+			return NULL;
 		}
 		smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
 		smp->pub.record = smp->rec;
@@ -1029,7 +1024,23 @@ static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	smp->pub.status = USTACK_SAMPLE_NO_COOKIE;
 	if (s->opts.ordered)
 		ustack_list_add_tail(&smp->order, &s->order);
+	return smp;
+}
 
+static int on_event(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		    int pid)
+{
+	struct usample *smp;
+
+	/* No context switch between an event and its cookie */
+	if (c->depth && c->pend[c->depth - 1]->pub.pid != pid)
+		give_up_cpu(s, c, USTACK_SAMPLE_NO_COOKIE);
+	if (c->depth == NEST_MAX)
+		give_up(s, c, 0, USTACK_SAMPLE_NO_COOKIE);
+
+	smp = sample_new(s, rec, pid);
+	if (!smp)
+		return -1;
 	if (!expects_followers(s)) {
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
 		return 0;
@@ -1199,7 +1210,36 @@ static int fill_sync(struct ustack_session *s, struct ustk *st, struct tep_recor
 	ustack_events_ustack(s->ev, rec, st->raw_off, n);
 	for (i = 0; i < n; i++)
 		st->raw_id[i] = USTACK_ID_NOMAP;
+	/* the kernel cuts at the size of caller[] without a word */
+	if (ustack_events_ustack_full(s->ev, rec)) {
+		st->flags |= USTACK_STACK_TRUNCATED;
+		s->stats.truncated++;
+	}
 	return 0;
+}
+
+/*
+ * A synchronous stack (@st, its raw addresses filled in) for @smp: mapped
+ * now, or held until a maps snapshot at or before the event may come.
+ * Takes @st over.
+ */
+static void sync_stack(struct ustack_session *s, struct usample *smp, struct ustk *st,
+		       int tgid, uint64_t rec_ts)
+{
+	st->sync = true;
+	st->pid = smp->pub.pid;
+	st->tgid = tgid;
+	st->ts = smp->pub.ts;
+	if (bind_stack(s, st, false)) {
+		st->state = USTK_FINAL;
+		complete_with(s, smp, st, USTACK_SAMPLE_SYNC);
+	} else {
+		/* No snapshot at or before the event yet: one may come */
+		st->state = USTK_HELD;
+		wait_on(s, st, smp);
+		timeline_add(s, st, rec_ts + s->opts.hold_ns, TL_EXPIRE);
+	}
+	ustk_put(s, st);
 }
 
 static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
@@ -1231,20 +1271,7 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
 		return;
 	}
-	st->sync = true;
-	st->pid = pid;
-	st->tgid = tgid ? tgid : pid;
-	st->ts = smp->pub.ts;
-	if (bind_stack(s, st, false)) {
-		st->state = USTK_FINAL;
-		complete_with(s, smp, st, USTACK_SAMPLE_SYNC);
-	} else {
-		/* No snapshot at or before the event yet: one may come */
-		st->state = USTK_HELD;
-		wait_on(s, st, smp);
-		timeline_add(s, st, rec->ts + s->opts.hold_ns, TL_EXPIRE);
-	}
-	ustk_put(s, st);
+	sync_stack(s, smp, st, tgid ? tgid : pid, rec->ts);
 }
 
 /* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
@@ -1532,6 +1559,78 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 	return 0;
 }
 
+static int perf_kframes(struct usample *smp, const struct ustack_perfsrc_stack *cs)
+{
+	if (!cs->nr_kernel)
+		return 0;
+	smp->kframes = malloc(cs->nr_kernel * sizeof(*smp->kframes));
+	if (!smp->kframes)
+		return -1;
+	memcpy(smp->kframes, cs->kernel, cs->nr_kernel * sizeof(*smp->kframes));
+	smp->pub.kframes = smp->kframes;
+	smp->pub.nr_kframes = cs->nr_kernel;
+	return 0;
+}
+
+static int fill_perf(struct ustack_session *s, struct ustk *st,
+		     const struct ustack_perfsrc_stack *cs)
+{
+	unsigned int i;
+
+	if (stack_alloc_frames(s, st, cs->nr_user))
+		return -1;
+	for (i = 0; i < cs->nr_user; i++) {
+		st->raw_off[i] = cs->user[i];
+		st->raw_id[i] = USTACK_ID_NOMAP;
+	}
+	if (cs->truncated) {
+		st->flags |= USTACK_STACK_TRUNCATED;
+		s->stats.truncated++;
+	}
+	return 0;
+}
+
+/*
+ * A sample of the perf stack source: the event (its payload is a tracefs
+ * record's data) and its synchronous stack in one record, so nothing has
+ * to wait for a follower. Its task's thread group comes with it.
+ */
+static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *sb)
+{
+	struct ustack_perfsrc_stack cs;
+	struct tep_record rec = { 0 };
+	struct usample *smp;
+	struct ustk *st;
+	int pid;
+
+	rec.ts = sb->ts;
+	rec.cpu = sb->cpu;
+	rec.size = sb->raw_size;
+	rec.data = (void *)sb->raw;
+	if (ustack_events_classify(s->ev, &rec) != USTACK_REC_EVENT)
+		return 0;
+	pid = ustack_events_pid(s->ev, &rec);
+	learn(s, &rec, pid);
+	learn_name(s, &rec);
+	if (ustack_tasks_skip(&s->tasks, pid))
+		return 0;
+	smp = sample_new(s, &rec, pid);
+	if (!smp)
+		return -1;
+	s->stats.perf++;
+	ustack_perfsrc_stack(sb, s->opts.perf_max_stack, &cs);
+	if (s->opts.want_kernel)
+		perf_kframes(smp, &cs);
+	st = ustk_new(s);
+	if (!st || fill_perf(s, st, &cs)) {
+		ustk_put(s, st);
+		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
+		return -1;
+	}
+	sync_stack(s, smp, st, sb->pid > 0 ? sb->pid : pid, rec.ts);
+	return 0;
+}
+
 /**
  * ustack_session_sideband - one side-band record, in time order with the feed
  * @s:		the session
@@ -1549,12 +1648,17 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	int ret;
 
 	advance(s, rec->ts);
-	s->stats.sideband++;
-	if (rec->kind == USTACK_SB_LOST)
-		s->stats.sideband_lost += rec->lost;
 	/* the side-band knows the thread group of every task it names */
 	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)
 		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
+	if (rec->kind == USTACK_SB_SAMPLE)
+		return on_perf_sample(s, rec);
+	s->stats.sideband++;
+	if (rec->kind == USTACK_SB_LOST)
+		s->stats.sideband_lost += rec->lost;
+	/* the perf source's samples share the rings: mostly those were lost */
+	if (rec->kind == USTACK_SB_LOST && s->stats.perf)
+		s->stats.rb_lost += rec->lost;
 	ret = ustack_history_add(s->hist, rec);
 	update_mappings(s);
 	return ret;
@@ -1663,4 +1767,15 @@ void ustack_session_skip_until_exec(struct ustack_session *s, int pid)
 void ustack_session_learn_task(struct ustack_session *s, int pid)
 {
 	ustack_tasks_learn(&s->tasks, pid);
+}
+
+/**
+ * ustack_session_set_perf_max_stack - the frame limit of the perf stack source
+ * @s:		the session
+ * @max_stack:	the sample_max_stack its events were opened with: a sample
+ *		with that many frames is marked truncated (0: none is)
+ */
+void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack)
+{
+	s->opts.perf_max_stack = max_stack;
 }

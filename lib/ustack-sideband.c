@@ -10,9 +10,17 @@
  *	ustack-sb comm pid=P tid=T exec=0|1 comm=NAME
  *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
  *	ustack-sb lost pid=P n=N
+ *	ustack-sb sample pid=P tid=T cpu=C [cut=1] raw=HEX chain=E,E,...
  *
  * key=value pairs separated by one blank; path= and comm= come last and
  * take the rest of the text (names may hold blanks).
+ *
+ * A sample (the perf stack source) keeps the tracepoint's payload in hex
+ * and its callchain short: "u" and "k" for the user and kernel context
+ * markers, "x" and the value for another marker, and each address as
+ * the hex difference from the address before it ("-" when lower): the
+ * frames of one program lie close together, so most take a few digits.
+ * cut=1: the kernel stopped at its frame limit.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/perf_event.h>
 
 #include "ustack-array.h"
 #include "ustack-proc.h"
@@ -32,7 +41,16 @@ static const char *const kind_names[] = {
 	[USTACK_SB_FORK]	= "fork",
 	[USTACK_SB_EXIT]	= "exit",
 	[USTACK_SB_LOST]	= "lost",
+	[USTACK_SB_SAMPLE]	= "sample",
 };
+
+/* Room for what one print buffer can hold (a page) */
+#define SAMPLE_RAW_MAX		4096
+#define SAMPLE_CHAIN_MAX	2048
+
+/* Where a parsed sample's payload and chain are (see ustack_sb_parse()) */
+static __thread unsigned char sample_raw[SAMPLE_RAW_MAX];
+static __thread uint64_t sample_chain[SAMPLE_CHAIN_MAX];
 
 static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
@@ -58,6 +76,178 @@ static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 	return n;
 }
 
+/*
+ * A sample is written for every traced event while recording: hex by
+ * hand, snprintf() per byte cost more than the rest of the recorder.
+ * Each helper writes at *@p while it fits before @end; *@p always
+ * advances by the length, so that the caller learns what was needed.
+ */
+static const char hex_digits[] = "0123456789abcdef";
+
+static void put_char(char **p, char *end, char c)
+{
+	if (*p < end)
+		**p = c;
+	(*p)++;
+}
+
+static void put_str(char **p, char *end, const char *s)
+{
+	while (*s)
+		put_char(p, end, *s++);
+}
+
+static void put_hex(char **p, char *end, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex_digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		put_char(p, end, tmp[--n]);
+}
+
+static void put_dec(char **p, char *end, int v)
+{
+	char tmp[12];
+	unsigned int u = v < 0 ? -(unsigned int)v : (unsigned int)v;
+	int n = 0;
+
+	if (v < 0)
+		put_char(p, end, '-');
+	do {
+		tmp[n++] = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	while (n)
+		put_char(p, end, tmp[--n]);
+}
+
+static void put_entry(char **p, char *end, uint64_t e, uint64_t *prev)
+{
+	if (e == PERF_CONTEXT_USER) {
+		put_char(p, end, 'u');
+	} else if (e == PERF_CONTEXT_KERNEL) {
+		put_char(p, end, 'k');
+	} else if (e >= (uint64_t)PERF_CONTEXT_MAX) {
+		put_char(p, end, 'x');
+		put_hex(p, end, e);
+	} else if (e < *prev) {
+		put_char(p, end, '-');
+		put_hex(p, end, *prev - e);
+		*prev = e;
+	} else {
+		put_hex(p, end, e - *prev);
+		*prev = e;
+	}
+}
+
+/* The text of @r with the first @nr entries of its chain */
+static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, uint32_t nr,
+			 bool cut)
+{
+	const unsigned char *raw = r->raw;
+	char *p = buf, *end = buf + size;
+	uint64_t prev = 0;
+	uint32_t i;
+
+	put_str(&p, end, USTACK_SB_MARKER "sample pid=");
+	put_dec(&p, end, r->pid);
+	put_str(&p, end, " tid=");
+	put_dec(&p, end, r->tid);
+	put_str(&p, end, " cpu=");
+	put_dec(&p, end, r->cpu);
+	put_str(&p, end, cut ? " cut=1 raw=" : " raw=");
+	for (i = 0; i < r->raw_size; i++) {
+		put_char(&p, end, hex_digits[raw[i] >> 4]);
+		put_char(&p, end, hex_digits[raw[i] & 15]);
+	}
+	put_str(&p, end, " chain=");
+	for (i = 0; i < nr; i++) {
+		if (i)
+			put_char(&p, end, ',');
+		put_entry(&p, end, r->chain[i], &prev);
+	}
+	/* NUL-terminated when it fits, as snprintf() */
+	if (p < end)
+		*p = '\0';
+	else if (size)
+		end[-1] = '\0';
+	return p - buf;
+}
+
+/*
+ * A chain too long for one print record loses its outer end and says it
+ * is cut there, rather than end in half an address.
+ */
+static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	uint32_t nr = r->nr_chain;
+	size_t len = put_sample(r, buf, size, nr, r->cut);
+
+	while (len >= size && nr) {
+		nr--;
+		len = put_sample(r, buf, size, nr, true);
+	}
+	return len;
+}
+
+static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
+{
+	unsigned int byte;
+	size_t i;
+
+	if (len % 2 || len / 2 > SAMPLE_RAW_MAX)
+		return -1;
+	for (i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)hex[i]))
+			return -1;
+	for (i = 0; i < len / 2; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return -1;
+		sample_raw[i] = byte;
+	}
+	r->raw = sample_raw;
+	r->raw_size = len / 2;
+	return 0;
+}
+
+static int parse_chain(const char *p, size_t len, struct ustack_sb_rec *r)
+{
+	const char *end = p + len;
+	uint64_t prev = 0, v;
+	uint32_t n = 0;
+	char *next;
+
+	while (p < end) {
+		if (n == SAMPLE_CHAIN_MAX)
+			return -1;
+		if (*p == 'u' || *p == 'k') {
+			sample_chain[n++] = *p == 'u' ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
+			next = (char *)p + 1;
+		} else if (*p == 'x') {
+			sample_chain[n++] = strtoull(p + 1, &next, 16);
+		} else if (*p == '-') {
+			v = strtoull(p + 1, &next, 16);
+			prev -= v;
+			sample_chain[n++] = prev;
+		} else {
+			v = strtoull(p, &next, 16);
+			prev += v;
+			sample_chain[n++] = prev;
+		}
+		if (next == p || next > end || (next < end && *next != ','))
+			return -1;
+		p = next + (next < end);
+	}
+	r->chain = sample_chain;
+	r->nr_chain = n;
+	return 0;
+}
+
 /**
  * ustack_sb_format - the text a record is stored as
  * @rec:	the record
@@ -81,6 +271,8 @@ int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 	case USTACK_SB_LOST:
 		return snprintf(buf, size, USTACK_SB_MARKER "lost pid=%d n=%" PRIu64,
 				rec->pid, rec->lost);
+	case USTACK_SB_SAMPLE:
+		return format_sample(rec, buf, size);
 	}
 	return -1;
 }
@@ -137,6 +329,14 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		return sscanf(val, "%u:%u", &r->maj, &r->min) == 2 ? 0 : -1;
 	else if (KEY("build_id"))
 		return parse_build_id(val, len, r);
+	else if (KEY("cpu"))
+		r->cpu = strtol(val, NULL, 10);
+	else if (KEY("cut"))
+		r->cut = strtol(val, NULL, 10) != 0;
+	else if (KEY("raw"))
+		return parse_raw(val, len, r);
+	else if (KEY("chain"))
+		return parse_chain(val, len, r);
 	return 0;
 #undef KEY
 }
@@ -158,7 +358,9 @@ static int parse_kind(const char *word, size_t len, struct ustack_sb_rec *r)
  * ustack_sb_parse - read a record back from its text
  * @text:	a ftrace:print buffer
  * @ts:		the time of the print record
- * @rec:	filled in; @rec->name points into @text
+ * @rec:	filled in; @rec->name points into @text, a sample's payload
+ *		and chain into the parser's own room, valid until its next
+ *		call in this thread
  *
  * Returns 0, or -1 when @text is not a side-band record.
  */
@@ -186,6 +388,8 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 			return -1;
 	}
 	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
+		return -1;
+	if (rec->kind == USTACK_SB_SAMPLE && !rec->raw)
 		return -1;
 	return 0;
 }
@@ -348,6 +552,8 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
  * @trace_clock: the instance's clock: the records are timed in it
  * @now:	the trace clock now, before the events are opened: the time of
  *		the records that describe what exists
+ * @src:	the perf stack source's events to open into the same rings,
+ *		or NULL
  * @fn:		called with each of those records (names, then mappings)
  * @ctx:	passed to @fn
  * @why:	set to a one-line reason when there is no side-band
@@ -360,6 +566,7 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
  */
 struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 					  const char *trace_clock, uint64_t now,
+					  const struct ustack_perfsrc_opts *src,
 					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size)
 {
 	struct ustack_perf_opts po = { 0 };
@@ -378,6 +585,14 @@ struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
 		}
 		po.tids = tids;
 	}
+	po.src = src;
+	/*
+	 * Every traced event is a sample in these rings: 4 MiB a CPU holds
+	 * 20,000 deep stacks, 0.1 s at 200,000 events a second, where the
+	 * side-band alone needs little
+	 */
+	if (src)
+		po.ring_kb = 4096;
 	p = ustack_perf_open(&po, why, why_size);
 	free(tids);
 	if (p)

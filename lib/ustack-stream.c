@@ -70,11 +70,15 @@ struct batch {
 	size_t			sb_alloc;
 };
 
-/* A side-band record waiting for its turn, with its own copy of the name */
+/*
+ * A side-band record waiting for its turn, with its own copy of what it
+ * points to: the name, or a sample's callchain then its payload (8-byte
+ * aligned: the payload is decoded as a tracefs record's data)
+ */
 struct sb_item {
 	struct ustack_sb_rec	rec;
 	uint64_t		seq;
-	char			name[];
+	uint64_t		data[];
 };
 
 struct cpu_reader {
@@ -537,23 +541,43 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 /* The side-band                                                      */
 /* ------------------------------------------------------------------ */
 
+static size_t sb_data_size(const struct ustack_sb_rec *rec)
+{
+	if (rec->kind == USTACK_SB_SAMPLE)
+		return rec->nr_chain * sizeof(uint64_t) + rec->raw_size;
+	return rec->name ? strlen(rec->name) + 1 : 0;
+}
+
+static void copy_sb_data(struct sb_item *it, const struct ustack_sb_rec *rec, size_t len)
+{
+	char *data = (char *)it->data;
+
+	if (rec->kind == USTACK_SB_SAMPLE) {
+		memcpy(data, rec->raw, rec->raw_size);
+		it->rec.raw = data;
+		data += (rec->raw_size + 7) & ~(size_t)7;
+		memcpy(data, rec->chain, rec->nr_chain * sizeof(uint64_t));
+		it->rec.chain = (const uint64_t *)data;
+	} else if (rec->name) {
+		memcpy(data, rec->name, len);
+		it->rec.name = data;
+	}
+}
+
 static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 {
 	struct ustack_stream *st = ctx;
-	size_t len = rec->name ? strlen(rec->name) + 1 : 0;
+	size_t len = sb_data_size(rec);
 	struct sb_item *it;
 
 	if (ustack_array_grow((void **)&st->sb, &st->sb_alloc, st->nr_sb + 1, sizeof(*st->sb)))
 		return;
-	it = malloc(sizeof(*it) + len);
+	it = malloc(sizeof(*it) + len + 8);
 	if (!it)
 		return;
 	it->rec = *rec;
 	it->seq = st->sb_seq++;
-	if (rec->name) {
-		memcpy(it->name, rec->name, len);
-		it->rec.name = it->name;
-	}
+	copy_sb_data(it, rec, len);
 	st->sb[st->nr_sb++] = it;
 }
 
@@ -564,6 +588,16 @@ static int sb_cmp(const void *a, const void *b)
 	if (x->rec.ts != y->rec.ts)
 		return x->rec.ts < y->rec.ts ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool sb_sorted(const struct ustack_stream *st)
+{
+	size_t i;
+
+	for (i = 1; i < st->nr_sb; i++)
+		if (sb_cmp(&st->sb[i - 1], &st->sb[i]) > 0)
+			return false;
+	return true;
 }
 
 /* The records of a batch join those still waiting, in time order. */
@@ -577,7 +611,9 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
 	if (!b->sb_len)
 		return;
 	ustack_perf_parse(b->sb, b->sb_len, add_sb, st);
-	qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
+	/* one CPU's ring alone is in order already: no sort then */
+	if (!sb_sorted(st))
+		qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
 }
 
 static struct sb_item *sb_head(struct ustack_stream *st)

@@ -6,14 +6,17 @@
  *
  * On kernels with options/userstacktrace_delay (kernel-patches/) every
  * traced event gets a cookie and the kernel writes the user stack once
- * the task returns to user space; elsewhere the synchronous userstacktrace
- * option is used (8 frames at most) with the perf side-band (mappings and
- * names as the kernel reports them, ustack-sideband.h) or, where perf
- * events are missing or refused, /proc/<pid>/maps snapshots.
+ * the task returns to user space; elsewhere each traced tracepoint is a
+ * perf event whose samples carry the user callchain (ustack-perfsrc.h),
+ * and only where perf refuses that the synchronous userstacktrace option
+ * (8 frames at most). Both of those take their mappings and names from
+ * the perf side-band (ustack-sideband.h) or, where perf events are missing
+ * or refused, /proc/<pid>/maps snapshots.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -30,6 +34,7 @@
 #include "ustack-events.h"
 #include "ustack-formats.h"
 #include "ustack-instance.h"
+#include "ustack-perfsrc.h"
 #include "ustack-proc.h"
 #include "ustack-procmaps.h"
 #include "ustack-sbfile.h"
@@ -58,6 +63,10 @@
  * @no_perf:	why there is no side-band on the fallback path
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
+ * @source:	where the stacks come from (never USTACK_SOURCE_AUTO once
+ *		set_buffers() chose)
+ * @why_source:	why that one, for the notice ("" when it was asked for)
+ * @src:	the perf stack source's events (USTACK_SOURCE_PERF)
  * @deferred:	the kernel writes deferred stacks (else the fallback)
  * @direct:	recording without reading: the summary is the kernel's count
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
@@ -75,6 +84,9 @@ struct capture {
 	char			*sbfile_path;
 	struct ustack_outfile	out;
 	char			no_perf[256];
+	enum ustack_source	source;
+	char			why_source[320];
+	struct ustack_perfsrc_opts src;
 	struct ustack_child	*child;
 	const char		**systems;
 	bool			deferred;
@@ -101,6 +113,11 @@ static const char *fallback_notice =
 	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
 	"see THE FALLBACK in man trace-cmd-ustack): "
 	"synchronous fallback, at most 8 frames, %s";
+
+static const char *perf_notice =
+	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
+	"see THE FALLBACK in man trace-cmd-ustack): stacks from perf events, synchronous, "
+	"at most %u frames (%s), %s";
 
 static const char *sideband_notice =
 	"addresses mapped through the mappings perf reports (side-band)";
@@ -150,14 +167,31 @@ static void open_instance(struct capture *c)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/*
+ * The patched kernel's deferred stacks first, then perf events, then the
+ * userstacktrace option; perf may still refuse (start_sideband()).
+ */
+static void choose_source(struct capture *c)
+{
+	const struct ustack_opts *o = c->o;
+	bool has = ustack_instance_has_option(c->ui, "userstacktrace_delay");
+
+	c->source = o->source;
+	if (c->source == USTACK_SOURCE_DEFERRED && !has)
+		die("--stack-source=tracefs-deferred: this kernel has no "
+		    "options/userstacktrace_delay (see THE FALLBACK in man trace-cmd-ustack)");
+	if (c->source == USTACK_SOURCE_AUTO)
+		c->source = has ? USTACK_SOURCE_DEFERRED : USTACK_SOURCE_PERF;
+}
+
 static void set_buffers(struct capture *c)
 {
 	const struct ustack_opts *o = c->o;
 	char buf[32];
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
-	c->deferred = !o->force_fallback &&
-		ustack_instance_has_option(c->ui, "userstacktrace_delay");
+	choose_source(c);
+	c->deferred = c->source == USTACK_SOURCE_DEFERRED;
 	/*
 	 * Recording deferred stacks only splices (see the stream's direct
 	 * mode): no record is read back or decoded. The side-band, which
@@ -193,6 +227,9 @@ static void set_stack_path(struct capture *c)
 			ustack_warning("no inode_cache event: frames will stay unresolved");
 		return;
 	}
+	/* perf samples carry their own stacks */
+	if (c->source == USTACK_SOURCE_PERF)
+		return;
 	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
 		die("cannot set options/userstacktrace: %s", strerror(errno));
 }
@@ -278,7 +315,8 @@ static void enable_events(struct capture *c)
 
 	if (!o->nr_events)
 		default_events(o);
-	for (i = 0; i < o->nr_events; i++)
+	/* the perf stack source samples them itself (perf_events()) */
+	for (i = 0; c->source != USTACK_SOURCE_PERF && i < o->nr_events; i++)
 		enable_spec(c, &o->events[i]);
 	/*
 	 * Without -c, new threads are kept and new processes left out:
@@ -465,13 +503,33 @@ static void on_horizon(unsigned long long ts, void *data)
 	ustack_session_advance(c->run.session, ts);
 }
 
+/*
+ * Into the trace.dat: a sample says there whether the kernel cut its
+ * chain, which report could not tell without the frame limit of this run
+ */
+static int sbfile_add(struct capture *c, const struct ustack_sb_rec *rec)
+{
+	struct ustack_perfsrc_stack cs;
+	struct ustack_sb_rec copy;
+
+	if (rec->kind != USTACK_SB_SAMPLE)
+		return ustack_sbfile_add(c->sbfile, rec);
+	ustack_perfsrc_stack(rec, c->src.max_stack, &cs);
+	copy = *rec;
+	copy.cut = cs.truncated;
+	return ustack_sbfile_add(c->sbfile, &copy);
+}
+
 /* A side-band record: to the session, and into the trace.dat when recording */
 static void on_sideband(const struct ustack_sb_rec *rec, void *data)
 {
 	struct capture *c = data;
 
+	/* System-wide, the reads of our own reader are syscalls too */
+	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
+		return;
 	ustack_session_sideband(c->run.session, rec);
-	if (c->sbfile && ustack_sbfile_add(c->sbfile, rec) < 0) {
+	if (c->sbfile && sbfile_add(c, rec) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded", c->sbfile_path);
 		ustack_sbfile_close(c->sbfile);
 		c->sbfile = NULL;
@@ -768,6 +826,88 @@ static char *temp_file(const struct ustack_outfile *out, const char *what)
 	return path;
 }
 
+/* Perf refused the stack source: userstacktrace, unless perf was asked for */
+static void perf_refused(struct capture *c)
+{
+	int i;
+
+	if (c->o->source == USTACK_SOURCE_PERF)
+		die("--stack-source=perf: %s", c->no_perf);
+	c->source = USTACK_SOURCE_USERSTACKTRACE;
+	snprintf(c->why_source, sizeof(c->why_source), "no perf stacks: %s", c->no_perf);
+	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
+		die("cannot set options/userstacktrace: %s", strerror(errno));
+	for (i = 0; i < c->o->nr_events; i++)
+		enable_spec(c, &c->o->events[i]);
+}
+
+static bool spec_matches(const struct event_spec *e, const struct tep_event *ev)
+{
+	return !fnmatch(e->system, ev->system, 0) &&
+	       !fnmatch(e->event ? e->event : "*", ev->name, 0);
+}
+
+/* The first -e that names @ev: its filter goes with it */
+static const struct event_spec *spec_of(const struct ustack_opts *o, const struct tep_event *ev)
+{
+	int i;
+
+	for (i = 0; i < o->nr_events; i++)
+		if (spec_matches(&o->events[i], ev))
+			return &o->events[i];
+	return NULL;
+}
+
+/*
+ * The perf stack source's tracepoints: every format -e named (the tep
+ * holds those and ours), one perf event each per CPU and task, so the
+ * open-file limit goes up to what is allowed.
+ */
+static void perf_events(struct capture *c, struct tep_handle *tep)
+{
+	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	struct ustack_perfsrc_event *out;
+	const struct event_spec *e;
+	struct rlimit rl;
+	size_t n = 0;
+	int i, j;
+
+	if (!evs)
+		die("cannot read event formats: %s", strerror(errno));
+	for (i = 0; evs[i]; i++)
+		;
+	out = calloc(i + 1, sizeof(*out));
+	if (!out)
+		die("out of memory");
+	for (i = 0; evs[i]; i++) {
+		e = spec_of(c->o, evs[i]);
+		if (!e)
+			continue;
+		out[n].id = evs[i]->id;
+		out[n++].filter = e->filter;
+	}
+	for (j = 0; j < c->o->nr_events; j++) {
+		e = &c->o->events[j];
+		for (i = 0; evs[i] && !spec_matches(e, evs[i]); i++)
+			;
+		if (!evs[i])
+			die("unknown event %s%s%s", e->system, e->event ? ":" : "",
+			    e->event ? e->event : "");
+	}
+	c->src.events = out;
+	c->src.nr_events = n;
+	c->src.kernel = c->o->out.kernel;
+	c->src.max_stack = ustack_perfsrc_max_stack();
+	/* the kernel refuses more than its sysctl */
+	if (c->o->max_stack && c->o->max_stack < c->src.max_stack)
+		c->src.max_stack = c->o->max_stack;
+	ustack_session_set_perf_max_stack(c->run.session, c->src.max_stack);
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 /*
  * Fallback: the perf side-band, opened before tracing starts (what
  * exists is described from /proc then), its records kept for the file.
@@ -786,9 +926,17 @@ static void start_sideband(struct capture *c)
 	}
 	if (c->o->nr_pids || c->child)
 		pids = watched(c, &nr);
-	c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
-					ustack_instance_now(c->ui), on_sideband, c,
-					c->no_perf, sizeof(c->no_perf));
+	if (c->source == USTACK_SOURCE_PERF) {
+		c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
+						ustack_instance_now(c->ui), &c->src, on_sideband,
+						c, c->no_perf, sizeof(c->no_perf));
+		if (!c->perf)
+			perf_refused(c);
+	}
+	if (c->source != USTACK_SOURCE_PERF)
+		c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
+						ustack_instance_now(c->ui), NULL, on_sideband, c,
+						c->no_perf, sizeof(c->no_perf));
 	free(pids);
 	free(clock);
 	if (c->perf || !c->sbfile)
@@ -823,14 +971,27 @@ static void fork_command(struct capture *c)
 
 static void say_path(struct capture *c)
 {
-	char more[512];
+	char more[768];
 
 	if (c->deferred || c->o->quiet)
 		return;
+	if (c->source == USTACK_SOURCE_PERF) {
+		ustack_warning(perf_notice, c->src.max_stack,
+			       c->src.max_stack < ustack_perfsrc_max_stack() ? "--max-stack" :
+			       "kernel.perf_event_max_stack", sideband_notice);
+		return;
+	}
 	if (c->perf)
 		snprintf(more, sizeof(more), "%s", sideband_notice);
 	else
 		snprintf(more, sizeof(more), snapshot_notice, c->no_perf);
+	/* why not perf: asked for, or what refused it (said above if all of perf was) */
+	if (c->why_source[0] && c->perf)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), " (%s)",
+			 c->why_source);
+	else if (c->o->source == USTACK_SOURCE_USERSTACKTRACE)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 " (--stack-source=userstacktrace)");
 	ustack_warning(fallback_notice, more);
 }
 
@@ -858,6 +1019,8 @@ static void set_up(struct capture *c)
 	trace_processes(c);
 	if (c->o->cmd)
 		fork_command(c);
+	if (c->source == USTACK_SOURCE_PERF)
+		perf_events(c, tep);
 	if (!c->deferred)
 		start_sideband(c);
 	if (!c->perf)
@@ -892,6 +1055,7 @@ static void tear_down(struct capture *c)
 	free(c->systems);
 	free(c->sbfile_path);
 	ustack_outfile_close(&c->out);
+	free((void *)c->src.events);
 }
 
 /**
@@ -915,6 +1079,7 @@ void ustack_capture(struct ustack_opts *o)
 	set_up(&c);
 	watch_command(&c);
 	ustack_instance_write(c.ui, "tracing_on", "1");
+	ustack_perf_enable(c.perf);
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
 	if (o->cmd)

@@ -52,6 +52,14 @@ struct event_spec {
 	char	*filter;
 };
 
+/* Where stacks come from (--stack-source); AUTO: the first that works */
+enum ustack_source {
+	USTACK_SOURCE_AUTO,
+	USTACK_SOURCE_DEFERRED,		/* tracefs userstacktrace_delay (patched kernel) */
+	USTACK_SOURCE_PERF,		/* perf tracepoint events with callchains */
+	USTACK_SOURCE_USERSTACKTRACE,	/* tracefs userstacktrace: 8 frames */
+};
+
 /**
  * struct ustack_opts - the command line
  */
@@ -73,7 +81,8 @@ struct ustack_opts {
 	unsigned long		tick_us;
 	double			duration;
 	bool			quiet;
-	bool			force_fallback;
+	enum ustack_source	source;		/* --stack-source, --fallback */
+	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
 	bool			text_set;	/* --folded or --perf-script given */
 	const char		*flamegraph;	/* --flamegraph FILE.svg */
 	const char		*pprof;		/* --pprof FILE.pb.gz */

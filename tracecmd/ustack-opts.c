@@ -34,6 +34,8 @@ enum {
 	OPT_PPROF,
 	OPT_SPEEDSCOPE,
 	OPT_REVERSE,
+	OPT_STACK_SOURCE,
+	OPT_MAX_STACK,
 };
 
 /* --version and -V, as trace-cmd and perf have a version command/option */
@@ -80,7 +82,14 @@ static struct argp_option options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Trace clock (see trace_clock)", 2 },
 	{ "sleep", 's', "USECS", 0, "Drain the buffers every USECS (default 100000)", 2 },
 	{ "fallback", OPT_FALLBACK, NULL, 0,
-	  "Use the synchronous userstacktrace option even if deferred stacks exist", 2 },
+	  "Use the synchronous userstacktrace option even if deferred stacks exist "
+	  "(--stack-source=userstacktrace)", 2 },
+	{ "stack-source", OPT_STACK_SOURCE, "SOURCE", 0,
+	  "Where stacks come from: tracefs-deferred (patched kernel), perf (perf "
+	  "events), userstacktrace (8 frames); default: the first that works", 2 },
+	{ "max-stack", OPT_MAX_STACK, "N", 0,
+	  "perf source: at most N frames per stack (default and most: "
+	  "kernel.perf_event_max_stack)", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
 	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
 	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
@@ -405,7 +414,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		add_debug_dir(o, arg, state);
 		break;
 	case OPT_FALLBACK:
-		o->force_fallback = true;
+		o->source = USTACK_SOURCE_USERSTACKTRACE;
+		break;
+	case OPT_MAX_STACK:
+		errno = 0;
+		o->max_stack = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || !o->max_stack || o->max_stack > 65535)
+			argp_error(state, "bad --max-stack '%s' (want 1 to 65535)", arg);
+		break;
+	case OPT_STACK_SOURCE:
+		if (!strcmp(arg, "tracefs-deferred"))
+			o->source = USTACK_SOURCE_DEFERRED;
+		else if (!strcmp(arg, "perf"))
+			o->source = USTACK_SOURCE_PERF;
+		else if (!strcmp(arg, "userstacktrace"))
+			o->source = USTACK_SOURCE_USERSTACKTRACE;
+		else
+			argp_error(state, "unknown stack source '%s' (want tracefs-deferred, "
+				   "perf or userstacktrace)", arg);
 		break;
 	case ARGP_KEY_ARG:
 		take_arg(o, arg, state);

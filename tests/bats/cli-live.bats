@@ -58,9 +58,35 @@ ustack() {
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
 	n=$(frames_max)
-	[ "$n" -gt 20 ] && n=20
-	want="deep;$(deep_chain "$n" | tac | paste -sd';')"
-	[[ "${lines[0]}" == *"$want 6" ]]
+	if [ "$n" -lt 22 ]; then
+		[ "${lines[0]}" = "deep;[truncated];$(deep_chain "$n" | tac | paste -sd';') 6" ]
+	else
+		[[ "${lines[0]}" == "deep;"*"main;$(deep_chain 20 | tac | paste -sd';') 6" ]]
+	fi
+}
+
+@test "an 8-frame userstacktrace cut ends in [truncated] in every output and is counted" {
+	[ "$(stack_source)" = userstacktrace ] || skip "stack source $(stack_source)"
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid \
+		--flamegraph "$TMP/f.svg" --pprof "$TMP/p.pb.gz" --speedscope "$TMP/s.json" \
+		--folded -- "$PROGS/deep" 3
+	[ "$status" -eq 0 ]
+	[ "$output" = "deep;[truncated];$(deep_chain 8 | tac | paste -sd';') 3" ]
+	[[ "$stderr" == *"truncated stacks:     3"* ]]
+	grep -q '\[truncated\]' "$TMP/f.svg"
+	grep -q '\[truncated\]' "$TMP/s.json"
+	gzip -dc "$TMP/p.pb.gz" | grep -aq '\[truncated\]'
+	run --separate-stderr ustack -- "$PROGS/deep" 1
+	[ "$(sed -n 10p <<< "$output")" = "  [truncated]" ]
+	run --separate-stderr ustack --perf-script -- "$PROGS/deep" 1
+	[ "$(sed -n 10p <<< "$output")" = $'\t0 [truncated] ([unknown])' ]
+}
+
+@test "a stack shorter than the 8 userstacktrace slots is not marked truncated" {
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid --folded -- "$PROGS/shlib" 2
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"[truncated]"* ]]
+	[[ "$stderr" == *"truncated stacks:     0"* ]]
 }
 
 @test "shared library chain crosses into libustack-chain.so" {
@@ -97,7 +123,10 @@ ustack() {
 	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'no deferred user stacks' <<< "$stderr")" -eq 1 ]
-	[[ "$stderr" == *"at most 8 frames"* ]]
+	[[ "$stderr" == *"at most $(frames_max) frames"* ]]
+	if [ "$(stack_source)" = perf ]; then
+		[[ "$stderr" == *"stacks from perf events"* ]]
+	fi
 	# an installed user has no kernel-patches/: the man page's section
 	[[ "$stderr" != *"kernel-patches/"* ]]
 	[[ "$stderr" == *"see THE FALLBACK in man trace-cmd-ustack"* ]]
@@ -157,6 +186,17 @@ EOT
 }
 
 @test "--kernel adds kernel frames before the user frames" {
+	if [ "$(stack_source)" = perf ]; then
+		# perf samples a syscall tracepoint with the user registers, so
+		# it has no kernel chain there (nor has perf record -g)
+		run --separate-stderr "$USTACK" -B "$NAME" -q --kernel \
+			-e sched:sched_process_exit -- "$PROGS/deep" 1
+		[ "$status" -eq 0 ]
+		[ "$(sed -n 2p <<< "$output" | grep -c '(\[kernel\])')" -eq 1 ]
+		grep -q 'do_exit+0x' <<< "$output"
+		[[ "$output" == *"([kernel])"*"_exit+0x"*"(libc.so.6)"* ]]
+		return
+	fi
 	run --separate-stderr ustack --kernel -- "$PROGS/deep" 1
 	[ "$status" -eq 0 ]
 	# a kernel syscall entry frame, then our chain

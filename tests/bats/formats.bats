@@ -444,7 +444,10 @@ print("grey" if s < 0.02 else round(h * 360))' "$1"
 	# a copy without symbols: its own frames can only be "[stripped]"
 	cp "$PROGS/profile/fanout" "$TMP/stripped"
 	strip -s "$TMP/stripped"
-	capture -c --kernel --inline --lines --folded --flamegraph "$TMP/f.svg" -- \
+	# perf samples a syscall tracepoint with the user registers (no kernel chain)
+	src=()
+	[ "$(stack_source)" = perf ] && src=(--stack-source=userstacktrace)
+	capture "${src[@]}" -c --kernel --inline --lines --folded --flamegraph "$TMP/f.svg" -- \
 		sh -c "'$PROGS/profile/inlchain' 4; '$TMP/stripped' 4" > "$TMP/folded"
 	cat "$TMP/folded"
 	run --separate-stderr browse "$TMP/f.svg" kinds \

@@ -8,6 +8,16 @@ PROGS="$ROOT/tests/progs"
 DATA="$ROOT/tests/data"
 TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
 
+# USTACK_SOURCE=perf|userstacktrace|tracefs-deferred runs the tests against
+# that stack source: the tool is called through a wrapper that adds
+# --stack-source (exec: signals and $! reach the tool itself).
+if [ -n "${USTACK_SOURCE:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
+	printf '#!/bin/sh\nexec "%s" --stack-source=%s "$@"\n' "$USTACK" "$USTACK_SOURCE" \
+		>"$BATS_RUN_TMPDIR/trace-cmd-ustack"
+	chmod +x "$BATS_RUN_TMPDIR/trace-cmd-ustack"
+	USTACK="$BATS_RUN_TMPDIR/trace-cmd-ustack"
+fi
+
 # Capture tests need root and a tracefs; report tests need neither.
 require_capture() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
@@ -62,9 +72,25 @@ deep_chain() {
 	done
 }
 
-# Frames available on this kernel: 8 on the synchronous fallback.
+# The stack source a capture uses: USTACK_SOURCE, else the tool's choice
+# (deferred tracefs stacks on the patched kernel, else perf events).
+stack_source() {
+	if [ -n "${USTACK_SOURCE:-}" ]; then
+		echo "$USTACK_SOURCE"
+	elif has_deferred; then
+		echo tracefs-deferred
+	else
+		echo perf
+	fi
+}
+
+# Frames a stack can have: 8 with userstacktrace, perf's limit with perf.
 frames_max() {
-	if has_deferred; then echo 512; else echo 8; fi
+	case "$(stack_source)" in
+	tracefs-deferred) echo 512 ;;
+	userstacktrace) echo 8 ;;
+	perf) cat /proc/sys/kernel/perf_event_max_stack ;;
+	esac
 }
 
 build_progs() {
@@ -143,14 +169,37 @@ wait_exec() {
 wait_tracing() {
 	local dir="$TRACEFS/instances/$1"
 
-	poll_until 30 file_is "$dir/events/$2/enable" 1
+	# The perf source enables nothing in the instance: its events are
+	# perf events, opened after the command set tracing_on 0
+	poll_until 30 tracing_ready "$1" "$2"
 	poll_until 30 file_is "$dir/tracing_on" 1 && return 0
 	echo "instance $1 never started tracing $2" >&2
 	return 1
 }
 
+tracing_ready() {
+	file_is "$TRACEFS/instances/$1/events/$2/enable" 1 || perf_opened "$1"
+}
+
+# perf_opened NAME: the command running on instance NAME (-B NAME, or its
+# own ustack-PID) has its perf events
+perf_opened() {
+	local pid pids
+
+	case $1 in
+	ustack-[0-9]*) pids=${1#ustack-} ;;
+	*) pids=$(pgrep -f -- "-B $1( |\$)") ;;
+	esac
+	for pid in $pids; do
+		ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'perf_event' && return 0
+	done
+	return 1
+}
+
 # wait_drained NAME: wait (up to 30 s) until the reader took everything
-# out of the per-CPU buffers of instance NAME.
+# out of the per-CPU buffers of instance NAME. (The perf source's rings
+# cannot be watched from outside; the command reads them to the end when
+# it stops.)
 wait_drained() {
 	poll_until 30 drained "$1" && return 0
 	echo "instance $1 still holds entries" >&2

@@ -139,7 +139,12 @@ lines_like() {
 	command -v trace-cmd >/dev/null || return 0
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	[ "$(lines_like 'sys_enter_getppid:')" -eq 201 ]
+	# the perf source's samples are print records too
+	if [ "$(stack_source)" = perf ]; then
+		[ "$(lines_like 'print: .*ustack-sb sample ')" -eq 201 ]
+	else
+		[ "$(lines_like 'sys_enter_getppid:')" -eq 201 ]
+	fi
 	[ "$(lines_like 'print: .*ustack-sb mmap .*path=.*/libsb-two\.so$')" -eq 1 ]
 	[ "$(lines_like 'print: .*ustack-sb comm .* exec=1 comm=sb-reload$')" -eq 1 ]
 }

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The perf stack source: on a kernel without deferred tracefs stacks,
+ * each traced tracepoint is a perf event (PERF_TYPE_TRACEPOINT, every hit
+ * sampled) whose samples carry the raw tracepoint payload, the task, the
+ * time and the user callchain, as deep as kernel.perf_event_max_stack
+ * allows, instead of the 8 frames of tracefs' userstacktrace option.
+ *
+ * Its events write into the rings of the perf side-band (ustack-perf.c,
+ * SET_OUTPUT, one ring per CPU, one clock), so that a sample and the
+ * mapping and task records it depends on come out of one ring in the
+ * order the kernel wrote them, and are handed out as side-band records of
+ * kind USTACK_SB_SAMPLE.
+ */
+#ifndef _USTACK_PERFSRC_H
+#define _USTACK_PERFSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ustack_sb_rec;
+
+/**
+ * struct ustack_perfsrc_event - one tracepoint to sample
+ * @id:		its tracefs id (events/SYSTEM/EVENT/id)
+ * @filter:	kernel filter, or NULL
+ */
+struct ustack_perfsrc_event {
+	int		id;
+	const char	*filter;
+};
+
+/**
+ * struct ustack_perfsrc_opts - what the source samples
+ * @events:	the tracepoints
+ * @nr_events:	entries in @events
+ * @kernel:	the kernel callchain too (else exclude_callchain_kernel)
+ * @max_stack:	frames asked for (sample_max_stack); 0: the kernel's
+ *		kernel.perf_event_max_stack
+ */
+struct ustack_perfsrc_opts {
+	const struct ustack_perfsrc_event	*events;
+	size_t					nr_events;
+	bool					kernel;
+	unsigned int				max_stack;
+};
+
+/**
+ * struct ustack_perfsrc_stack - a sample's callchain, split by context
+ * @user:	user addresses, leaf first (points into the record)
+ * @nr_user:	how many
+ * @kernel:	kernel addresses, leaf first
+ * @nr_kernel:	how many
+ * @truncated:	the kernel stopped at the frame limit
+ */
+struct ustack_perfsrc_stack {
+	const uint64_t	*user;
+	unsigned int	nr_user;
+	const uint64_t	*kernel;
+	unsigned int	nr_kernel;
+	bool		truncated;
+};
+
+unsigned int ustack_perfsrc_max_stack(void);
+int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu,
+			int clockid, int output, int (*add_fd)(void *ctx, int fd), void *ctx);
+bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out);
+void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
+			  struct ustack_perfsrc_stack *out);
+
+#endif /* _USTACK_PERFSRC_H */

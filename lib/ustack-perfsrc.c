@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The perf stack source (see ustack-perfsrc.h).
+ *
+ * Why each attribute of a tracepoint event:
+ *  - sample_period 1: every hit is a sample, as every hit is a record in
+ *    a tracefs buffer;
+ *  - TID, TIME, CPU, then CALLCHAIN and RAW: the sample layout below.
+ *    sample_id_all with TID | TIME | CPU is the side-band's own trailer,
+ *    so that the records of both (a LOST record names the event whose
+ *    record was dropped) have one layout in the ring they share;
+ *  - RAW: the tracepoint's payload, the bytes of a tracefs record of the
+ *    event, decoded with the same format;
+ *  - exclude_callchain_kernel unless the kernel stack is asked for: the
+ *    walk costs, and it needs a lower perf_event_paranoid;
+ *  - sample_max_stack: what kernel.perf_event_max_stack allows, the most
+ *    the kernel gives (perf's default of 127 would cut sooner);
+ *  - use_clockid with the side-band's clock: both are ordered by one
+ *    clock, and the kernel refuses SET_OUTPUT between two clocks;
+ *  - inherit for a task: the tasks it creates are sampled too;
+ *  - disabled until the capture turns tracing on: a launched command is
+ *    held before its exec, and what it does until then is not traced.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "ustack-perfsrc.h"
+#include "ustack-proc.h"
+#include "ustack-sideband.h"
+
+#define SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+/* header, pid + tid, time, cpu + reserved, callchain nr */
+#define CHAIN_OFF	40
+
+/* perf's own default when the sysctl cannot be read */
+#define DEFAULT_MAX_STACK	127
+
+/**
+ * ustack_perfsrc_max_stack - the deepest callchain the kernel gives
+ *
+ * Returns kernel.perf_event_max_stack, or perf's default 127 when it
+ * cannot be read.
+ */
+unsigned int ustack_perfsrc_max_stack(void)
+{
+	char *text = ustack_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
+	long v = text ? strtol(text, NULL, 10) : 0;
+
+	free(text);
+	/* sample_max_stack is a __u16 */
+	if (v <= 0 || v > 65535)
+		return DEFAULT_MAX_STACK;
+	return v;
+}
+
+static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_opts *o,
+		      int id, int pid, int clockid)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = id;
+	attr->sample_period = 1;
+	attr->sample_type = SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->exclude_callchain_kernel = !o->kernel;
+	attr->sample_max_stack = o->max_stack ? o->max_stack : ustack_perfsrc_max_stack();
+	attr->inherit = pid >= 0;
+	/* until tracing starts (ustack_perf_enable()), as the instance's events */
+	attr->disabled = 1;
+	if (clockid >= 0) {
+		attr->use_clockid = 1;
+		attr->clockid = clockid;
+	}
+}
+
+/**
+ * ustack_perfsrc_open - the tracepoint events of one task (or all) on one CPU
+ * @opts:	what to sample
+ * @pid:	the task (inherited by its children), or -1 for every task
+ * @cpu:	the CPU
+ * @clockid:	clock of the samples' times (CLOCK_*), -1 for perf's own
+ * @output:	the event whose ring they write into (SET_OUTPUT)
+ * @add_fd:	takes each new fd over (closes it and returns -1 on failure)
+ * @ctx:	for @add_fd
+ *
+ * Returns 0; -1 with errno set (EINVAL from a filter: the filter is bad).
+ * ENODEV (CPU offline) and ESRCH (task gone) are the caller's to forgive.
+ */
+int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu,
+			int clockid, int output, int (*add_fd)(void *ctx, int fd), void *ctx)
+{
+	struct perf_event_attr attr;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < opts->nr_events; i++) {
+		fill_attr(&attr, opts, opts->events[i].id, pid, clockid);
+		fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (add_fd(ctx, fd))
+			return -1;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output) < 0)
+			return -1;
+		if (opts->events[i].filter &&
+		    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, opts->events[i].filter) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/**
+ * ustack_perfsrc_parse - a PERF_RECORD_SAMPLE of our events as a side-band record
+ * @rec:	the record, header included, 8-byte aligned
+ * @size:	its size
+ * @out:	filled in (USTACK_SB_SAMPLE; chain and raw point into @rec)
+ *
+ * Layout (SAMPLE_TYPE): pid, tid, time, cpu, reserved, nr, ips[nr],
+ * raw size, raw bytes. Returns false for a record that does not fit it.
+ */
+bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out)
+{
+	uint64_t nr;
+	uint32_t raw_size;
+	size_t off;
+
+	if (size < CHAIN_OFF + 8)
+		return false;
+	memcpy(&nr, rec + CHAIN_OFF - 8, sizeof(nr));
+	if (nr > (size - CHAIN_OFF) / 8)
+		return false;
+	off = CHAIN_OFF + nr * 8;
+	if (off + 4 > size)
+		return false;
+	memcpy(&raw_size, rec + off, sizeof(raw_size));
+	if (raw_size > size - off - 4)
+		return false;
+	out->kind = USTACK_SB_SAMPLE;
+	memcpy(&out->pid, rec + 8, 4);
+	memcpy(&out->tid, rec + 12, 4);
+	memcpy(&out->ts, rec + 16, 8);
+	memcpy(&out->cpu, rec + 24, 4);
+	out->nr_chain = nr;
+	out->chain = (const uint64_t *)(rec + CHAIN_OFF);
+	out->raw_size = raw_size;
+	out->raw = rec + off + 4;
+	return true;
+}
+
+/**
+ * ustack_perfsrc_stack - the user and kernel parts of a sample's callchain
+ * @rec:	a USTACK_SB_SAMPLE record
+ * @max_stack:	the sample_max_stack the events were opened with
+ * @out:	filled in
+ *
+ * The kernel puts a context marker (PERF_CONTEXT_*) before the frames of
+ * each context; markers do not count against @max_stack, frames do, and
+ * the walk stops without a word when they reach it: such a stack is
+ * marked truncated, as is one whose record says so (@rec->cut, from a
+ * trace.dat, where @max_stack is 0).
+ */
+void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
+			  struct ustack_perfsrc_stack *out)
+{
+	const uint64_t *ip = rec->chain;
+	uint64_t ctx = 0;
+	unsigned int i, frames = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < rec->nr_chain; i++) {
+		if (ip[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip[i];
+			if (ctx == PERF_CONTEXT_USER)
+				out->user = ip + i + 1;
+			else if (ctx == PERF_CONTEXT_KERNEL)
+				out->kernel = ip + i + 1;
+			continue;
+		}
+		frames++;
+		if (ctx == PERF_CONTEXT_USER)
+			out->nr_user++;
+		else if (ctx == PERF_CONTEXT_KERNEL)
+			out->nr_kernel++;
+	}
+	out->truncated = rec->cut || (max_stack && frames >= max_stack);
+}

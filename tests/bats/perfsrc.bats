@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The perf stack source on this machine's kernel (lib/ustack-perfsrc.c):
+# for the bundled programs every event has the stack `perf record -g`
+# gets for the same event, frame for frame, and the counts are exact;
+# the choice of source and its notice. Every run uses its own -B
+# instance and checks it is gone afterwards.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	require_capture
+	has_deferred && skip "the patched kernel: its tests are in tests/bats/vm/"
+	command -v perf >/dev/null || skip "no perf"
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	rm -rf "$TMP"
+}
+
+# perf-script text -> one line per event (comm, then its frames' symbols
+# leaf first, offsets and files left out), counted
+per_event() {
+	awk '/^[^\t]/ && NF { if (s != "") print s; s = $1; next }
+	     /^\t/ { sub(/^[ \t]*[0-9a-f]+ /, ""); sub(/\+0x[0-9a-f]+/, "");
+		     sub(/ \(.*\)$/, ""); s = s ";" $0; next }
+	     END { if (s != "") print s }' | sort | uniq -c
+}
+
+# compare PROG ARGS...: ours (perf source) against perf record -g
+compare() {
+	perf record -q -g -o "$TMP/perf.data" -e syscalls:sys_enter_getppid -- "$@" \
+		>/dev/null 2>"$TMP/perf.err" || { cat "$TMP/perf.err"; return 1; }
+	perf script -i "$TMP/perf.data" 2>/dev/null | per_event >"$TMP/want"
+	"$USTACK" -B "$NAME" -q --stack-source=perf --perf-script \
+		-e syscalls:sys_enter_getppid -- "$@" >"$TMP/ours.txt"
+	per_event <"$TMP/ours.txt" >"$TMP/got"
+	[ -s "$TMP/want" ]
+	diff -u "$TMP/want" "$TMP/got"
+}
+
+@test "perf source: the 22-deep chain is whole, as perf record -g has it" {
+	compare "$PROGS/deep" 3
+	grep -q 'chain_01;main;__libc_start_call_main$' "$TMP/got"
+}
+
+@test "perf source: each thread's stack as perf record -g has it" {
+	compare "$PROGS/threads" 2
+}
+
+@test "perf source: a dlopen'ed library's frames as perf record -g has them" {
+	compare "$PROGS/sideband/sb-dlopen" 5
+}
+
+@test "perf source: stacks before and after an exec as perf record -g has them" {
+	compare "$PROGS/sideband/sb-exec" 4 3
+	grep -q '^ *4 sb-exec;before_exec;main' "$TMP/got"
+}
+
+@test "perf source: a process too short for /proc as perf record -g has it" {
+	compare "$PROGS/sideband/sb-short"
+}
+
+@test "perf source: a chain cut at the frame limit ends in [truncated], counted" {
+	# deep's chain is 22 frames: --max-stack 10 cuts it
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=perf --max-stack 10 --folded \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	[ "$output" = "deep;[truncated];$(deep_chain 10 | tac | paste -sd';') 2" ]
+	[[ "$stderr" == *"at most 10 frames (--max-stack)"* ]]
+	[[ "$stderr" == *"truncated stacks:     2"* ]]
+	# 22 frames under a limit of 23: not cut, not marked (exactly 22 would be:
+	# the kernel says nothing when it stops)
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=perf --max-stack 23 --folded \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[[ "$output" != *"[truncated]"* ]]
+	[[ "$stderr" == *"truncated stacks:     0"* ]]
+}
+
+@test "perf source: -f filters in the kernel (PERF_EVENT_IOC_SET_FILTER), a bad one is an error" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --stack-source=perf --folded \
+		-e syscalls:sys_enter_getppid -f 'common_pid == 1' -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run --separate-stderr "$USTACK" -B "$NAME" -q --stack-source=perf --folded \
+		-e syscalls:sys_enter_getppid -f 'no_such_field == 1' -- "$PROGS/deep" 2
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"filter"* ]]
+}
+
+@test "the tool picks the perf source on a stock kernel and says so once, with its limit" {
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'stack' <<< "${stderr_lines[0]}")" -eq 1 ]
+	[[ "${stderr_lines[0]}" == *"stacks from perf events, synchronous, at most $(cat /proc/sys/kernel/perf_event_max_stack) frames (kernel.perf_event_max_stack)"* ]]
+	[ "$(grep -c '^trace-cmd ustack: no deferred' <<< "$stderr")" -eq 1 ]
+}
+
+@test "--stack-source=userstacktrace is taken as asked, and the notice says so" {
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=userstacktrace \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[0]}" == *"at most 8 frames"*"(--stack-source=userstacktrace)" ]]
+	[[ "$output" == *"  [truncated]"* ]]
+}
+
+@test "--stack-source=tracefs-deferred on a stock kernel is a one-line error" {
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=tracefs-deferred \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -ne 0 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *"userstacktrace_delay"* ]]
+	run --separate-stderr "$USTACK" --stack-source=bogus -- true
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"unknown stack source 'bogus'"* ]]
+}
+
+@test "perf source: record then report gives live's stacks, cut marks too; stock trace-cmd report opens the file" {
+	"$USTACK" -B "$NAME" -q --stack-source=perf --folded -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 3 >"$TMP/live"
+	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(cat "$TMP/live")" ]
+	[[ "$output" == "deep;"*"main;$(deep_chain 20 | tac | paste -sd';') 3" ]]
+	# the frame limit of the recording run is in the file
+	"$USTACK" record -B "$NAME" -q --stack-source=perf --max-stack 10 -o "$TMP/c.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	run --separate-stderr "$USTACK" report -i "$TMP/c.dat" --folded
+	[ "$output" = "deep;[truncated];$(deep_chain 10 | tac | paste -sd';') 2" ]
+	[[ "$stderr" == *"truncated stacks:     2"* ]]
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 3 ]
+}
+
+@test "perf source: report needs nothing of the recording machine but the files (--symfs)" {
+	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/shlib" 2
+	mkdir -p "$TMP/symfs$PROGS"
+	cp "$PROGS/shlib" "$PROGS/libustack-chain.so" "$TMP/symfs$PROGS/"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded --symfs "$TMP/symfs"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"main;app_call;lib_outer;lib_middle;lib_inner 2" ]]
+}
