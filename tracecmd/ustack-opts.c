@@ -417,10 +417,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->source = USTACK_SOURCE_USERSTACKTRACE;
 		break;
 	case OPT_MAX_STACK:
-		errno = 0;
-		o->max_stack = strtoul(arg, &end, 10);
-		if (errno || *end || !*arg || !o->max_stack || o->max_stack > 65535)
-			argp_error(state, "bad --max-stack '%s' (want 1 to 65535)", arg);
+		o->max_stack = parse_ulong(arg, "--max-stack", 1, 65535, state);
 		break;
 	case OPT_STACK_SOURCE:
 		if (!strcmp(arg, "tracefs-deferred"))
