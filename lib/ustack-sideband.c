@@ -195,12 +195,13 @@ static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
 	return len;
 }
 
-static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
+/* @len hex digits into @out (at most @max bytes); returns the bytes, or -1 */
+static ssize_t parse_hex(const char *hex, size_t len, unsigned char *out, size_t max)
 {
 	unsigned int byte;
 	size_t i;
 
-	if (len % 2 || len / 2 > SAMPLE_RAW_MAX)
+	if (len % 2 || len / 2 > max)
 		return -1;
 	for (i = 0; i < len; i++)
 		if (!isxdigit((unsigned char)hex[i]))
@@ -208,10 +209,19 @@ static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
 	for (i = 0; i < len / 2; i++) {
 		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
 			return -1;
-		sample_raw[i] = byte;
+		out[i] = byte;
 	}
+	return len / 2;
+}
+
+static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
+{
+	ssize_t n = parse_hex(hex, len, sample_raw, SAMPLE_RAW_MAX);
+
+	if (n < 0)
+		return -1;
 	r->raw = sample_raw;
-	r->raw_size = len / 2;
+	r->raw_size = n;
 	return 0;
 }
 
@@ -279,20 +289,11 @@ int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 
 static int parse_build_id(const char *hex, size_t len, struct ustack_sb_rec *r)
 {
-	unsigned int byte;
-	size_t i;
+	ssize_t n = parse_hex(hex, len, r->build_id, USTACK_BUILD_ID_MAX);
 
-	if (len % 2 || len / 2 > USTACK_BUILD_ID_MAX)
+	if (n < 0)
 		return -1;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)hex[i]))
-			return -1;
-	for (i = 0; i < len / 2; i++) {
-		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
-			return -1;
-		r->build_id[i] = byte;
-	}
-	r->build_id_len = len / 2;
+	r->build_id_len = n;
 	return 0;
 }
 
