@@ -1333,3 +1333,43 @@ EOF
 	# every line whole: "prog;" and the name
 	[ "$(echo "$output" | awk '{ print length($1) }' | sort -n | head -1)" -eq 241 ]
 }
+
+@test "an event waits for its cookie up to exactly hold time, and is given up as NO_COOKIE just after" {
+	cp "$S" "$TMP/late"
+	# the cookie at exactly ts + hold time still belongs to the event
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1100 100 user_unwind_cookie cookie=0x5
+0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+EOF
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1000 .* status=OK cookie=0x5 frames=0x40:anon$'
+	[ "$(stat orphans)" = 0 ]
+	# the same when the timeouts run at that moment for an earlier event
+	cp "$TMP/late" "$TMP/both"
+	cat >> "$TMP/both" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x4
+1 1050 200 sys_enter_test __syscall_nr=2
+1 1150 200 user_unwind_cookie cookie=0x5
+1 1200 200 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+0 1300 100 user_unwind_stack cookie=0x4 flags=0 offsets=0x40 ids=0
+EOF
+	S="$TMP/both"
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1050 .* status=OK cookie=0x5 frames=0x40:anon$'
+	[ "$(stat orphans)" = 0 ]
+	# one nanosecond later the event was given up, the cookie is an orphan
+	S="$TMP/late"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1101 100 user_unwind_cookie cookie=0x5
+0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+EOF
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1000 .* status=NO_COOKIE frames=-$'
+	[ "$(stat orphans)" = 1 ]
+}
