@@ -1373,3 +1373,38 @@ EOF
 	samples | grep -q '^sample ts=1000 .* status=NO_COOKIE frames=-$'
 	[ "$(stat orphans)" = 1 ]
 }
+
+@test "fallback: a maps snapshot read from markers with a part missing is dropped, not used" {
+	# as report reads a trace.dat: one marker per part, part 2 of 3 lost
+	cat >> "$S" <<EOF
+marker
+ustack-maps 100 500 1/2
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog
+end
+marker
+ustack-maps 100 500 2/2
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /usr/lib/libc.so.6
+end
+marker
+ustack-maps 100 5000 1/3
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog2
+end
+marker
+ustack-maps 100 5000 3/3
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /usr/lib/libc2.so
+end
+marker
+ustack-maps 100 7000 1/1
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog3
+end
+0 6000 100 sys_enter_test __syscall_nr=1
+0 6001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100
+0 8000 100 sys_enter_test __syscall_nr=1
+0 8001 100 user_stack tgid=100 caller=0x55d000001010
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6$'
+	# the next whole snapshot is used again
+	samples | grep -q '^sample ts=8000 .*status=SYNC frames=0x1010:/usr/bin/prog3$'
+}

@@ -28,6 +28,8 @@
  *   sym PATH START SIZE NAME[,OUTER...]
  *                               fake symbol: NAME inlined into OUTER...
  *   maps TGID TS                /proc/<tgid>/maps snapshot, lines up to "end"
+ *   marker                      one trace_marker text, lines up to "end", read
+ *                               as report reads them (ustack_maps_reader)
  *   lost CPU N                  ustack_session_add_lost()
  *   advance TS                  ustack_session_advance()
  *   flush                       ustack_session_flush() (also done at the end)
@@ -49,6 +51,7 @@
 #include "ustack-events.h"
 #include "ustack-session.h"
 #include "ustack-output.h"
+#include "ustack-procmaps.h"
 #include "ustack-resolve.h"
 
 static const char *status_names[] = {
@@ -75,6 +78,7 @@ struct driver {
 	struct ustack_output	*out;
 	struct ustack_output_opts oopts;
 	struct ustack_resolver	*resolver;
+	struct ustack_maps_reader *maps;
 	bool			dump;
 	bool			stats;
 	bool			summary;
@@ -537,7 +541,8 @@ static int split(char *line, char **tok, int max)
 	return n;
 }
 
-static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
+/* The script's lines up to "end", joined (NULL when there are none). */
+static char *read_block(struct driver *d, FILE *fp)
 {
 	char line[1024], *text = NULL;
 	size_t len = 0, l;
@@ -548,12 +553,43 @@ static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
 			break;
 		l = strlen(line);
 		text = realloc(text, len + l + 1);
+		if (!text)
+			die(d, "out of memory");
 		memcpy(text + len, line, l + 1);
 		len += l;
 	}
+	return text;
+}
+
+static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
+{
+	char *text = read_block(d, fp);
+
 	start_session(d);
 	if (ustack_session_add_maps(d->session, tgid, ts, text ? text : ""))
 		die(d, "add_maps failed");
+	free(text);
+}
+
+static void add_marker_maps(int tgid, uint64_t ts, const char *text, void *data)
+{
+	struct driver *d = data;
+
+	if (ustack_session_add_maps(d->session, tgid, ts, text))
+		die(d, "add_maps failed");
+}
+
+/* A marker text goes through the reader report uses on a trace.dat. */
+static void read_marker_block(struct driver *d, FILE *fp)
+{
+	char *text = read_block(d, fp);
+
+	start_session(d);
+	if (!d->maps)
+		d->maps = ustack_maps_reader_new(add_marker_maps, d);
+	if (!d->maps)
+		die(d, "out of memory");
+	ustack_maps_reader_feed(d->maps, text ? text : "");
 	free(text);
 }
 
@@ -597,6 +633,8 @@ static void run_line(struct driver *d, FILE *fp, char *line)
 					  (strstr(tok[1], "rename") ? USTACK_HELPER_RENAME : 0));
 	else if (!strcmp(tok[0], "maps") && n == 3)
 		read_maps_block(d, fp, num(d, tok[1]), num(d, tok[2]));
+	else if (!strcmp(tok[0], "marker") && n == 1)
+		read_marker_block(d, fp);
 	else if (!strcmp(tok[0], "lost") && n == 3)
 		ustack_session_add_lost(d->session, num(d, tok[1]), num(d, tok[2]));
 	else if (!strcmp(tok[0], "advance") && n == 2)
@@ -743,6 +781,7 @@ int main(int argc, char **argv)
 		ustack_output_summary(d.dump ? NULL : d.out, stdout, ustack_session_stats(d.session));
 
 	free_syms(&d);
+	ustack_maps_reader_free(d.maps);
 	ustack_session_free(d.session);
 	ustack_events_free(d.events);
 	ustack_output_free(d.out);
