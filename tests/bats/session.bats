@@ -1408,3 +1408,28 @@ EOF
 	# the next whole snapshot is used again
 	samples | grep -q '^sample ts=8000 .*status=SYNC frames=0x1010:/usr/bin/prog3$'
 }
+
+@test "side-band: a mapping inside an older one splits it: head and tail keep their file offsets" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x7f0000000000 len=0x100000 pgoff=0x20000 prot=5 flags=0x2 dev=8:1 ino=66 path=/usr/lib/one.so
+	sb 200 mmap pid=100 tid=100 start=0x7f0000040000 len=0x20000 pgoff=0x10000 prot=5 flags=0x2 dev=8:1 ino=77 path=/usr/lib/two.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000010000,0x7f000003ffff,0x7f0000040000,0x7f000005ffff,0x7f0000060000,0x7f0000090000
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x30000:/usr/lib/one.so,0x5ffff:/usr/lib/one.so,0x10000:/usr/lib/two.so,0x2ffff:/usr/lib/two.so,0x80000:/usr/lib/one.so,0xb0000:/usr/lib/one.so$'
+}
+
+@test "side-band: an address equal to a mapping's end is outside it" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x7f0000000000 len=0x100000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=66 path=/usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f00000fffff,0x7f0000100000,0x7f0000000000,0x7effffffffff
+EOF
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
+}
