@@ -1433,3 +1433,21 @@ EOF
 	samples
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
 }
+
+@test "end to end with the real resolver: the leaf at a function's first byte is that function, a caller's return address there is the one before" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	# rp_ends_with_call ends with a call: rp_after's first byte is its return address
+	leaf=$(readelf_sym_off "$f" rp_leaf 0)
+	ret=$(readelf_sym_off "$f" rp_after 0)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf,$ret ids=0x77,0x77
+EOF2
+	drv --resolver --stacks
+	echo "$output"
+	[ "${lines[1]}" = "  rp_leaf+0x0 (resolve-pie)" ]
+	[ "${lines[2]}" = "  rp_ends_with_call+0xc (resolve-pie)" ]
+}
