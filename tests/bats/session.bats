@@ -1451,3 +1451,32 @@ EOF2
 	[ "${lines[1]}" = "  rp_leaf+0x0 (resolve-pie)" ]
 	[ "${lines[2]}" = "  rp_ends_with_call+0xc (resolve-pie)" ]
 }
+
+@test "folded: two threads of one process with the same stack and different names stay apart" {
+	# resolved stacks: folded counts a stack met before on its line
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	cat >> "$S" <<EOF
+comm 101 work-a
+comm 102 work-b
+tgid 101 100
+tgid 102 100
+0 1000 101 sys_enter_test __syscall_nr=1
+0 1001 101 user_unwind_cookie cookie=0x5
+0 1002 101 user_unwind_stack cookie=0x5 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+1 1100 102 sys_enter_test __syscall_nr=1
+1 1101 102 user_unwind_cookie cookie=0x6
+1 1102 102 user_unwind_stack cookie=0x6 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+0 1200 101 sys_enter_test __syscall_nr=1
+0 1201 101 user_unwind_cookie cookie=0x7
+0 1202 101 user_unwind_stack cookie=0x7 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+EOF
+	drv --resolver --folded
+	echo "$output"
+	[ "$(grep -c . <<< "$output")" -eq 2 ]
+	grep -qx 'work-a;rp_middle;rp_leaf 2' <<< "$output"
+	grep -qx 'work-b;rp_middle;rp_leaf 1' <<< "$output"
+}
