@@ -204,6 +204,14 @@ speedscope_folded() {
 	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
 }
 
+@test "speedscope --inline: inlined frames follow their caller, in the folded output's order" {
+	# inl_leaf is inlined into inl_mid, inlined into outer_fn: one address
+	capture --inline --folded --speedscope "$TMP/s.json" -- "$PROGS/profile/inlchain" 2 > "$TMP/folded"
+	cat "$TMP/folded"
+	grep -q ';main;outer_fn;inl_mid_\[i\];inl_leaf_\[i\] 2$' "$TMP/folded"
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
+}
+
 @test "speedscope: the schema check fails a file that breaks the format" {
 	need_node_modules
 	capture --speedscope "$TMP/s.json" -- "$PROGS/shlib" 2
