@@ -205,12 +205,14 @@ maps_files() {
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	# system-wide, maps are read while the process lives
 	start_held "$PROGS/deep" 25
+	deep=$HELD
 	wait_drained "$NAME"
 	kill -TERM "$pid"
 	wait "$pid"
 	release_held
 	assert_no_instance "$NAME"
-	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	# only our deep: other runs of it may go on beside this test
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
 	echo "$output"
 	[[ "$output" == "deep;"*"chain_20 25" ]]
 }
