@@ -1480,3 +1480,41 @@ EOF
 	grep -qx 'work-a;rp_middle;rp_leaf 2' <<< "$output"
 	grep -qx 'work-b;rp_middle;rp_leaf 1' <<< "$output"
 }
+
+@test "side-band: [vdso], deleted files, one path in two processes; PROCMAPS of the processes stacks used" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x55d000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 110 mmap pid=100 tid=100 start=0x55d000001000 len=0x1000 pgoff=0x1000 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 120 mmap pid=100 tid=100 start=0x7f0000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=6 'path=/tmp/lib.so (deleted)'
+	sb 130 mmap pid=100 tid=100 start=0x7f1000000000 len=0x1000 pgoff=0 prot=5 flags=0x22 dev=0:0 ino=0 path=//anon
+	sb 140 mmap pid=100 tid=100 start=0x7fff00000000 len=0x2000 pgoff=0 prot=5 flags=0x2 dev=0:0 ino=0 path=[vdso]
+	sb 150 comm pid=100 tid=100 exec=0 comm=my prog
+	sb 160 fork pid=300 ppid=100 tid=300 ptid=100
+	sb 170 mmap pid=300 tid=300 start=0x7f2000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 180 mmap pid=400 tid=400 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=9 path=/bin/unused
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000010,0x7fff00000042,0x7f1000000010
+0 1100 300 sys_enter_test __syscall_nr=1
+0 1101 300 user_stack tgid=300 caller=0x7f2000000010,0x55d000000010
+EOF
+	drv --stats --procmaps
+	echo "$output"
+	samples | grep -q '^sample ts=1000 .*comm=my prog .*status=SYNC frames=0x1010:/usr/bin/prog,0x10:/tmp/lib.so\[flags=0x2\],0x42:\[vdso\]\[flags=0x1\],0x7f1000000010:anon$'
+	samples | grep -q '^sample ts=1100 .*comm=my prog .*status=SYNC frames=0x10:/usr/bin/prog,0x10:/usr/bin/prog$'
+	# prog of 100, prog of 300, lib.so, [vdso], unused: five files
+	[ "$(stat mappings)" = 5 ]
+	# one line per run of mappings of one file, anonymous memory left out,
+	# the name as one word, only the processes whose stacks were mapped
+	[ "$(grep -A4 '^procmaps 64 ' <<< "$output")" = "procmaps 64 3 my_prog
+55d000000000 55d000002000 /usr/bin/prog
+7f0000000000 7f0000001000 /tmp/lib.so
+7fff00000000 7fff00002000 [vdso]
+procmaps 12c 4 my_prog" ]
+	[ "$(grep -A4 '^procmaps 12c ' <<< "$output")" = "procmaps 12c 4 my_prog
+55d000000000 55d000002000 /usr/bin/prog
+7f0000000000 7f0000001000 /tmp/lib.so
+7f2000000000 7f2000001000 /usr/bin/prog
+7fff00000000 7fff00002000 [vdso]" ]
+	[ "$(grep -c '^procmaps ' <<< "$output")" = 2 ]
+}

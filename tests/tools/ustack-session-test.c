@@ -16,6 +16,7 @@
  *   --hold NS       session hold time      --max-pending N
  *   --stats         print "stats: key=value ..." at the end
  *   --summary       print the human summary at the end
+ *   --procmaps      print the PROCMAPS payloads at the end, sorted by pid
  *   --resolver      symbolize with the real resolver (else `sym` lines)
  *
  * Script lines ('#' starts a comment):
@@ -82,6 +83,7 @@ struct driver {
 	bool			dump;
 	bool			stats;
 	bool			summary;
+	bool			procmaps;
 	bool			use_resolver;
 	struct fake_sym		*syms;
 	int			nr_syms;
@@ -671,8 +673,33 @@ enum {
 	OPT_DUMP = 256, OPT_STACKS, OPT_FOLDED, OPT_PERF, OPT_RAW, OPT_KERNEL,
 	OPT_LINES, OPT_SKIP_EMPTY, OPT_FOLD_PID, OPT_FOLD_EVENT, OPT_PID,
 	OPT_COMM, OPT_ORDERED, OPT_HOLD, OPT_MAX_PENDING, OPT_STATS,
-	OPT_SUMMARY, OPT_RESOLVER,
+	OPT_SUMMARY, OPT_RESOLVER, OPT_PROCMAPS,
 };
+
+static int cmp_payload(const void *a, const void *b)
+{
+	int x = strtol(*(char * const *)a, NULL, 16), y = strtol(*(char * const *)b, NULL, 16);
+
+	return (x > y) - (x < y);
+}
+
+/* What record writes as trace-cmd's PROCMAPS options, in pid order. */
+static void print_procmaps(struct driver *d)
+{
+	char **opts = ustack_session_procmaps(d->session);
+	size_t i, n = 0;
+
+	if (!opts)
+		die(d, "procmaps failed");
+	while (opts[n])
+		n++;
+	qsort(opts, n, sizeof(*opts), cmp_payload);
+	for (i = 0; i < n; i++) {
+		printf("procmaps %s", opts[i]);
+		free(opts[i]);
+	}
+	free(opts);
+}
 
 static const struct option long_opts[] = {
 	{ "dump",	 no_argument,	    NULL, OPT_DUMP },
@@ -692,6 +719,7 @@ static const struct option long_opts[] = {
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
 	{ "stats",	 no_argument,	    NULL, OPT_STATS },
 	{ "summary",	 no_argument,	    NULL, OPT_SUMMARY },
+	{ "procmaps",	 no_argument,	    NULL, OPT_PROCMAPS },
 	{ "resolver",	 no_argument,	    NULL, OPT_RESOLVER },
 	{ NULL, 0, NULL, 0 }
 };
@@ -726,6 +754,7 @@ static void parse_args(struct driver *d, int argc, char **argv)
 		case OPT_MAX_PENDING: d->sopts.max_pending = strtoull(optarg, NULL, 0); break;
 		case OPT_STATS:	d->stats = true; break;
 		case OPT_SUMMARY: d->summary = true; break;
+		case OPT_PROCMAPS: d->procmaps = true; break;
 		case OPT_RESOLVER: d->use_resolver = true; break;
 		default:
 			fprintf(stderr, "usage: %s [options] SCRIPT\n", argv[0]);
@@ -779,6 +808,8 @@ int main(int argc, char **argv)
 		print_stats(ustack_session_stats(d.session));
 	if (d.summary)
 		ustack_output_summary(d.dump ? NULL : d.out, stdout, ustack_session_stats(d.session));
+	if (d.procmaps)
+		print_procmaps(&d);
 
 	free_syms(&d);
 	ustack_maps_reader_free(d.maps);
