@@ -160,6 +160,10 @@ maps_files() {
 	# header: pid and number of files in hex, then the name
 	[ "$(head -1 "$TMP/got" | awk '{ print $1, $2, $3 }')" = \
 		"$(printf '%x %x shlib' "$child" "$(($(wc -l < "$TMP/got") - 1))")" ]
+	# report maps the stacks through the snapshots' markers in the file
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == "shlib;"*";main;app_call;lib_outer;lib_middle;lib_inner 2" ]]
 }
 
 @test "report filters by pid and comm" {

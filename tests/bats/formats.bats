@@ -148,14 +148,19 @@ folded_as_pprof() {
 	[[ "$output" == *"inl_leaf (inline)"* ]]
 }
 
-@test "pprof and flame graph: one sample type per event, each with its own count" {
+@test "pprof, flame graph and speedscope: one sample type per event, each with its own count" {
 	need_go
 	require_capture
 	NAME=$(instance_name)
 	# fanout: 8 getppid from its own code, 8 clock_nanosleep through libc
 	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid \
 		-e syscalls:sys_enter_clock_nanosleep --pprof "$TMP/p.pb.gz" \
-		--flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 8
+		--flamegraph "$TMP/f.svg" --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 8
+	# speedscope: a profile per event, its samples adding up to its count
+	jq -r '.profiles[] | "\(.name) \(.endValue) \(.weights | add) \(.samples | length)"' "$TMP/s.json" > "$TMP/profiles"
+	cat "$TMP/profiles"
+	[ "$(awk '{ print $1, $2, $3 }' "$TMP/profiles")" = "syscalls:sys_enter_getppid 8 8
+syscalls:sys_enter_clock_nanosleep 8 8" ]
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
 	echo "$output"
 	grep -qE '^syscalls:sys_enter_getppid/count\[dflt\] syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"

@@ -1518,3 +1518,32 @@ procmaps 12c 4 my_prog" ]
 7fff00000000 7fff00002000 [vdso]" ]
 	[ "$(grep -c '^procmaps ' <<< "$output")" = 2 ]
 }
+
+@test "deferred path: an announcement's flags are kept; a stack with fewer ids than offsets has that many frames" {
+	echo "0 900 100 inode_cache id=0x77 ino=7 dev=0x800001 tgid=100 flags=2 build_id=0a0b path=/tmp/gone" >> "$S"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1002 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10,0x20,0x30 ids=0x77,0x77
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=OK cookie=0x5 frames=0x10:/tmp/gone\[flags=0x2\],0x20:/tmp/gone\[flags=0x2\]$'
+	[ "$(stat frames)" = 2 ]
+}
+
+@test "end to end with the real resolver: an announced build id that does not match the file leaves the frame unresolved" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	inode 900 0 0x77 "$f" 0a0b0c0d0e0f101112131415161718191a1b1c1d
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf ids=0x77
+EOF2
+	drv --resolver --stacks
+	echo "$output"
+	grep -qx "  \[unknown\] (resolve-pie+$leaf)" <<< "$output"
+	grep -q 'build id .* does not match the traced 0a0b0c0d' <<< "$output"
+}
