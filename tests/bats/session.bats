@@ -1547,3 +1547,47 @@ EOF2
 	grep -qx "  \[unknown\] (resolve-pie+$leaf)" <<< "$output"
 	grep -q 'build id .* does not match the traced 0a0b0c0d' <<< "$output"
 }
+
+@test "folded with the real resolver: a repeated stack counted on its line keeps the summary's counts, --fold-pid keeps pids apart" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	echo "comm 300 prog" >> "$S"
+	# two of pid 100, one of pid 300, then twice a stack with an
+	# unresolved frame (the ELF header is in no executable segment)
+	for c in 1:100 2:100 3:300 4:100 5:100; do
+		n=${c%%:*}
+		p=${c#*:}
+		if [ "$n" -le 3 ]; then offs="$leaf,$mid"; else offs="$leaf,0x10"; fi
+		cat >> "$S" <<EOF2
+0 ${n}000 $p sys_enter_test __syscall_nr=1
+0 ${n}001 $p user_unwind_cookie cookie=$n
+0 ${n}002 $p user_unwind_stack cookie=$n flags=0 offsets=$offs ids=0x77,0x77
+EOF2
+	done
+	drv --resolver --folded --fold-pid --summary
+	echo "$output"
+	grep -qx 'prog-100;rp_middle;rp_leaf 2' <<< "$output"
+	grep -qx 'prog-300;rp_middle;rp_leaf 1' <<< "$output"
+	grep -qx 'prog-100;\[resolve-pie\];rp_leaf 2' <<< "$output"
+	grep -q '^  frames unresolved: *2 of 10 (outside any segment 2)$' <<< "$output"
+}
+
+@test "folded: fallback (synchronous) stacks are folded with their frames" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	cat >> "$S" <<EOF
+maps 100 500
+55d000000000-55d000010000 r-xp 00000000 08:01 1234 $f
+end
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=$(printf '0x%x,0x%x' $((0x55d000000000 + leaf)) $((0x55d000000000 + mid)))
+EOF
+	drv --resolver --folded
+	echo "$output"
+	[ "$output" = "prog;rp_middle;rp_leaf 1" ]
+}
