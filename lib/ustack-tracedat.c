@@ -95,6 +95,31 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 
 static int write_file(const struct ustack_tracedat_out *o, const char *file);
 
+/*
+ * libtracecmd writes the size of a tracefs file, then copies it, and gives
+ * up when the two differ: saved_cmdlines changes whenever tasks start, so
+ * a busy machine (other tracers, other test runs) makes that happen now
+ * and then. The file is then written again from its start, a few times
+ * before that counts as an error; a full file system does not get better.
+ */
+#define WRITE_TRIES	3
+
+static int write_file_tries(const struct ustack_tracedat_out *o, const char *file)
+{
+	int i;
+
+	for (i = 0; i < WRITE_TRIES; i++) {
+		errno = 0;
+		if (i && truncate(file, 0) < 0)
+			break;
+		if (!write_file(o, file))
+			return 0;
+		if (errno == ENOSPC || errno == EDQUOT || errno == EROFS || errno == EFBIG)
+			break;
+	}
+	return -1;
+}
+
 /**
  * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
  * @o: what to write
@@ -123,8 +148,7 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	close(fd);
-	errno = 0;
-	if (write_file(o, tmp) < 0 || rename(tmp, o->file) < 0) {
+	if (write_file_tries(o, tmp) < 0 || rename(tmp, o->file) < 0) {
 		err = errno ? errno : EIO;
 		ustack_tempfile_remove(tmp);
 		free(tmp);
