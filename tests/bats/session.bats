@@ -1591,3 +1591,33 @@ EOF
 	echo "$output"
 	[ "$output" = "prog;rp_middle;rp_leaf 1" ]
 }
+
+@test "each helper event is skipped only when the capture enabled it for itself" {
+	local ev helper other
+
+	cat >> "$S" <<EOF
+format task $SFMT/task_newtask.format
+format task $SFMT/task_rename.format
+format sched $SFMT/sched_process_exec.format
+EOF
+	cp "$S" "$TMP/base"
+	for ev in sched_process_exec:exec task_newtask:newtask task_rename:rename; do
+		helper=${ev#*:}
+		ev=${ev%%:*}
+		for other in none exec newtask rename; do
+			cp "$TMP/base" "$S"
+			echo "helpers $other" >> "$S"
+			case $ev in
+			sched_process_exec) echo "0 1000 100 $ev filename=/bin/prog pid=100 old_pid=100" >> "$S" ;;
+			task_newtask) echo "0 1000 100 $ev pid=101 comm=prog clone_flags=0x10000" >> "$S" ;;
+			task_rename) echo "0 1000 100 $ev pid=100 oldcomm=prog newcomm=prog2" >> "$S" ;;
+			esac
+			drv --stats
+			if [ "$other" = "$helper" ]; then
+				[ "$(stat events)" = 0 ] || { echo "$ev shown as an event with helpers $other"; false; }
+			else
+				[ "$(stat events)" = 1 ] || { echo "$ev skipped with helpers $other"; false; }
+			fi
+		done
+	done
+}
