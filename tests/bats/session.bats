@@ -1621,3 +1621,15 @@ EOF
 		done
 	done
 }
+
+@test "rule 1: a kernel_stack has as many frames as its size says, not as its record holds" {
+	# the record may hold more slots (padding, a reused buffer): not frames
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 kernel_stack size=2 caller=0xffffffff81000010,0xffffffff81001020,0xffffffff81002030
+0 1002 100 user_unwind_cookie cookie=0
+EOF
+	drv --kernel
+	samples
+	samples | grep -q 'ts=1000 .*status=NO_STACK kframes=0xffffffff81000010,0xffffffff81001020 frames=-$'
+}
