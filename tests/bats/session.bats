@@ -1633,3 +1633,16 @@ EOF
 	samples
 	samples | grep -q 'ts=1000 .*status=NO_STACK kframes=0xffffffff81000010,0xffffffff81001020 frames=-$'
 }
+
+@test "summary: a frame of a file the resolver cannot open counts as unresolved, no file" {
+	inode 900 0 0x77 /nonexistent/lib.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=0x1000 ids=0x77
+EOF
+	drv --stacks --resolver --summary
+	echo "$output"
+	grep -qx '  \[unknown\] (lib.so+0x1000)' <<< "$output"
+	grep -q '^  frames unresolved: *1 of 1 (no file 1)$' <<< "$output"
+}
