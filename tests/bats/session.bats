@@ -1646,3 +1646,19 @@ EOF
 	grep -qx '  \[unknown\] (lib.so+0x1000)' <<< "$output"
 	grep -q '^  frames unresolved: *1 of 1 (no file 1)$' <<< "$output"
 }
+
+@test "side-band: a record with a malformed field is refused whole, not used with the field missing" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=1 path=/bin/a
+	# an odd-length build id, a device without its minor number
+	sb 200 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 build_id=0a0 path=/bin/b
+	sb 300 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8 ino=1 path=/bin/c
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x1010
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x10:/bin/a$'
+	[ "$(stat sideband)" = 1 ]
+}
