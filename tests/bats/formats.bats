@@ -157,10 +157,12 @@ folded_as_pprof() {
 		-e syscalls:sys_enter_clock_nanosleep --pprof "$TMP/p.pb.gz" \
 		--flamegraph "$TMP/f.svg" --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 8
 	# speedscope: a profile per event, its samples adding up to its count
-	jq -r '.profiles[] | "\(.name) \(.endValue) \(.weights | add) \(.samples | length)"' "$TMP/s.json" > "$TMP/profiles"
+	jq -r '.profiles[] | "\(.name) \(.endValue) \(.weights | add) \(.samples | length) \(.weights | length)"' "$TMP/s.json" > "$TMP/profiles"
 	cat "$TMP/profiles"
 	[ "$(awk '{ print $1, $2, $3 }' "$TMP/profiles")" = "syscalls:sys_enter_getppid 8 8
 syscalls:sys_enter_clock_nanosleep 8 8" ]
+	# a sample per weight: no stack of the other event among the samples
+	[ -z "$(awk '$4 != $5' "$TMP/profiles")" ]
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
 	echo "$output"
 	grep -qE '^syscalls:sys_enter_getppid/count\[dflt\] syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
@@ -214,6 +216,26 @@ speedscope_folded() {
 	capture --inline --folded --speedscope "$TMP/s.json" -- "$PROGS/profile/inlchain" 2 > "$TMP/folded"
 	cat "$TMP/folded"
 	grep -q ';main;outer_fn;inl_mid_\[i\];inl_leaf_\[i\] 2$' "$TMP/folded"
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
+}
+
+@test "speedscope: two commands keep their names, a '\"' in one escaped" {
+	need_node_modules
+	ln -s "$PROGS/deep" "$TMP/q\"uote"
+	cat > "$TMP/run.sh" <<EOF
+#!/bin/sh
+"$PROGS/shlib" 2
+"$TMP/q\\"uote" 3
+EOF
+	chmod +x "$TMP/run.sh"
+	capture -c --folded --speedscope "$TMP/s.json" -- "$TMP/run.sh" > "$TMP/folded"
+	cat "$TMP/folded"
+	grep -q '^shlib;.* 2$' "$TMP/folded"
+	grep -q '^q"uote;.* 3$' "$TMP/folded"
+	schema="$NODE_DIR/node_modules/speedscope/dist/release/file-format-schema.json"
+	run env NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/browser/schema.cjs" \
+		"$schema" "$TMP/s.json"
+	[ "$output" = valid ]
 	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
 }
 
