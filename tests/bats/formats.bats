@@ -177,6 +177,15 @@ syscalls:sys_enter_clock_nanosleep 8 8" ]
 	grep -q 'var EVENTS = \["syscalls:sys_enter_getppid","syscalls:sys_enter_clock_nanosleep"\]' "$TMP/f.svg"
 }
 
+@test "pprof: the default sample type is the event with the most samples" {
+	need_go
+	# the command's execve comes first, once; then three getppid
+	capture -e syscalls:sys_enter_execve --pprof "$TMP/p.pb.gz" -- "$PROGS/shlib" 3
+	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
+	echo "$output" | head -3
+	grep -qE '^syscalls:sys_enter_execve/count syscalls:sys_enter_getppid/count\[dflt\]$' <<< "$output"
+}
+
 @test "pprof: a fixture recorded on the patched kernel keeps the kernel's build ids" {
 	need_go
 	f="$DATA/threads-deferred.dat"
