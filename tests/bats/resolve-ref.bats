@@ -338,6 +338,39 @@ plt_prog() {
 	plt_check "$TMP/now"
 }
 
+@test "PLT: MPX 'bnd jmp' stubs (ld -z bndplt, gone from today's ld) are func@plt" {
+	need gcc objdump
+	plt_prog
+	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o "$TMP/ibt" "$TMP/plt.c"
+	readelf -SW "$TMP/ibt" | grep -q '\.plt\.sec' || skip "linker made no .plt.sec"
+	plt_check "$TMP/ibt"
+	# the stubs as old linkers wrote them: endbr64, then the jump with the
+	# bnd prefix (f2), its displacement one less, a 5-byte nop
+	python3 - "$TMP/ibt" "$TMP/bnd" <<-'PY'
+	import subprocess, sys
+	src, dst = sys.argv[1:3]
+	data = bytearray(open(src, "rb").read())
+	for l in subprocess.run(["readelf", "-SW", src], capture_output=True,
+	            text=True).stdout.splitlines():
+	    x = l.replace("[ ", "[").split()
+	    if len(x) > 6 and x[1] == ".plt.sec":
+	        off, size = int(x[4], 16), int(x[5], 16)
+	n = 0
+	for e in range(off, off + size, 16):
+	    b = data[e:e + 16]
+	    if b[0:6] != b"\xf3\x0f\x1e\xfa\xff\x25" or b[10] != 0x66:
+	        continue
+	    disp = int.from_bytes(b[6:10], "little", signed=True) - 1
+	    data[e + 4:e + 16] = b"\xf2\xff\x25" + disp.to_bytes(4, "little", signed=True) + b[11:16]
+	    n += 1
+	assert n, "no stub patched"
+	open(dst, "wb").write(data)
+	PY
+	sed "s|^$TMP/ibt	|$TMP/bnd	|" "$TMP/in" >"$TMP/in.bnd"
+	"$SYM" --leaf "$TMP/in.bnd" | ours_names >"$TMP/ours.bnd"
+	diff -u "$TMP/want" "$TMP/ours.bnd"
+}
+
 @test "PLT: stubs of a shared library, demangled (name, then @plt) as objdump -C names them" {
 	need g++ objdump
 	cat >"$TMP/lib.cpp" <<-'CPP'
