@@ -8,7 +8,8 @@
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
-#   make mutation        mutation score of the core files (tests/mutation/run)
+#   make mutation        mutation score of the core files (tests/mutation/run);
+#                        FILE=lib/x.c for the mutants of one file
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
 #   make kernel-prefixes build and boot the kernel with each prefix of the series
@@ -172,7 +173,7 @@ stress-signals: all
 # Not part of check: each mutant of tests/mutation/mutants against the
 # tests that cover its file (tests/README.md); long
 mutation: all
-	tests/mutation/run
+	tests/mutation/run $(FILE)
 .PHONY: mutation
 
 # Not part of check: every prefix of kernel-patches/series builds and boots

@@ -93,16 +93,8 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
 }
 
-/**
- * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
- * @o: what to write, and where (@o->file is created or truncated)
- *
- * Must run on the traced machine while tracefs is still mounted: event
- * formats and kallsyms are copied from it. Where the file goes and how it
- * replaces the output is ustack-outfile.h's business. Returns 0, or -1
- * with errno.
- */
-int ustack_tracedat_write(const struct ustack_tracedat_out *o)
+/* One attempt at the whole file */
+static int write_once(const struct ustack_tracedat_out *o)
 {
 	struct tracecmd_event_list *list;
 	struct tracecmd_output *out;
@@ -141,6 +133,40 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	free_event_list(list);
 	free(empty);
 	return ret;
+}
+
+/*
+ * libtracecmd writes the size of a tracefs file, then copies it, and gives
+ * up when the two differ: saved_cmdlines changes whenever tasks start, so
+ * a busy machine (other tracers, other test runs) makes that happen now
+ * and then. The file is then written again from its start, a few times
+ * before that counts as an error; a full file system does not get better.
+ */
+#define WRITE_TRIES	3
+
+/**
+ * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
+ * @o: what to write, and where (@o->file is created or truncated)
+ *
+ * Must run on the traced machine while tracefs is still mounted: event
+ * formats and kallsyms are copied from it. Where the file goes and how it
+ * replaces the output is ustack-outfile.h's business. Returns 0, or -1
+ * with errno.
+ */
+int ustack_tracedat_write(const struct ustack_tracedat_out *o)
+{
+	int i;
+
+	for (i = 0; i < WRITE_TRIES; i++) {
+		errno = 0;
+		if (i && truncate(o->file, 0) < 0)
+			break;
+		if (!write_once(o))
+			return 0;
+		if (errno == ENOSPC || errno == EDQUOT || errno == EROFS || errno == EFBIG)
+			break;
+	}
+	return -1;
 }
 
 /* trace.dat files start with "\027\010\104tracing". */

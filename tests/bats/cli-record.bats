@@ -190,6 +190,45 @@ record_workers() {
 	[[ "$output" == *"lib_inner 2" ]]
 }
 
+# maps_files: "START END PATH" per file of /proc maps text on stdin, the
+# start of its first line and the end of its last of a run of lines
+maps_files() {
+	awk '$6 == "" { next }
+	     $6 != last { if (last != "") print start, end, last; split($1, a, "-"); start = a[1]; last = $6 }
+	     { split($1, a, "-"); end = a[2] }
+	     END { if (last != "") print start, end, last }' | sed 's/\b0*\([0-9a-f]\)/\1/g'
+}
+
+@test "PROCMAPS from /proc snapshots (no side-band) keeps every file the process maps" {
+	has_deferred && skip "fallback only"
+	require_capture
+	NAME=$(instance_name)
+	# -C local: perf has no such clock, so the maps come from /proc; the
+	# command stays alive after its calls until the test has its maps
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -C local -e syscalls:sys_enter_getppid \
+		-- env USTACK_PROGS_HOLD="$TMP/held" "$PROGS/shlib" 2 2>"$TMP/record.err" &
+	pid=$!
+	poll_until 30 test -e "$TMP/held"
+	child=$(child_of "$pid")
+	# the files and special mappings, but the heap (it may come late)
+	grep '[/[]' "/proc/$child/maps" | grep -v '\[heap\]' | maps_files > "$TMP/want"
+	kill "$child"
+	wait "$pid"
+	run trace-cmd dump --options -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	awk '/Option PROCMAPS/ { on = 1; next } on && /^$/ { exit } on' <<< "$output" > "$TMP/got"
+	cat "$TMP/want" "$TMP/got"
+	grep -q 'libustack-chain.so$' "$TMP/want"
+	[ "$(tail -n +2 "$TMP/got" | grep -v '\[heap\]')" = "$(cat "$TMP/want")" ]
+	# header: pid and number of files in hex, then the name
+	[ "$(head -1 "$TMP/got" | awk '{ print $1, $2, $3 }')" = \
+		"$(printf '%x %x shlib' "$child" "$(($(wc -l < "$TMP/got") - 1))")" ]
+	# report maps the stacks through the snapshots' markers in the file
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == "shlib;"*";main;app_call;lib_outer;lib_middle;lib_inner 2" ]]
+}
+
 @test "report filters by pid and comm" {
 	record -c -- sh -c "'$PROGS/shlib' 2; '$PROGS/deep' 2"
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded --comm shlib
@@ -233,12 +272,14 @@ record_workers() {
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	# system-wide, maps are read while the process lives
 	start_held "$PROGS/deep" 25
+	deep=$HELD
 	wait_drained "$NAME"
 	kill -TERM "$pid"
 	wait "$pid"
 	release_held
 	assert_no_instance "$NAME"
-	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	# only our deep: other runs of it may go on beside this test
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
 	echo "$output"
 	[[ "$output" == "deep;"*"chain_20 25" ]]
 }

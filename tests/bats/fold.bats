@@ -30,3 +30,14 @@ setup() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf 'caf\xc3\xa9;na\xc3\xafve 1')" ]
 }
+
+@test "fold: a name longer than twice the buffer (long C++/Rust names) is copied whole" {
+	local long
+
+	# the buffer starts at 256 bytes: growth must double until it fits
+	long="$(printf 'ns%.0s::' $(seq 400))f"
+	[ ${#long} -gt 1500 ]
+	run "$FOLD" main "$long" leaf
+	[ "$status" -eq 0 ]
+	[ "$output" = "main;$long;leaf 1" ]
+}

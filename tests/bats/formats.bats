@@ -172,7 +172,14 @@ folded_as_pprof() {
 	# fanout: 8 getppid from its own code, 8 clock_nanosleep through libc
 	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid \
 		-e syscalls:sys_enter_clock_nanosleep --pprof "$TMP/p.pb.gz" \
-		--flamegraph "$TMP/f.svg" -- "$PROGS/profile/fanout" 8
+		--flamegraph "$TMP/f.svg" --speedscope "$TMP/s.json" -- "$PROGS/profile/fanout" 8
+	# speedscope: a profile per event, its samples adding up to its count
+	jq -r '.profiles[] | "\(.name) \(.endValue) \(.weights | add) \(.samples | length) \(.weights | length)"' "$TMP/s.json" > "$TMP/profiles"
+	cat "$TMP/profiles"
+	[ "$(awk '{ print $1, $2, $3 }' "$TMP/profiles")" = "syscalls:sys_enter_getppid 8 8
+syscalls:sys_enter_clock_nanosleep 8 8" ]
+	# a sample per weight: no stack of the other event among the samples
+	[ -z "$(awk '$4 != $5' "$TMP/profiles")" ]
 	run go tool pprof -raw -symbolize=none "$TMP/p.pb.gz"
 	echo "$output"
 	grep -qE '^events/count\[dflt\] syscalls:sys_enter_getppid/count syscalls:sys_enter_clock_nanosleep/count$' <<< "$output"
@@ -241,6 +248,34 @@ speedscope_folded() {
 		node "$ROOT/tests/browser/speedscope.cjs" "$app" "$TMP/s.json" "$TMP/s.png"
 	[ "$status" -eq 0 ]
 	jq -r .text <<< "$output" | grep -qx "syscalls:sys_enter_getppid ($((largest + 1))/2)"
+}
+
+@test "speedscope --inline: inlined frames follow their caller, in the folded output's order" {
+	# inl_leaf is inlined into inl_mid, inlined into outer_fn: one address
+	capture --inline --folded --speedscope "$TMP/s.json" -- "$PROGS/profile/inlchain" 2 > "$TMP/folded"
+	cat "$TMP/folded"
+	grep -q ';main;outer_fn;inl_mid_\[i\];inl_leaf_\[i\] 2$' "$TMP/folded"
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
+}
+
+@test "speedscope: two commands keep their names, a '\"' in one escaped" {
+	need_node_modules
+	ln -s "$PROGS/deep" "$TMP/q\"uote"
+	cat > "$TMP/run.sh" <<EOF
+#!/bin/sh
+"$PROGS/shlib" 2
+"$TMP/q\\"uote" 3
+EOF
+	chmod +x "$TMP/run.sh"
+	capture -c --folded --speedscope "$TMP/s.json" -- "$TMP/run.sh" > "$TMP/folded"
+	cat "$TMP/folded"
+	grep -q '^shlib;.* 2$' "$TMP/folded"
+	grep -q '^q"uote;.* 3$' "$TMP/folded"
+	schema="$NODE_DIR/node_modules/speedscope/dist/release/file-format-schema.json"
+	run env NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/browser/schema.cjs" \
+		"$schema" "$TMP/s.json"
+	[ "$output" = valid ]
+	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort "$TMP/folded")" ]
 }
 
 @test "speedscope: the schema check fails a file that breaks the format" {
@@ -514,6 +549,81 @@ print("\n".join(shlex.split(t)))' "$TMP/f.svg"
 	# pprof and speedscope: the stacks of the folded output
 	[ "$(pprof_folded "$TMP/p.pb.gz")" = "$(folded_as_pprof <<< "$folded")" ]
 	[ "$(speedscope_folded "$TMP/s.json" syscalls:sys_enter_getppid)" = "$(sort <<< "$folded")" ]
+}
+
+@test "flamegraph --inline: inlined frames above their caller, innermost on top" {
+	capture --inline --flamegraph "$TMP/f.svg" -- "$PROGS/profile/inlchain" 2
+	svg_boxes "$TMP/f.svg" > "$TMP/boxes"
+	cat "$TMP/boxes"
+	# one path: the depths of outer_fn, inl_mid and inl_leaf follow each other
+	d=$(awk '$5 == "outer_fn" { print $1 }' "$TMP/boxes")
+	[ -n "$d" ]
+	[ "$(awk -v d="$d" '$1 == d + 1 { print $5 }' "$TMP/boxes")" = inl_mid ]
+	[ "$(awk -v d="$d" '$1 == d + 2 { print $5 }' "$TMP/boxes")" = inl_leaf ]
+}
+
+@test "flamegraph: boxes under 0.1% of the samples are merged, two or more at a time, last, with their whole count" {
+	local n
+
+	# 300 stacks: some shown boxes have a single small child (kept);
+	# 3000: many have several (merged)
+	for n in 300 3000; do
+		"$ROOT/tests/tools/ustack-profile-gen" -n $n -F "$TMP/folded" -f "$TMP/f.svg"
+		svg_boxes "$TMP/f.svg" > "$TMP/boxes"
+		grep -o 'var MERGED = {[^}]*}' "$TMP/f.svg" | sed 's/^var MERGED = //' > "$TMP/merged"
+		check_merged
+	done
+}
+
+# check_merged: $TMP/boxes (svg_boxes), $TMP/merged (MERGED) against $TMP/folded
+check_merged() {
+	python3 - "$TMP/folded" "$TMP/boxes" "$TMP/merged" <<'PY'
+import collections, re, sys
+folded, boxes, merged = sys.argv[1:4]
+through, ends = collections.Counter(), collections.Counter()
+kids = collections.defaultdict(set)
+total = 0
+for line in open(folded):
+    stack, n = line.rsplit(" ", 1)
+    n = int(n)
+    total += n
+    f = tuple(stack.split(";"))
+    for i in range(len(f) + 1):
+        through[f[:i]] += n
+        if i:
+            kids[f[:i - 1]].add(f[:i])
+    ends[f] += n
+nmerged = {int(k): int(v) for k, v in re.findall(r"(\d+):(\d+)", open(merged).read())}
+tree = collections.defaultdict(list)     # parent path -> [(index, name, count)]
+path = []
+for i, line in enumerate(open(boxes)):
+    depth, x, w, n = line.split()[:4]
+    name = line.rstrip("\n").split(" ", 4)[4]
+    depth, n = int(depth), int(n)
+    del path[depth:]
+    if depth:
+        tree[tuple(path[1:])].append((i, name, n))
+    path.append(name)
+    if name:
+        assert n == through[tuple(path[1:])], (i, path, n)
+small = lambda c: through[c] * 1000 < total
+checked = 0
+for parent, children in tree.items():
+    shown = {parent + (name,) for i, name, n in children if name}
+    lost = sorted(c for c in kids[parent] if c not in shown)
+    assert all(small(c) for c in lost), (parent, lost)
+    m = [(i, n) for i, name, n in children if not name]
+    if len([c for c in kids[parent] if small(c)]) >= 2:
+        assert len(m) == 1 and children[-1][1] == "", (parent, children)
+        assert m[0][1] == sum(through[c] for c in lost), (parent, m, lost)
+        assert nmerged[m[0][0]] == len(lost) >= 2, (parent, m, lost)
+        checked += 1
+    else:
+        assert not m and not lost, (parent, m, lost)
+kept = sum(1 for p, k in kids.items() if not small(p) and sum(1 for c in k if small(c)) == 1)
+assert checked + kept > 10, (checked, kept)
+print("merged boxes checked:", checked, "single small boxes kept:", kept)
+PY
 }
 
 @test "flamegraph: 100,000 distinct stacks make a file under 20 MB that Chromium opens in under 3 s" {

@@ -338,6 +338,88 @@ plt_prog() {
 	plt_check "$TMP/now"
 }
 
+@test "PLT: MPX 'bnd jmp' stubs (ld -z bndplt, gone from today's ld) are func@plt" {
+	need gcc objdump
+	plt_prog
+	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o "$TMP/ibt" "$TMP/plt.c"
+	readelf -SW "$TMP/ibt" | grep -q '\.plt\.sec' || skip "linker made no .plt.sec"
+	plt_check "$TMP/ibt"
+	# the stubs as old linkers wrote them: endbr64, then the jump with the
+	# bnd prefix (f2), its displacement one less, a 5-byte nop
+	python3 - "$TMP/ibt" "$TMP/bnd" <<-'PY'
+	import subprocess, sys
+	src, dst = sys.argv[1:3]
+	data = bytearray(open(src, "rb").read())
+	for l in subprocess.run(["readelf", "-SW", src], capture_output=True,
+	            text=True).stdout.splitlines():
+	    x = l.replace("[ ", "[").split()
+	    if len(x) > 6 and x[1] == ".plt.sec":
+	        off, size = int(x[4], 16), int(x[5], 16)
+	n = 0
+	for e in range(off, off + size, 16):
+	    b = data[e:e + 16]
+	    if b[0:6] != b"\xf3\x0f\x1e\xfa\xff\x25" or b[10] != 0x66:
+	        continue
+	    disp = int.from_bytes(b[6:10], "little", signed=True) - 1
+	    data[e + 4:e + 16] = b"\xf2\xff\x25" + disp.to_bytes(4, "little", signed=True) + b[11:16]
+	    n += 1
+	assert n, "no stub patched"
+	open(dst, "wb").write(data)
+	PY
+	sed "s|^$TMP/ibt	|$TMP/bnd	|" "$TMP/in" >"$TMP/in.bnd"
+	"$SYM" --leaf "$TMP/in.bnd" | ours_names >"$TMP/ours.bnd"
+	diff -u "$TMP/want" "$TMP/ours.bnd"
+}
+
+@test "PLT: a .plt.got without an entry size has 8-byte stubs; a stub through a slot no relocation names is [unknown]" {
+	need gcc objdump
+	plt_prog
+	gcc -O1 -o "$TMP/plt" "$TMP/plt.c"
+	readelf -SW "$TMP/plt" | grep -q '\.plt\.got' || skip "linker made no .plt.got"
+	plt_check "$TMP/plt"
+	# sh_entsize 0 (the field is optional): the stubs keep their names
+	python3 - "$TMP/plt" "$TMP/noent" <<-'PY'
+	import struct, sys
+	src, dst = sys.argv[1:3]
+	d = bytearray(open(src, "rb").read())
+	shoff, = struct.unpack_from("<Q", d, 0x28)
+	shnum, shstrndx = struct.unpack_from("<HH", d, 0x3c)
+	stroff, = struct.unpack_from("<Q", d, shoff + 64 * shstrndx + 24)
+	for i in range(shnum):
+	    h = shoff + 64 * i
+	    name, = struct.unpack_from("<I", d, h)
+	    if d[stroff + name:].split(b"\0")[0] == b".plt.got":
+	        struct.pack_into("<Q", d, h + 56, 0)
+	open(dst, "wb").write(d)
+	PY
+	sed "s|^$TMP/plt	|$TMP/noent	|" "$TMP/in" >"$TMP/in.noent"
+	"$SYM" --leaf "$TMP/in.noent" | ours_names >"$TMP/ours.noent"
+	diff -u "$TMP/want" "$TMP/ours.noent"
+	# the first .plt.got stub made to jump through .got.plt's first slot
+	# (the dynamic section's address, no relocation): not named, not guessed
+	python3 - "$TMP/plt" "$TMP/noslot" >"$TMP/in.noslot" <<-'PY'
+	import subprocess, sys
+	src, dst = sys.argv[1:3]
+	d = bytearray(open(src, "rb").read())
+	secs = {}
+	for l in subprocess.run(["readelf", "-SW", src], capture_output=True,
+	                        text=True).stdout.splitlines():
+	    x = l.replace("[ ", "[").split()
+	    if len(x) > 6 and x[1].startswith("."):
+	        secs[x[1]] = (int(x[3], 16), int(x[4], 16))
+	addr, off = secs[".plt.got"]
+	got = secs[".got.plt"][0] if ".got.plt" in secs else secs[".got"][0]
+	i = 4 if d[off:off + 4] == b"\xf3\x0f\x1e\xfa" else 0
+	assert d[off + i:off + i + 2] == b"\xff\x25"
+	d[off + i + 2:off + i + 6] = (got - (addr + i + 6)).to_bytes(4, "little", signed=True)
+	open(dst, "wb").write(d)
+	print("%s\t0x%x" % (dst, off))
+	PY
+	run "$SYM" --leaf "$TMP/in.noslot"
+	echo "$output"
+	[ "$(ours_names <<< "$output")" = "[unknown]" ]
+}
+
 @test "PLT: stubs of a shared library, demangled (name, then @plt) as objdump -C names them" {
 	need g++ objdump
 	cat >"$TMP/lib.cpp" <<-'CPP'

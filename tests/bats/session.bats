@@ -1333,3 +1333,332 @@ EOF
 	# every line whole: "prog;" and the name
 	[ "$(echo "$output" | awk '{ print length($1) }' | sort -n | head -1)" -eq 241 ]
 }
+
+@test "an event waits for its cookie up to exactly hold time, and is given up as NO_COOKIE just after" {
+	cp "$S" "$TMP/late"
+	# the cookie at exactly ts + hold time still belongs to the event
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1100 100 user_unwind_cookie cookie=0x5
+0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+EOF
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1000 .* status=OK cookie=0x5 frames=0x40:anon$'
+	[ "$(stat orphans)" = 0 ]
+	# the same when the timeouts run at that moment for an earlier event
+	cp "$TMP/late" "$TMP/both"
+	cat >> "$TMP/both" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x4
+1 1050 200 sys_enter_test __syscall_nr=2
+1 1150 200 user_unwind_cookie cookie=0x5
+1 1200 200 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+0 1300 100 user_unwind_stack cookie=0x4 flags=0 offsets=0x40 ids=0
+EOF
+	S="$TMP/both"
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1050 .* status=OK cookie=0x5 frames=0x40:anon$'
+	[ "$(stat orphans)" = 0 ]
+	# one nanosecond later the event was given up, the cookie is an orphan
+	S="$TMP/late"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1101 100 user_unwind_cookie cookie=0x5
+0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+EOF
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1000 .* status=NO_COOKIE frames=-$'
+	[ "$(stat orphans)" = 1 ]
+}
+
+@test "fallback: a maps snapshot read from markers with a part missing is dropped, not used" {
+	# as report reads a trace.dat: one marker per part, part 2 of 3 lost
+	cat >> "$S" <<EOF
+marker
+ustack-maps 100 500 1/2
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog
+end
+marker
+ustack-maps 100 500 2/2
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /usr/lib/libc.so.6
+end
+marker
+ustack-maps 100 5000 1/3
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog2
+end
+marker
+ustack-maps 100 5000 3/3
+7f0000000000-7f0000100000 r-xp 00020000 08:01 99 /usr/lib/libc2.so
+end
+marker
+ustack-maps 100 7000 1/1
+55d000001000-55d000002000 r-xp 00001000 08:01 1234 /usr/bin/prog3
+end
+0 6000 100 sys_enter_test __syscall_nr=1
+0 6001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000100
+0 8000 100 sys_enter_test __syscall_nr=1
+0 8001 100 user_stack tgid=100 caller=0x55d000001010
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=6000 .*status=SYNC frames=0x1010:/usr/bin/prog,0x20100:/usr/lib/libc.so.6$'
+	# the next whole snapshot is used again
+	samples | grep -q '^sample ts=8000 .*status=SYNC frames=0x1010:/usr/bin/prog3$'
+}
+
+@test "side-band: a mapping inside an older one splits it: head and tail keep their file offsets" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x7f0000000000 len=0x100000 pgoff=0x20000 prot=5 flags=0x2 dev=8:1 ino=66 path=/usr/lib/one.so
+	sb 200 mmap pid=100 tid=100 start=0x7f0000040000 len=0x20000 pgoff=0x10000 prot=5 flags=0x2 dev=8:1 ino=77 path=/usr/lib/two.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f0000010000,0x7f000003ffff,0x7f0000040000,0x7f000005ffff,0x7f0000060000,0x7f0000090000
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x30000:/usr/lib/one.so,0x5ffff:/usr/lib/one.so,0x10000:/usr/lib/two.so,0x2ffff:/usr/lib/two.so,0x80000:/usr/lib/one.so,0xb0000:/usr/lib/one.so$'
+}
+
+@test "side-band: an address equal to a mapping's end is outside it" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x7f0000000000 len=0x100000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=66 path=/usr/lib/one.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x7f00000fffff,0x7f0000100000,0x7f0000000000,0x7effffffffff
+EOF
+	drv
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0xfffff:/usr/lib/one.so,0x7f0000100000:nomap,0x0:/usr/lib/one.so,0x7effffffffff:nomap$'
+}
+
+@test "end to end with the real resolver: the leaf at a function's first byte is that function, a caller's return address there is the one before" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	# rp_ends_with_call ends with a call: rp_after's first byte is its return address
+	leaf=$(readelf_sym_off "$f" rp_leaf 0)
+	ret=$(readelf_sym_off "$f" rp_after 0)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf,$ret ids=0x77,0x77
+EOF2
+	drv --resolver --stacks
+	echo "$output"
+	[ "${lines[1]}" = "  rp_leaf+0x0 (resolve-pie)" ]
+	[ "${lines[2]}" = "  rp_ends_with_call+0xc (resolve-pie)" ]
+}
+
+@test "folded: two threads of one process with the same stack and different names stay apart" {
+	# resolved stacks: folded counts a stack met before on its line
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	cat >> "$S" <<EOF
+comm 101 work-a
+comm 102 work-b
+tgid 101 100
+tgid 102 100
+0 1000 101 sys_enter_test __syscall_nr=1
+0 1001 101 user_unwind_cookie cookie=0x5
+0 1002 101 user_unwind_stack cookie=0x5 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+1 1100 102 sys_enter_test __syscall_nr=1
+1 1101 102 user_unwind_cookie cookie=0x6
+1 1102 102 user_unwind_stack cookie=0x6 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+0 1200 101 sys_enter_test __syscall_nr=1
+0 1201 101 user_unwind_cookie cookie=0x7
+0 1202 101 user_unwind_stack cookie=0x7 flags=0 offsets=$leaf,$mid ids=0x77,0x77
+EOF
+	drv --resolver --folded
+	echo "$output"
+	[ "$(grep -c . <<< "$output")" -eq 2 ]
+	grep -qx 'work-a;rp_middle;rp_leaf 2' <<< "$output"
+	grep -qx 'work-b;rp_middle;rp_leaf 1' <<< "$output"
+}
+
+@test "side-band: [vdso], deleted files, one path in two processes; PROCMAPS of the processes stacks used" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x55d000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 110 mmap pid=100 tid=100 start=0x55d000001000 len=0x1000 pgoff=0x1000 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 120 mmap pid=100 tid=100 start=0x7f0000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=6 'path=/tmp/lib.so (deleted)'
+	sb 130 mmap pid=100 tid=100 start=0x7f1000000000 len=0x1000 pgoff=0 prot=5 flags=0x22 dev=0:0 ino=0 path=//anon
+	sb 140 mmap pid=100 tid=100 start=0x7fff00000000 len=0x2000 pgoff=0 prot=5 flags=0x2 dev=0:0 ino=0 path=[vdso]
+	sb 150 comm pid=100 tid=100 exec=0 comm=my prog
+	sb 160 fork pid=300 ppid=100 tid=300 ptid=100
+	sb 170 mmap pid=300 tid=300 start=0x7f2000000000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=5 path=/usr/bin/prog
+	sb 180 mmap pid=400 tid=400 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=9 path=/bin/unused
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x55d000001010,0x7f0000000010,0x7fff00000042,0x7f1000000010
+0 1100 300 sys_enter_test __syscall_nr=1
+0 1101 300 user_stack tgid=300 caller=0x7f2000000010,0x55d000000010
+EOF
+	drv --stats --procmaps
+	echo "$output"
+	samples | grep -q '^sample ts=1000 .*comm=my prog .*status=SYNC frames=0x1010:/usr/bin/prog,0x10:/tmp/lib.so\[flags=0x2\],0x42:\[vdso\]\[flags=0x1\],0x7f1000000010:anon$'
+	samples | grep -q '^sample ts=1100 .*comm=my prog .*status=SYNC frames=0x10:/usr/bin/prog,0x10:/usr/bin/prog$'
+	# prog of 100, prog of 300, lib.so, [vdso], unused: five files
+	[ "$(stat mappings)" = 5 ]
+	# one line per run of mappings of one file, anonymous memory left out,
+	# the name as one word, only the processes whose stacks were mapped
+	[ "$(grep -A4 '^procmaps 64 ' <<< "$output")" = "procmaps 64 3 my_prog
+55d000000000 55d000002000 /usr/bin/prog
+7f0000000000 7f0000001000 /tmp/lib.so
+7fff00000000 7fff00002000 [vdso]
+procmaps 12c 4 my_prog" ]
+	[ "$(grep -A4 '^procmaps 12c ' <<< "$output")" = "procmaps 12c 4 my_prog
+55d000000000 55d000002000 /usr/bin/prog
+7f0000000000 7f0000001000 /tmp/lib.so
+7f2000000000 7f2000001000 /usr/bin/prog
+7fff00000000 7fff00002000 [vdso]" ]
+	[ "$(grep -c '^procmaps ' <<< "$output")" = 2 ]
+}
+
+@test "deferred path: an announcement's flags are kept; a stack with fewer ids than offsets has that many frames" {
+	echo "0 900 100 inode_cache id=0x77 ino=7 dev=0x800001 tgid=100 flags=2 build_id=0a0b path=/tmp/gone" >> "$S"
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 1002 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x10,0x20,0x30 ids=0x77,0x77
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=OK cookie=0x5 frames=0x10:/tmp/gone\[flags=0x2\],0x20:/tmp/gone\[flags=0x2\]$'
+	[ "$(stat frames)" = 2 ]
+}
+
+@test "end to end with the real resolver: an announced build id that does not match the file leaves the frame unresolved" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	inode 900 0 0x77 "$f" 0a0b0c0d0e0f101112131415161718191a1b1c1d
+	cat >> "$S" <<EOF2
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=$leaf ids=0x77
+EOF2
+	drv --resolver --stacks
+	echo "$output"
+	grep -qx "  \[unknown\] (resolve-pie+$leaf)" <<< "$output"
+	grep -q 'build id .* does not match the traced 0a0b0c0d' <<< "$output"
+}
+
+@test "folded with the real resolver: a repeated stack counted on its line keeps the summary's counts, --fold-pid keeps pids apart" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	inode 900 0 0x77 "$f" "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')"
+	echo "comm 300 prog" >> "$S"
+	# two of pid 100, one of pid 300, then twice a stack with an
+	# unresolved frame (the ELF header is in no executable segment)
+	for c in 1:100 2:100 3:300 4:100 5:100; do
+		n=${c%%:*}
+		p=${c#*:}
+		if [ "$n" -le 3 ]; then offs="$leaf,$mid"; else offs="$leaf,0x10"; fi
+		cat >> "$S" <<EOF2
+0 ${n}000 $p sys_enter_test __syscall_nr=1
+0 ${n}001 $p user_unwind_cookie cookie=$n
+0 ${n}002 $p user_unwind_stack cookie=$n flags=0 offsets=$offs ids=0x77,0x77
+EOF2
+	done
+	drv --resolver --folded --fold-pid --summary
+	echo "$output"
+	grep -qx 'prog-100;rp_middle;rp_leaf 2' <<< "$output"
+	grep -qx 'prog-300;rp_middle;rp_leaf 1' <<< "$output"
+	grep -qx 'prog-100;\[resolve-pie\];rp_leaf 2' <<< "$output"
+	grep -q '^  frames unresolved: *2 of 10 (outside any segment 2)$' <<< "$output"
+}
+
+@test "folded: fallback (synchronous) stacks are folded with their frames" {
+	f="$ROOT/tests/progs/resolve/resolve-pie"
+	make -s -C "$ROOT/tests/progs/resolve" >&2
+	leaf=$(readelf_sym_off "$f" rp_leaf 4)
+	mid=$(readelf_sym_off "$f" rp_middle 3)
+	cat >> "$S" <<EOF
+maps 100 500
+55d000000000-55d000010000 r-xp 00000000 08:01 1234 $f
+end
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=$(printf '0x%x,0x%x' $((0x55d000000000 + leaf)) $((0x55d000000000 + mid)))
+EOF
+	drv --resolver --folded
+	echo "$output"
+	[ "$output" = "prog;rp_middle;rp_leaf 1" ]
+}
+
+@test "each helper event is skipped only when the capture enabled it for itself" {
+	local ev helper other
+
+	cat >> "$S" <<EOF
+format task $SFMT/task_newtask.format
+format task $SFMT/task_rename.format
+format sched $SFMT/sched_process_exec.format
+EOF
+	cp "$S" "$TMP/base"
+	for ev in sched_process_exec:exec task_newtask:newtask task_rename:rename; do
+		helper=${ev#*:}
+		ev=${ev%%:*}
+		for other in none exec newtask rename; do
+			cp "$TMP/base" "$S"
+			echo "helpers $other" >> "$S"
+			case $ev in
+			sched_process_exec) echo "0 1000 100 $ev filename=/bin/prog pid=100 old_pid=100" >> "$S" ;;
+			task_newtask) echo "0 1000 100 $ev pid=101 comm=prog clone_flags=0x10000" >> "$S" ;;
+			task_rename) echo "0 1000 100 $ev pid=100 oldcomm=prog newcomm=prog2" >> "$S" ;;
+			esac
+			drv --stats
+			if [ "$other" = "$helper" ]; then
+				[ "$(stat events)" = 0 ] || { echo "$ev shown as an event with helpers $other"; false; }
+			else
+				[ "$(stat events)" = 1 ] || { echo "$ev skipped with helpers $other"; false; }
+			fi
+		done
+	done
+}
+
+@test "rule 1: a kernel_stack has as many frames as its size says, not as its record holds" {
+	# the record may hold more slots (padding, a reused buffer): not frames
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 kernel_stack size=2 caller=0xffffffff81000010,0xffffffff81001020,0xffffffff81002030
+0 1002 100 user_unwind_cookie cookie=0
+EOF
+	drv --kernel
+	samples
+	samples | grep -q 'ts=1000 .*status=NO_STACK kframes=0xffffffff81000010,0xffffffff81001020 frames=-$'
+}
+
+@test "summary: a frame of a file the resolver cannot open counts as unresolved, no file" {
+	inode 900 0 0x77 /nonexistent/lib.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=1
+0 1002 100 user_unwind_stack cookie=1 flags=0 offsets=0x1000 ids=0x77
+EOF
+	drv --stacks --resolver --summary
+	echo "$output"
+	grep -qx '  \[unknown\] (lib.so+0x1000)' <<< "$output"
+	grep -q '^  frames unresolved: *1 of 1 (no file 1)$' <<< "$output"
+}
+
+@test "side-band: a record with a malformed field is refused whole, not used with the field missing" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=1 path=/bin/a
+	# an odd-length build id, a device without its minor number
+	sb 200 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 build_id=0a0 path=/bin/b
+	sb 300 mmap pid=100 tid=100 start=0x1000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8 ino=1 path=/bin/c
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_stack tgid=100 caller=0x1010
+EOF
+	drv --stats
+	samples
+	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x10:/bin/a$'
+	[ "$(stat sideband)" = 1 ]
+}

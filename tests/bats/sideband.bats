@@ -89,21 +89,27 @@ lines_like() {
 	[ "$(lines_like '^sb-exec-after;.*;main;after_exec 300$')" -eq 1 ]
 }
 
-@test "side-band: 20 short-lived processes traced system-wide (-d) are named and resolved" {
-	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid --comm sb-short -d 6 \
+@test "side-band: 20 short-lived processes traced system-wide are named and resolved" {
+	# a copy under a name of this run: only its processes are counted,
+	# whatever else runs beside the test (another test run, sb-short)
+	own="sbs-$$"
+	cp "$SB/sb-short" "$TMP/$own"
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid --comm "$own" \
 		> "$TMP/out" 2> "$TMP/err" &
 	pid=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	for i in $(seq 1 20); do
-		"$SB/sb-short" 5
+		"$TMP/$own" 5
 	done
+	wait_drained "$NAME"
+	kill -INT "$pid"
 	wait "$pid"
 	output=$(cat "$TMP/out")
 	# 100 events of 20 processes, each stack short_call then main
-	[ "$(lines_like '^ *sb-short-[0-9]+ +\[[0-9]+\] .*sys_enter_getppid:')" -eq 100 ]
-	[ "$(grep -oE '^ *sb-short-[0-9]+ ' "$TMP/out" | sort -u | wc -l)" -eq 20 ]
-	[ "$(grep -A1 -E '^  short_call\+0x[0-9a-f]+ \(sb-short\)$' "$TMP/out" |
-		grep -cE '^  main\+0x[0-9a-f]+ \(sb-short\)$')" -eq 100 ]
+	[ "$(lines_like "^ *$own-[0-9]+ +\[[0-9]+\] .*sys_enter_getppid:")" -eq 100 ]
+	[ "$(grep -oE "^ *$own-[0-9]+ " "$TMP/out" | sort -u | wc -l)" -eq 20 ]
+	[ "$(grep -A1 -E "^  short_call\+0x[0-9a-f]+ \($own\)$" "$TMP/out" |
+		grep -cE "^  main\+0x[0-9a-f]+ \($own\)$")" -eq 100 ]
 	[ "$(lines_like 'unknown')" -eq 0 ]
 }
 
@@ -153,12 +159,15 @@ lines_like() {
 	command -v setpriv >/dev/null || skip "no setpriv"
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] ||
 		skip "perf_event_paranoid < 1: system-wide perf needs no capability here"
+	# a copy of deep under a name of this run: only its stacks are counted
+	own="deep-$$"
+	cp "$PROGS/deep" "$TMP/$own"
 	setpriv --bounding-set=-perfmon,-sys_admin -- "$USTACK" -B "$NAME" --folded \
-		-e syscalls:sys_enter_getppid --comm deep > "$TMP/out" 2> "$TMP/err" &
+		-e syscalls:sys_enter_getppid --comm "$own" > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	# snapshots are read while the process lives: it outlives the run
-	start_held "$PROGS/deep" 25
+	start_held "$TMP/$own" 25
 	wait_drained "$NAME"
 	kill -TERM "$pid"
 	wait "$pid"
@@ -166,7 +175,7 @@ lines_like() {
 	cat "$TMP/err"
 	[ "$(grep -c 'no perf side-band: perf_event_open refused' "$TMP/err")" -eq 1 ]
 	[ "$(grep -c 'snapshots' "$TMP/err")" -eq 1 ]
-	[[ "$(cat "$TMP/out")" == "deep;"*"chain_19;chain_20 25" ]]
+	[[ "$(cat "$TMP/out")" == "$own;"*"chain_19;chain_20 25" ]]
 }
 
 @test "side-band: -C local has no perf clock: said, and /proc snapshots as before" {

@@ -4,6 +4,7 @@
  * main -> app_call -> lib_outer -> lib_middle -> lib_inner -> getppid(2).
  * Expected user stack, leaf first: lib_inner, lib_middle, lib_outer
  * (libustack-chain.so), app_call, main (shlib).
+ * With USTACK_PROGS_HOLD set it stays alive after its calls (progs_hold()).
  */
 #include "ustack-progs.h"
 
@@ -23,5 +24,6 @@ int main(int argc, char **argv)
 		app_call();
 		progs_pause();
 	}
+	progs_hold();
 	return 0;
 }

@@ -16,6 +16,7 @@
  *   --hold NS       session hold time      --max-pending N
  *   --stats         print "stats: key=value ..." at the end
  *   --summary       print the human summary at the end
+ *   --procmaps      print the PROCMAPS payloads at the end, sorted by pid
  *   --resolver      symbolize with the real resolver (else `sym` lines)
  *
  * Script lines ('#' starts a comment):
@@ -28,6 +29,8 @@
  *   sym PATH START SIZE NAME[,OUTER...]
  *                               fake symbol: NAME inlined into OUTER...
  *   maps TGID TS                /proc/<tgid>/maps snapshot, lines up to "end"
+ *   marker                      one trace_marker text, lines up to "end", read
+ *                               as report reads them (ustack_maps_reader)
  *   lost CPU N                  ustack_session_add_lost()
  *   advance TS                  ustack_session_advance()
  *   flush                       ustack_session_flush() (also done at the end)
@@ -49,6 +52,7 @@
 #include "ustack-events.h"
 #include "ustack-session.h"
 #include "ustack-output.h"
+#include "ustack-procmaps.h"
 #include "ustack-resolve.h"
 
 static const char *status_names[] = {
@@ -75,9 +79,11 @@ struct driver {
 	struct ustack_output	*out;
 	struct ustack_output_opts oopts;
 	struct ustack_resolver	*resolver;
+	struct ustack_maps_reader *maps;
 	bool			dump;
 	bool			stats;
 	bool			summary;
+	bool			procmaps;
 	bool			use_resolver;
 	struct fake_sym		*syms;
 	int			nr_syms;
@@ -537,7 +543,8 @@ static int split(char *line, char **tok, int max)
 	return n;
 }
 
-static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
+/* The script's lines up to "end", joined (NULL when there are none). */
+static char *read_block(struct driver *d, FILE *fp)
 {
 	char line[1024], *text = NULL;
 	size_t len = 0, l;
@@ -548,12 +555,43 @@ static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
 			break;
 		l = strlen(line);
 		text = realloc(text, len + l + 1);
+		if (!text)
+			die(d, "out of memory");
 		memcpy(text + len, line, l + 1);
 		len += l;
 	}
+	return text;
+}
+
+static void read_maps_block(struct driver *d, FILE *fp, int tgid, uint64_t ts)
+{
+	char *text = read_block(d, fp);
+
 	start_session(d);
 	if (ustack_session_add_maps(d->session, tgid, ts, text ? text : ""))
 		die(d, "add_maps failed");
+	free(text);
+}
+
+static void add_marker_maps(int tgid, uint64_t ts, const char *text, void *data)
+{
+	struct driver *d = data;
+
+	if (ustack_session_add_maps(d->session, tgid, ts, text))
+		die(d, "add_maps failed");
+}
+
+/* A marker text goes through the reader report uses on a trace.dat. */
+static void read_marker_block(struct driver *d, FILE *fp)
+{
+	char *text = read_block(d, fp);
+
+	start_session(d);
+	if (!d->maps)
+		d->maps = ustack_maps_reader_new(add_marker_maps, d);
+	if (!d->maps)
+		die(d, "out of memory");
+	ustack_maps_reader_feed(d->maps, text ? text : "");
 	free(text);
 }
 
@@ -597,6 +635,8 @@ static void run_line(struct driver *d, FILE *fp, char *line)
 					  (strstr(tok[1], "rename") ? USTACK_HELPER_RENAME : 0));
 	else if (!strcmp(tok[0], "maps") && n == 3)
 		read_maps_block(d, fp, num(d, tok[1]), num(d, tok[2]));
+	else if (!strcmp(tok[0], "marker") && n == 1)
+		read_marker_block(d, fp);
 	else if (!strcmp(tok[0], "lost") && n == 3)
 		ustack_session_add_lost(d->session, num(d, tok[1]), num(d, tok[2]));
 	else if (!strcmp(tok[0], "advance") && n == 2)
@@ -633,8 +673,33 @@ enum {
 	OPT_DUMP = 256, OPT_STACKS, OPT_FOLDED, OPT_PERF, OPT_RAW, OPT_KERNEL,
 	OPT_LINES, OPT_SKIP_EMPTY, OPT_FOLD_PID, OPT_FOLD_EVENT, OPT_PID,
 	OPT_COMM, OPT_ORDERED, OPT_HOLD, OPT_MAX_PENDING, OPT_STATS,
-	OPT_SUMMARY, OPT_RESOLVER,
+	OPT_SUMMARY, OPT_RESOLVER, OPT_PROCMAPS,
 };
+
+static int cmp_payload(const void *a, const void *b)
+{
+	int x = strtol(*(char * const *)a, NULL, 16), y = strtol(*(char * const *)b, NULL, 16);
+
+	return (x > y) - (x < y);
+}
+
+/* What record writes as trace-cmd's PROCMAPS options, in pid order. */
+static void print_procmaps(struct driver *d)
+{
+	char **opts = ustack_session_procmaps(d->session);
+	size_t i, n = 0;
+
+	if (!opts)
+		die(d, "procmaps failed");
+	while (opts[n])
+		n++;
+	qsort(opts, n, sizeof(*opts), cmp_payload);
+	for (i = 0; i < n; i++) {
+		printf("procmaps %s", opts[i]);
+		free(opts[i]);
+	}
+	free(opts);
+}
 
 static const struct option long_opts[] = {
 	{ "dump",	 no_argument,	    NULL, OPT_DUMP },
@@ -654,6 +719,7 @@ static const struct option long_opts[] = {
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
 	{ "stats",	 no_argument,	    NULL, OPT_STATS },
 	{ "summary",	 no_argument,	    NULL, OPT_SUMMARY },
+	{ "procmaps",	 no_argument,	    NULL, OPT_PROCMAPS },
 	{ "resolver",	 no_argument,	    NULL, OPT_RESOLVER },
 	{ NULL, 0, NULL, 0 }
 };
@@ -688,6 +754,7 @@ static void parse_args(struct driver *d, int argc, char **argv)
 		case OPT_MAX_PENDING: d->sopts.max_pending = strtoull(optarg, NULL, 0); break;
 		case OPT_STATS:	d->stats = true; break;
 		case OPT_SUMMARY: d->summary = true; break;
+		case OPT_PROCMAPS: d->procmaps = true; break;
 		case OPT_RESOLVER: d->use_resolver = true; break;
 		default:
 			fprintf(stderr, "usage: %s [options] SCRIPT\n", argv[0]);
@@ -741,8 +808,11 @@ int main(int argc, char **argv)
 		print_stats(ustack_session_stats(d.session));
 	if (d.summary)
 		ustack_output_summary(d.dump ? NULL : d.out, stdout, ustack_session_stats(d.session));
+	if (d.procmaps)
+		print_procmaps(&d);
 
 	free_syms(&d);
+	ustack_maps_reader_free(d.maps);
 	ustack_session_free(d.session);
 	ustack_events_free(d.events);
 	ustack_output_free(d.out);
