@@ -891,8 +891,7 @@ static void perf_events(struct capture *c, struct tep_handle *tep)
 		for (i = 0; evs[i] && !spec_matches(e, evs[i]); i++)
 			;
 		if (!evs[i])
-			die("unknown event %s%s%s", e->system, e->event ? ":" : "",
-			    e->event ? e->event : "");
+			unknown_event(e);
 	}
 	c->src.events = out;
 	c->src.nr_events = n;
