@@ -39,9 +39,12 @@ require_strace() {
 
 # start CMD...: run CMD in the background (stderr in $TMP/err), recording
 # getppid of a long deep into $TMP/out/out.dat through instance $NAME; the
-# tool's pid in TOOL (CMD may be strace, whose child it is)
+# tool's pid in TOOL (CMD may be strace, whose child it is). Temporaries
+# with names (USTACK_TEMPFILES=named, the fallback where a file system
+# has no O_TMPFILE): only those need the handler's unlink, and tmpfs has
+# O_TMPFILE.
 start() {
-	"$@" record -q -B "$NAME" -o "$TMP/out/out.dat" -e syscalls:sys_enter_getppid -- \
+	USTACK_TEMPFILES=named "$@" record -q -B "$NAME" -o "$TMP/out/out.dat" -e syscalls:sys_enter_getppid -- \
 		"$PROGS/deep" 1000000 "$TAG" > /dev/null 2> "$TMP/err" &
 	BG_PID=$!
 	TOOL=$BG_PID
