@@ -114,9 +114,10 @@ static int open_event(int pid, int id, unsigned int stack_size)
 		.type			= PERF_TYPE_TRACEPOINT,
 		.config			= id,
 		.sample_period		= 1,
+		/* TID, TIME and CPU: the side-band parser's trailer (ustack-perf.c) */
 		.sample_type		= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-					  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-					  PERF_SAMPLE_STACK_USER,
+					  PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN |
+					  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 		.sample_regs_user	= USTACK_REGS_USER_X86_64,
 		.sample_stack_user	= stack_size,
 		.exclude_callchain_kernel = 1,
@@ -250,7 +251,7 @@ static void do_sample(struct state *st, const char *rec, size_t size)
 	struct cursor c = { rec + sizeof(struct perf_event_header),
 			    size - sizeof(struct perf_event_header) };
 	static struct ustack_uframe frames[MAX_FRAMES];
-	uint64_t ip, ts, nr, abi, regs[64], stack_size = 0, dyn = 0;
+	uint64_t ip, ts, cpu, nr, abi, regs[64], stack_size = 0, dyn = 0;
 	struct ustack_unwind_input in = { 0 };
 	struct ustack_unwind_result res;
 	struct ustack_uregs uregs;
@@ -262,7 +263,7 @@ static void do_sample(struct state *st, const char *rec, size_t size)
 	uint64_t t0;
 
 	if (!take(&c, &ip, 8) || !take(&c, pt, 8) || !take(&c, &ts, 8) ||
-	    !take(&c, &nr, 8) || nr > c.left / 8)
+	    !take(&c, &cpu, 8) || !take(&c, &nr, 8) || nr > c.left / 8)
 		goto bad;
 	ips = (const uint64_t *)c.p;
 	take(&c, NULL, nr * 8);
