@@ -24,6 +24,7 @@ enum ustack_output_mode {
  * @raw:	no symbols: file offsets and paths only (no resolver needed)
  * @kernel:	print ftrace:kernel_stack frames too
  * @lines:	add file:line to resolved frames (stacks mode)
+ * @why:	end each unresolved user frame with its reason (stacks mode)
  * @skip_empty:	do not print samples that have no user stack (lost, no
  *		stack, no cookie)
  * @fold_pid:	folded: first frame is comm-pid instead of comm
@@ -37,6 +38,7 @@ struct ustack_output_opts {
 	bool			raw;
 	bool			kernel;
 	bool			lines;
+	bool			why;
 	bool			skip_empty;
 	bool			fold_pid;
 	bool			fold_event;

@@ -36,6 +36,7 @@ enum rf_kind {
  * @map:	the mapping of a file frame (build id), NULL otherwise
  * @addr:	file offset, VA or kernel address
  * @id:		file id of the stack event
+ * @why:	enum ustack_unresolved of a user frame without a name, else 0
  */
 struct rframe {
 	enum rf_kind	kind;
@@ -50,6 +51,7 @@ struct rframe {
 	const struct ustack_mapping *map;
 	uint64_t	addr;		/* file offset, VA or kernel address */
 	uint64_t	id;
+	uint8_t		why;
 };
 
 /*

@@ -221,30 +221,28 @@ static bool has_user_stack(const struct ustack_sample *s)
 static struct rframe *rf_add(struct ustack_output *o, enum rf_kind kind)
 {
 	struct rframe *rf;
-	size_t n;
 
-	if (o->nr_rf == o->alloc_rf) {
-		n = o->alloc_rf ? o->alloc_rf * 2 : 64;
-		rf = realloc(o->rf, n * sizeof(*rf));
-		if (!rf)
-			return NULL;
-		o->rf = rf;
-		o->alloc_rf = n;
-	}
+	if (ustack_array_grow((void **)&o->rf, &o->alloc_rf, o->nr_rf + 1, sizeof(*rf)))
+		return NULL;
 	rf = &o->rf[o->nr_rf++];
 	memset(rf, 0, sizeof(*rf));
 	rf->kind = kind;
 	return rf;
 }
 
-/* A user frame shown [unknown]: counted by reason when we symbolize. */
-static void count_unresolved(struct ustack_output *o, int why)
+/*
+ * A user frame shown [unknown] keeps its reason, and the summary counts
+ * it under the reason's group, when we symbolize.
+ */
+static void set_unresolved(struct ustack_output *o, struct rframe *rf, int why)
 {
-	if (o->opts.raw || !o->have_sym)
-		return;
 	if (why <= 0 || why >= USTACK_UNRES_NR)
 		why = USTACK_UNRES_NO_FILE;
-	o->unresolved[why]++;
+	if (rf)
+		rf->why = why;
+	if (o->opts.raw || !o->have_sym)
+		return;
+	o->unresolved[ustack_unresolved_group(why)]++;
 }
 
 static const char *base_name(const char *path)
@@ -296,8 +294,8 @@ static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
 	if (!dso)
 		dso = base_name(fr->map->path);
 	if (n <= 0) {
-		count_unresolved(o, -n);
 		rf = rf_add(o, RF_FILE);
+		set_unresolved(o, rf, -n);
 		if (!rf)
 			return;
 		rf->dso = dso;
@@ -345,8 +343,9 @@ static void render_anon(struct ustack_output *o, const struct ustack_sample *s,
 		rf->dso = "[jit]";
 		return;
 	}
-	count_unresolved(o, USTACK_UNRES_NO_FILE);
 	rf = rf_add(o, RF_ADDR);
+	set_unresolved(o, rf, fr->id == USTACK_ID_ANON ? USTACK_UNRES_ANON :
+			      USTACK_UNRES_NO_MAPPING);
 	if (rf) {
 		rf->addr = fr->offset;
 		rf->id = fr->id;
@@ -367,8 +366,8 @@ static void render_user(struct ustack_output *o, const struct ustack_sample *s)
 		} else if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP) {
 			render_anon(o, s, fr);
 		} else {
-			count_unresolved(o, USTACK_UNRES_NO_FILE);
 			rf = rf_add(o, RF_UNANNOUNCED);
+			set_unresolved(o, rf, USTACK_UNRES_UNANNOUNCED);
 			if (rf) {
 				rf->addr = fr->offset;
 				rf->id = fr->id;
@@ -472,6 +471,14 @@ static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
 	}
 }
 
+/* The frame's line ends, with its reason when it has one and --why. */
+static void end_rframe(struct ustack_output *o, const struct rframe *rf)
+{
+	if (o->opts.why && rf->why)
+		fprintf(o->fp, " # %s", ustack_unresolved_str(rf->why));
+	fputc('\n', o->fp);
+}
+
 static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
@@ -503,13 +510,15 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")", rf->dso, rf->addr);
 		if (o->opts.lines && rf->file)
 			fprintf(fp, " %s:%d", rf->file, rf->line);
-		fputc('\n', fp);
+		end_rframe(o, rf);
 		return;
 	case RF_UNANNOUNCED:
-		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64 "\n", rf->id, rf->addr);
+		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
+		end_rframe(o, rf);
 		return;
 	case RF_ADDR:
-		fprintf(fp, "  [unknown] 0x%" PRIx64 "\n", rf->addr);
+		fprintf(fp, "  [unknown] 0x%" PRIx64, rf->addr);
+		end_rframe(o, rf);
 		return;
 	}
 }
