@@ -16,7 +16,7 @@
 #include <gelf.h>
 
 #include "ustack-array.h"
-#include "ustack-output-int.h"
+#include "ustack-render-int.h"
 #include "ustack-profile-int.h"
 
 #define GROW(p, arr, need) \
@@ -586,33 +586,28 @@ static void order_add(struct ustack_profile *p, const struct pstack *st)
 	p->order[p->nr_order++].weight = 1;
 }
 
-/**
- * ustack_profile_add - count one sample
- * @p:		the profile
- * @s:		the sample
- * @rf:		its frames as rendered by the printer (kernel frames first,
- *		then user frames, leaf first, inlined calls expanded)
- * @nr:		number of frames
- * @raw:	the printer does not symbolize (--raw)
- *
+/*
+ * The render stage's callback: count one sample with its frames (kernel
+ * frames first, then user frames, leaf first, inlined calls expanded).
  * Out of memory is remembered: the writers then fail with ENOMEM.
  */
-void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
-			const struct rframe *rf, size_t nr, bool raw)
+static int profile_sample(void *ctx, const struct ustack_rendered *r)
 {
+	const struct ustack_sample *s = r->sample;
+	struct ustack_profile *p = ctx;
 	struct pstack *st;
 	uint32_t comm;
 	int ev;
 
 	if (p->failed)
-		return;
+		return 0;
 	ev = event_id(p, s);
 	comm = intern(p, s->comm ? s->comm : "<...>");
-	if (ev < 0 || sample_locs(p, s, rf, nr, raw))
-		return;
+	if (ev < 0 || sample_locs(p, s, r->rf, r->nr, r->raw))
+		return 0;
 	st = stack_get(p, ev, comm);
 	if (!st)
-		return;
+		return 0;
 	st->count++;
 	p->events[ev].count++;
 	if (!p->samples || s->ts < p->first_ts)
@@ -622,6 +617,19 @@ void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
 	p->samples++;
 	if (p->keep_order)
 		order_add(p, st);
+	return 0;
+}
+
+/**
+ * ustack_profile_consumer - the profile as a consumer of the render stage
+ * @p:	the profile
+ * @c:	filled in, for ustack_render_attach()
+ */
+void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->sample = profile_sample;
+	c->ctx = p;
 }
 
 /**

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Private to the output layer (lib/ustack-output.c and the profile
- * writers): a sample's frames as the printer renders them, and the name
- * each frame gets in folded stacks, which every aggregated format shares.
+ * Private to lib/: what the render stage (lib/ustack-render.c) hands its
+ * consumers (the printer, the profile): a sample's resolved frames, and
+ * the name each frame gets in folded stacks, which every aggregated
+ * format shares.
  */
-#ifndef _USTACK_OUTPUT_INT_H
-#define _USTACK_OUTPUT_INT_H
+#ifndef _USTACK_RENDER_INT_H
+#define _USTACK_RENDER_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +55,27 @@ struct rframe {
 	uint8_t		why;
 };
 
+/**
+ * struct ustack_rendered - a sample as the consumers get it
+ * @sample:	the sample, as the session handed it out
+ * @rf:		its frames: kernel ones first (entry last), then user ones
+ *		leaf first
+ * @nr:		how many
+ * @raw:	offsets, not names (--raw)
+ * @stable:	every user frame was named by the resolver, none through a
+ *		JIT map (which may grow while live): the same stack renders
+ *		the same again, so a consumer may remember what it made of it
+ * @frames:	user frames of the sample
+ */
+struct ustack_rendered {
+	const struct ustack_sample	*sample;
+	const struct rframe		*rf;
+	size_t				nr;
+	bool				raw;
+	bool				stable;
+	unsigned int			frames;
+};
+
 /*
  * The name of @rf in folded stacks (stackcollapse-perf's): the function,
  * "[dso]" or "[unknown]", offsets in raw mode. @buf is used when the name
@@ -62,8 +84,9 @@ struct rframe {
 const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix);
 
+bool ustack_sample_has_stack(const struct ustack_sample *s);
 bool ustack_sample_truncated(const struct ustack_sample *s);
 const char *ustack_stats_sync_note(const struct ustack_stats *st);
 const char *ustack_sample_note(const struct ustack_sample *s);
 
-#endif /* _USTACK_OUTPUT_INT_H */
+#endif /* _USTACK_RENDER_INT_H */
