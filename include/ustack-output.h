@@ -10,7 +10,6 @@
 #include <stdio.h>
 
 #include "ustack.h"
-#include "ustack-render.h"
 
 enum ustack_output_mode {
 	USTACK_OUTPUT_STACKS,		/* report line, then one frame a line */
@@ -46,6 +45,8 @@ struct ustack_output_opts {
 };
 
 struct ustack_output;
+struct ustack_render;
+struct ustack_consumer;
 struct tep_handle;
 
 struct ustack_output *ustack_output_new(struct tep_handle *tep,

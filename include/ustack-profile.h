@@ -12,9 +12,9 @@
 #include <stdio.h>
 
 #include "ustack.h"
-#include "ustack-render.h"
 
 struct ustack_profile;
+struct ustack_consumer;
 
 struct ustack_profile *ustack_profile_new(bool keep_order);
 void ustack_profile_free(struct ustack_profile *p);

@@ -12,6 +12,7 @@
 #include <trace-seq.h>
 
 #include "ustack-output.h"
+#include "ustack-render.h"
 #include "ustack-render-int.h"
 #include "ustack-fold.h"
 #include "ustack-array.h"

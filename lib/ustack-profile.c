@@ -16,6 +16,7 @@
 #include <gelf.h>
 
 #include "ustack-array.h"
+#include "ustack-render.h"
 #include "ustack-render-int.h"
 #include "ustack-profile-int.h"
 

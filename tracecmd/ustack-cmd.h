@@ -22,6 +22,7 @@
 
 #include "ustack-output.h"
 #include "ustack-profile.h"
+#include "ustack-render.h"
 #include "ustack-resolve.h"
 
 struct tep_handle;

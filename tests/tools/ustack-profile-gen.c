@@ -29,6 +29,7 @@
 
 #include "ustack-output.h"
 #include "ustack-profile.h"
+#include "ustack-render.h"
 
 #define POOL		3000
 #define MAX_DEPTH	40	/* also more than GROUP_DEPTH + 3 */

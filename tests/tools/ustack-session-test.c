@@ -53,6 +53,7 @@
 #include "ustack-session.h"
 #include "ustack-output.h"
 #include "ustack-procmaps.h"
+#include "ustack-render.h"
 #include "ustack-resolve.h"
 
 static const char *status_names[] = {
