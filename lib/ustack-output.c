@@ -222,7 +222,7 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 
 static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	size_t i;
 
 	print_header(o, s);
@@ -230,7 +230,7 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 		print_rframe(o, &o->rf[i]);
 	if (note)
 		fprintf(o->fp, "  %s\n", note);
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		fprintf(o->fp, "  [truncated]\n");
 }
 
@@ -243,7 +243,7 @@ static void fold_frame(struct ustack_output *o, const struct rframe *rf)
 	const char *name, *suffix;
 	char buf[512];
 
-	name = ustack_rframe_fold_name(rf, o->opts.raw, buf, sizeof(buf), &suffix);
+	name = ustack_render_fold_name(rf, o->opts.raw, buf, sizeof(buf), &suffix);
 	ustack_fold_push(o->fold, name, suffix);
 }
 
@@ -266,7 +266,7 @@ static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
 static int build_key(struct ustack_output *o, const struct ustack_sample *s)
 {
 	const char *comm = s->comm ? s->comm : "";
-	size_t n = strlen(comm), nr = ustack_sample_has_stack(s) ? s->nr_frames : 0;
+	size_t n = strlen(comm), nr = ustack_render_has_stack(s) ? s->nr_frames : 0;
 	size_t nr_k = o->opts.kernel ? s->nr_kframes : 0, i;
 	uint64_t *k;
 
@@ -274,7 +274,7 @@ static int build_key(struct ustack_output *o, const struct ustack_sample *s)
 	if (ustack_array_grow((void **)&o->key, &o->key_alloc, o->key_len, sizeof(*o->key)))
 		return -1;
 	k = o->key;
-	*k++ = (uint64_t)s->status << 32 | ustack_sample_truncated(s);
+	*k++ = (uint64_t)s->status << 32 | ustack_render_truncated(s);
 	*k++ = o->opts.fold_pid ? (uint64_t)(unsigned int)s->pid : 0;
 	*k++ = o->opts.fold_event ? (uint64_t)(uintptr_t)s->event : 0;
 	*k++ = (uint64_t)nr << 32 | nr_k;
@@ -325,13 +325,13 @@ static void memo_add(struct ustack_output *o, uint64_t hash, struct ustack_fold_
  */
 static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	size_t i, nr_k = 0;
 
 	while (nr_k < o->nr_rf && o->rf[nr_k].kind == RF_KERNEL)
 		nr_k++;
 	fold_root(o, s);
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		ustack_fold_push(o->fold, "[truncated]", NULL);
 	if (note)
 		ustack_fold_push(o->fold, note, NULL);
@@ -454,7 +454,7 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 	 * As an outermost frame of its own, so that the importers
 	 * (stackcollapse-perf, speedscope) keep the mark in their trees
 	 */
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		fprintf(o->fp, "\t0 [truncated] ([unknown])\n");
 	fputc('\n', o->fp);
 }

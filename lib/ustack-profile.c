@@ -308,7 +308,7 @@ static int rframe_frame(struct ustack_profile *p, const struct rframe *rf, bool 
 	const char *name, *suffix;
 	char buf[512];
 
-	name = ustack_rframe_fold_name(rf, raw, buf, sizeof(buf), &suffix);
+	name = ustack_render_fold_name(rf, raw, buf, sizeof(buf), &suffix);
 	key.cls = frame_class(rf, raw);
 	key.name = intern(p, name);
 	key.suffix = intern(p, suffix);
@@ -485,7 +485,7 @@ static int cur_push(struct ustack_profile *p, int loc)
 static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 		       const struct rframe *rf, size_t nr, bool raw)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	bool ret = false;
 	size_t i, j;
 
@@ -502,7 +502,7 @@ static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 	}
 	if (note && cur_push(p, pseudo_loc(p, note, PF_NOTE)))
 		return -1;
-	if (ustack_sample_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
+	if (ustack_render_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
 		return -1;
 	return 0;
 }

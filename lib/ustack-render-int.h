@@ -81,12 +81,13 @@ struct ustack_rendered {
  * "[dso]" or "[unknown]", offsets in raw mode. @buf is used when the name
  * is built; *@suffix gets the annotation ("_[k]", "_[i]", "_[j]") or NULL.
  */
-const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
+const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix);
 
-bool ustack_sample_has_stack(const struct ustack_sample *s);
-bool ustack_sample_truncated(const struct ustack_sample *s);
+bool ustack_render_has_stack(const struct ustack_sample *s);
+bool ustack_render_truncated(const struct ustack_sample *s);
+const char *ustack_render_note(const struct ustack_sample *s);
+/* ustack-output.c: what the profiles' subtitles say of synchronous stacks */
 const char *ustack_stats_sync_note(const struct ustack_stats *st);
-const char *ustack_sample_note(const struct ustack_sample *s);
 
 #endif /* _USTACK_RENDER_INT_H */

@@ -337,7 +337,7 @@ static void render(struct ustack_render *r, const struct ustack_sample *s)
 	r->stable = true;
 	if (r->opts.kernel)
 		render_kernel(r, s);
-	if (ustack_sample_has_stack(s))
+	if (ustack_render_has_stack(s))
 		render_user(r, s);
 }
 
@@ -373,7 +373,7 @@ int ustack_render_sample(struct ustack_render *r, const struct ustack_sample *s)
 	struct ustack_rendered out;
 	int i, ret = 0;
 
-	if (r->opts.skip_empty && !ustack_sample_has_stack(s))
+	if (r->opts.skip_empty && !ustack_render_has_stack(s))
 		return 0;
 	r->memo_map = NULL;
 	if (counted_again(r, s))
@@ -384,7 +384,7 @@ int ustack_render_sample(struct ustack_render *r, const struct ustack_sample *s)
 	out.nr = r->nr_rf;
 	out.raw = r->opts.raw;
 	out.stable = r->stable;
-	out.frames = ustack_sample_has_stack(s) ? s->nr_frames : 0;
+	out.frames = ustack_render_has_stack(s) ? s->nr_frames : 0;
 	for (i = 0; i < r->nr_consumers; i++)
 		if (r->consumers[i].sample(r->consumers[i].ctx, &out) < 0)
 			ret = -1;
@@ -412,30 +412,30 @@ int ustack_render_finish(struct ustack_render *r)
 /* ------------------------------------------------------------------ */
 
 /**
- * ustack_sample_has_stack - the sample has a user stack (deferred or not)
+ * ustack_render_has_stack - the sample has a user stack (deferred or not)
  * @s: the sample
  */
-bool ustack_sample_has_stack(const struct ustack_sample *s)
+bool ustack_render_has_stack(const struct ustack_sample *s)
 {
 	return s->status == USTACK_SAMPLE_OK || s->status == USTACK_SAMPLE_SYNC;
 }
 
 /**
- * ustack_sample_truncated - the user stack ends before its outermost frame
+ * ustack_render_truncated - the user stack ends before its outermost frame
  * @s: the sample
  */
-bool ustack_sample_truncated(const struct ustack_sample *s)
+bool ustack_render_truncated(const struct ustack_sample *s)
 {
-	return ustack_sample_has_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
+	return ustack_render_has_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
 }
 
 /**
- * ustack_sample_note - what stands in for the user stack when there is none
+ * ustack_render_note - what stands in for the user stack when there is none
  * @s: the sample
  *
  * Returns "[stack lost]", "[no user stack]" or NULL (the sample has one).
  */
-const char *ustack_sample_note(const struct ustack_sample *s)
+const char *ustack_render_note(const struct ustack_sample *s)
 {
 	switch (s->status) {
 	case USTACK_SAMPLE_LOST:
@@ -448,7 +448,7 @@ const char *ustack_sample_note(const struct ustack_sample *s)
 	}
 }
 /**
- * ustack_rframe_fold_name - a frame's name as stackcollapse-perf writes it
+ * ustack_render_fold_name - a frame's name as stackcollapse-perf writes it
  * @rf:		the frame
  * @raw:	offsets instead of names (--raw)
  * @buf:	room for a name that has to be built
@@ -457,7 +457,7 @@ const char *ustack_sample_note(const struct ustack_sample *s)
  *
  * Returns the name (@rf's own string or @buf).
  */
-const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
+const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix)
 {
 	*suffix = NULL;
