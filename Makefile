@@ -139,9 +139,10 @@ progs:
 TOOL_SRC	:= $(sort $(wildcard tests/tools/*.c))
 TOOL_BIN	:= $(TOOL_SRC:.c=)
 tools: $(TOOL_BIN)
+# They may test what is private to lib/ too (headers that only lib/ uses).
 tests/tools/%: tests/tools/%.c lib/libustack.a .build-flags
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libustack.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib $(LDFLAGS) -o $@ $< lib/libustack.a $(LIBS)
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TOOL_BIN:=.d) $(FUZZ_LIBOBJ:.o=.d)
 

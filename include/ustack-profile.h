@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Profiles: every printed sample aggregated into distinct stacks, written
+ * Profiles: every rendered sample aggregated into distinct stacks, written
  * at the end as an interactive flame graph (SVG), a pprof profile
  * (profile.proto, gzipped) or a speedscope file (JSON).
  */
@@ -14,14 +14,13 @@
 #include "ustack.h"
 
 struct ustack_profile;
-struct rframe;
+struct ustack_consumer;
 
 struct ustack_profile *ustack_profile_new(bool keep_order);
 void ustack_profile_free(struct ustack_profile *p);
 
-/* Called by the printer (ustack_output_set_profile()) for every sample. */
-void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
-			const struct rframe *rf, size_t nr, bool raw);
+/* Fills @c: attached to the render stage, it gets every sample. */
+void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c);
 
 void ustack_profile_set_command(struct ustack_profile *p, const char *command);
 void ustack_profile_set_stats(struct ustack_profile *p, const struct ustack_stats *st);

@@ -85,8 +85,8 @@ struct ustack_sym {
 
 /**
  * enum ustack_unresolved - why a frame has no name
- * @USTACK_UNRES_NO_FILE:	no readable file: not announced, anonymous
- *				memory, missing, not ELF, another build
+ * @USTACK_UNRES_NO_FILE:	no readable file, for another reason than
+ *				those below (not a regular file, no access)
  * @USTACK_UNRES_OUTSIDE:	the offset lies outside every executable
  *				segment of the file
  * @USTACK_UNRES_STRIPPED:	the file has no symbol table but the dynamic
@@ -96,8 +96,17 @@ struct ustack_sym {
  *				"..") and names nothing inside it
  * @USTACK_UNRES_CAPPED:	the file, or the one with its symbols, went
  *				over a size cap (lying headers, huge tables)
+ * @USTACK_UNRES_ANON:		anonymous memory no JIT map names
+ * @USTACK_UNRES_NO_MAPPING:	the address lies in no mapping
+ * @USTACK_UNRES_UNANNOUNCED:	a file id whose file was never announced
+ * @USTACK_UNRES_MISSING:	the file is not there (any more)
+ * @USTACK_UNRES_BAD_ELF:	not ELF, truncated, or no executable segment
+ * @USTACK_UNRES_OTHER_BUILD:	the file there is another build
+ * @USTACK_UNRES_NO_PATH:	the kernel could not name the file
  *
- * ustack_dso_lookup() returns these negated.
+ * ustack_dso_lookup() returns these negated. The reasons from
+ * USTACK_UNRES_ANON on say why there was no file in more detail: the
+ * summary counts them under USTACK_UNRES_NO_FILE (ustack_unresolved_group()).
  */
 enum ustack_unresolved {
 	USTACK_UNRES_NO_FILE = 1,
@@ -106,9 +115,17 @@ enum ustack_unresolved {
 	USTACK_UNRES_NO_SYMBOL,
 	USTACK_UNRES_SYMFS,
 	USTACK_UNRES_CAPPED,
+	USTACK_UNRES_ANON,
+	USTACK_UNRES_NO_MAPPING,
+	USTACK_UNRES_UNANNOUNCED,
+	USTACK_UNRES_MISSING,
+	USTACK_UNRES_BAD_ELF,
+	USTACK_UNRES_OTHER_BUILD,
+	USTACK_UNRES_NO_PATH,
 	USTACK_UNRES_NR,
 };
 
+enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why);
 const char *ustack_unresolved_str(enum ustack_unresolved why);
 
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
@@ -143,8 +160,8 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 /* Short name for display: basename of the path, or "[vdso]". */
 const char *ustack_dso_name(const struct ustack_dso *dso);
 
-/* Why the file's frames cannot be resolved, NULL when they can. */
-const char *ustack_dso_error(const struct ustack_dso *dso);
+int ustack_dso_errno(const struct ustack_dso *dso);
+int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
 
 /*
  * Anonymous memory (JIT): look @addr up in /tmp/perf-<tgid>.map (under

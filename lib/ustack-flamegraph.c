@@ -20,7 +20,7 @@
 
 #include "ustack-array.h"
 #include "ustack-hash.h"
-#include "ustack-output-int.h"
+#include "ustack-render-int.h"
 #include "ustack-profile-int.h"
 #include "ustack-flamegraph-js.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ustack-array.h"
 #include "ustack-fold.h"
 #include "ustack-hash.h"
 
@@ -56,19 +57,7 @@ void ustack_fold_free(struct ustack_fold *f)
 
 static int buf_reserve(struct ustack_fold *f, size_t more)
 {
-	size_t n = f->alloc ? f->alloc : 256;
-	char *p;
-
-	if (f->len + more + 1 <= f->alloc)
-		return 0;
-	while (n < f->len + more + 1)
-		n *= 2;
-	p = realloc(f->buf, n);
-	if (!p)
-		return -1;
-	f->buf = p;
-	f->alloc = n;
-	return 0;
+	return ustack_array_grow((void **)&f->buf, &f->alloc, f->len + more + 1, 1);
 }
 
 /*

@@ -22,6 +22,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "ustack-array.h"
 #include "ustack-formats.h"
 
 /*
@@ -179,7 +180,7 @@ static int parse_printk(struct tep_handle *tep, const char *buf)
 static void parse_kallsyms(struct tep_handle *tep)
 {
 	size_t len = 0, alloc = 0;
-	char *buf = NULL, *tmp;
+	char *buf = NULL;
 	FILE *f = fopen("/proc/kallsyms", "re");
 	size_t r;
 
@@ -187,13 +188,8 @@ static void parse_kallsyms(struct tep_handle *tep)
 		return;
 	/* A /proc file: its size is unknown until read */
 	do {
-		if (len + 65536 + 1 > alloc) {
-			alloc = alloc ? alloc * 2 : 1 << 20;
-			tmp = realloc(buf, alloc);
-			if (!tmp)
-				goto out;
-			buf = tmp;
-		}
+		if (ustack_array_grow((void **)&buf, &alloc, len + 65536 + 1, 1))
+			goto out;
 		r = fread(buf + len, 1, alloc - len - 1, f);
 		len += r;
 	} while (r);

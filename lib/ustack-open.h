@@ -7,9 +7,8 @@
 #ifndef _USTACK_OPEN_H
 #define _USTACK_OPEN_H
 
-/* The message ustack_open_regular() gives for anything but a regular file */
-extern const char ustack_msg_not_regular[];
+#include "ustack-err.h"
 
-int ustack_open_regular(const char *path, const char **err);
+int ustack_open_regular(const char *path);
 
 #endif /* _USTACK_OPEN_H */

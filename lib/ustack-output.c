@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Printing samples.
- *
- * A sample is first turned into a list of "rendered frames" (kernel frames
- * first when asked, then user frames leaf first, inlined calls expanded),
- * which each output mode then prints its own way.
+ * The text printer: a consumer of the render stage (ustack-render.h) that
+ * prints each sample's frames in one of three modes (trace-cmd report
+ * style stacks, folded stacks, perf-script text); and the summary.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,38 +12,25 @@
 #include <trace-seq.h>
 
 #include "ustack-output.h"
-#include "ustack-output-int.h"
+#include "ustack-render.h"
+#include "ustack-render-int.h"
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
-#include "ustack-profile.h"
-
-#define MAX_INLINE	16
 
 struct ustack_output {
 	struct tep_handle		*tep;
-	struct ustack_resolver		*resolver;
-	struct ustack_symbolizer	sym;
-	bool				have_sym;
 	struct ustack_output_opts	opts;
 	FILE				*fp;
 	struct ustack_fold		*fold;
-	struct ustack_profile		*profile;
 	struct trace_seq		seq;
-	struct rframe			*rf;
+	const struct rframe		*rf;		/* of the sample printed */
 	size_t				nr_rf;
-	size_t				alloc_rf;
 	char				pathbuf[4096];
-	uint64_t			frames;		/* user frames shown */
-	uint64_t			unresolved[USTACK_UNRES_NR];
-	const struct ustack_mapping	*memo_map;	/* see res_dso() */
-	struct ustack_dso		*memo_dso;
 	struct ustack_htable		lines;		/* struct fold_memo */
 	struct ustack_fold_line		*fold_line;	/* of the last sample */
 	bool				memo_ok;	/* its key is built */
 	uint64_t			memo_hash;
-	uint64_t			memo_unres;	/* counts before rendering it */
-	uint64_t			memo_frames;
 	uint64_t			*key;		/* the sample's, being built */
 	size_t				key_len;
 	size_t				key_alloc;
@@ -67,63 +52,16 @@ struct fold_memo {
 	uint64_t		key[];
 };
 
-/* ------------------------------------------------------------------ */
-/* Default symbolizer: the resolver                                   */
-/* ------------------------------------------------------------------ */
-
-/*
- * The file of a mapping. Frames of one stack mostly share a mapping, and
- * finding its file hashes the path and build id: the last answer is kept
- * for the rest of the sample, while the mappings it points to are alive
- * (a later sample may bring another mapping at the same address).
- */
-static struct ustack_dso *res_dso(struct ustack_output *o, const struct ustack_mapping *map)
-{
-	if (map != o->memo_map) {
-		o->memo_dso = ustack_resolver_dso(o->resolver, map->path, map->build_id,
-						  map->build_id_len, map->tgid, map->flags);
-		o->memo_map = map;
-	}
-	return o->memo_dso;
-}
-
-static int res_lookup(void *ctx, const struct ustack_mapping *map, uint64_t offset,
-		      bool return_address, struct ustack_sym *out, int max)
-{
-	struct ustack_dso *dso = res_dso(ctx, map);
-
-	return dso ? ustack_dso_lookup(dso, offset, return_address, out, max) : 0;
-}
-
-static const char *res_dso_name(void *ctx, const struct ustack_mapping *map)
-{
-	struct ustack_dso *dso = res_dso(ctx, map);
-
-	return dso ? ustack_dso_name(dso) : NULL;
-}
-
-static int res_jit(void *ctx, int tgid, uint64_t addr, struct ustack_sym *out)
-{
-	struct ustack_output *o = ctx;
-
-	return ustack_resolve_jit(o->resolver, tgid, addr, out);
-}
-
-/* ------------------------------------------------------------------ */
-/* Setup                                                              */
-/* ------------------------------------------------------------------ */
-
 /**
  * ustack_output_new - create a printer
- * @tep:	handle of the trace (event printing, kernel symbols)
- * @resolver:	symbolizer of user frames; NULL prints them unresolved
+ * @tep:	handle of the trace (event lines of stacks mode)
  * @opts:	what to print, NULL for defaults (stacks mode)
  * @fp:		where to print
  *
- * Returns NULL on allocation failure.
+ * It prints what the render stage gives it once attached there
+ * (ustack_output_consumer()). Returns NULL on allocation failure.
  */
 struct ustack_output *ustack_output_new(struct tep_handle *tep,
-					struct ustack_resolver *resolver,
 					const struct ustack_output_opts *opts,
 					FILE *fp)
 {
@@ -133,17 +71,9 @@ struct ustack_output *ustack_output_new(struct tep_handle *tep,
 	if (!o)
 		return NULL;
 	o->tep = tep;
-	o->resolver = resolver;
 	o->fp = fp;
 	if (opts)
 		o->opts = *opts;
-	if (resolver) {
-		o->sym.lookup = res_lookup;
-		o->sym.dso_name = res_dso_name;
-		o->sym.jit = res_jit;
-		o->sym.ctx = o;
-		o->have_sym = true;
-	}
 	if (o->opts.mode == USTACK_OUTPUT_FOLDED) {
 		o->fold = ustack_fold_new();
 		if (!o->fold) {
@@ -153,34 +83,6 @@ struct ustack_output *ustack_output_new(struct tep_handle *tep,
 	}
 	trace_seq_init(&o->seq);
 	return o;
-}
-
-/**
- * ustack_output_set_symbolizer - name user frames some other way
- * @o:		the printer
- * @sym:	callbacks (copied); NULL leaves user frames unresolved
- */
-void ustack_output_set_symbolizer(struct ustack_output *o,
-				  const struct ustack_symbolizer *sym)
-{
-	o->have_sym = sym && sym->lookup;
-	if (sym)
-		o->sym = *sym;
-	else
-		memset(&o->sym, 0, sizeof(o->sym));
-}
-
-/**
- * ustack_output_set_profile - also aggregate every sample into a profile
- * @o:		the printer
- * @p:		the profile (flame graph, pprof, speedscope), or NULL
- *
- * The profile gets the frames as printed (same names as folded mode); it
- * is not owned by the printer.
- */
-void ustack_output_set_profile(struct ustack_output *o, struct ustack_profile *p)
-{
-	o->profile = p;
 }
 
 static void memo_free(struct ustack_output *o)
@@ -195,7 +97,7 @@ static void memo_free(struct ustack_output *o)
 }
 
 /**
- * ustack_output_free - free a printer (call ustack_output_finish() first)
+ * ustack_output_free - free a printer (after ustack_render_finish())
  * @o: the printer (may be NULL)
  */
 void ustack_output_free(struct ustack_output *o)
@@ -205,185 +107,7 @@ void ustack_output_free(struct ustack_output *o)
 	memo_free(o);
 	ustack_fold_free(o->fold);
 	trace_seq_destroy(&o->seq);
-	free(o->rf);
 	free(o);
-}
-
-static bool has_user_stack(const struct ustack_sample *s)
-{
-	return s->status == USTACK_SAMPLE_OK || s->status == USTACK_SAMPLE_SYNC;
-}
-
-/* ------------------------------------------------------------------ */
-/* Rendering frames                                                   */
-/* ------------------------------------------------------------------ */
-
-static struct rframe *rf_add(struct ustack_output *o, enum rf_kind kind)
-{
-	struct rframe *rf;
-	size_t n;
-
-	if (o->nr_rf == o->alloc_rf) {
-		n = o->alloc_rf ? o->alloc_rf * 2 : 64;
-		rf = realloc(o->rf, n * sizeof(*rf));
-		if (!rf)
-			return NULL;
-		o->rf = rf;
-		o->alloc_rf = n;
-	}
-	rf = &o->rf[o->nr_rf++];
-	memset(rf, 0, sizeof(*rf));
-	rf->kind = kind;
-	return rf;
-}
-
-/* A user frame shown [unknown]: counted by reason when we symbolize. */
-static void count_unresolved(struct ustack_output *o, int why)
-{
-	if (o->opts.raw || !o->have_sym)
-		return;
-	if (why <= 0 || why >= USTACK_UNRES_NR)
-		why = USTACK_UNRES_NO_FILE;
-	o->unresolved[why]++;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *p = strrchr(path, '/');
-
-	return p && p[1] ? p + 1 : path;
-}
-
-static void render_kernel(struct ustack_output *o, const struct ustack_sample *s)
-{
-	unsigned long long start;
-	struct rframe *rf;
-	unsigned int i;
-
-	for (i = 0; i < s->nr_kframes; i++) {
-		rf = rf_add(o, RF_KERNEL);
-		if (!rf)
-			return;
-		rf->addr = s->kframes[i];
-		rf->dso = "[kernel]";
-		rf->path = "[kernel.kallsyms]";
-		if (o->opts.raw)
-			continue;
-		rf->name = tep_find_function(o->tep, rf->addr);
-		if (rf->name) {
-			start = tep_find_function_address(o->tep, rf->addr);
-			rf->sym_off = rf->addr - start;
-		}
-	}
-}
-
-static void render_file(struct ustack_output *o, const struct ustack_frame *fr,
-			bool return_address)
-{
-	struct ustack_sym syms[MAX_INLINE];
-	const char *dso = NULL;
-	struct rframe *rf;
-	int n = 0, j;
-
-	/* A nameless frame may still come back with its source line. */
-	memset(syms, 0, sizeof(syms[0]));
-	if (!o->opts.raw && o->have_sym) {
-		if (o->sym.dso_name)
-			dso = o->sym.dso_name(o->sym.ctx, fr->map);
-		n = o->sym.lookup(o->sym.ctx, fr->map, fr->offset, return_address,
-				  syms, MAX_INLINE);
-	}
-	if (!dso)
-		dso = base_name(fr->map->path);
-	if (n <= 0) {
-		count_unresolved(o, -n);
-		rf = rf_add(o, RF_FILE);
-		if (!rf)
-			return;
-		rf->dso = dso;
-		rf->path = fr->map->path;
-		rf->map = fr->map;
-		rf->addr = fr->offset;
-		rf->id = fr->id;
-		rf->file = syms[0].file;
-		rf->line = syms[0].line;
-		return;
-	}
-	for (j = 0; j < n && j < MAX_INLINE; j++) {
-		rf = rf_add(o, syms[j].name ? RF_SYM : RF_FILE);
-		if (!rf)
-			return;
-		rf->name = syms[j].name;
-		rf->sym_off = syms[j].sym_off;
-		rf->inlined = syms[j].inlined;
-		rf->file = syms[j].file;
-		rf->line = syms[j].line;
-		rf->start_line = syms[j].start_line;
-		rf->dso = dso;
-		rf->path = fr->map->path;
-		rf->map = fr->map;
-		rf->addr = fr->offset;
-		rf->id = fr->id;
-	}
-}
-
-static void render_anon(struct ustack_output *o, const struct ustack_sample *s,
-			const struct ustack_frame *fr)
-{
-	struct ustack_sym sym = { 0 };
-	struct rframe *rf;
-
-	if (!o->opts.raw && o->have_sym && o->sym.jit && fr->id == USTACK_ID_ANON &&
-	    s->tgid > 0 && o->sym.jit(o->sym.ctx, s->tgid, fr->offset, &sym) > 0 &&
-	    sym.name) {
-		rf = rf_add(o, RF_JIT);
-		if (!rf)
-			return;
-		rf->name = sym.name;
-		rf->sym_off = sym.sym_off;
-		rf->addr = fr->offset;
-		rf->dso = "[jit]";
-		return;
-	}
-	count_unresolved(o, USTACK_UNRES_NO_FILE);
-	rf = rf_add(o, RF_ADDR);
-	if (rf) {
-		rf->addr = fr->offset;
-		rf->id = fr->id;
-	}
-}
-
-static void render_user(struct ustack_output *o, const struct ustack_sample *s)
-{
-	const struct ustack_frame *fr;
-	struct rframe *rf;
-	unsigned int i;
-
-	o->frames += s->nr_frames;
-	for (i = 0; i < s->nr_frames; i++) {
-		fr = &s->frames[i];
-		if (fr->map) {
-			render_file(o, fr, i > 0);
-		} else if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP) {
-			render_anon(o, s, fr);
-		} else {
-			count_unresolved(o, USTACK_UNRES_NO_FILE);
-			rf = rf_add(o, RF_UNANNOUNCED);
-			if (rf) {
-				rf->addr = fr->offset;
-				rf->id = fr->id;
-			}
-		}
-	}
-}
-
-static void render(struct ustack_output *o, const struct ustack_sample *s)
-{
-	o->nr_rf = 0;
-	if (o->opts.kernel)
-		render_kernel(o, s);
-	if (has_user_stack(s))
-		render_user(o, s);
 }
 
 /**
@@ -399,34 +123,6 @@ const char *ustack_stats_sync_note(const struct ustack_stats *st)
 	if (st->perf == st->sync)
 		return "perf events: synchronous stacks";
 	return "fallback: synchronous stacks, 8 frames at most";
-}
-
-/**
- * ustack_sample_truncated - the user stack ends before its outermost frame
- * @s: the sample
- */
-bool ustack_sample_truncated(const struct ustack_sample *s)
-{
-	return has_user_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
-}
-
-/**
- * ustack_sample_note - what stands in for the user stack when there is none
- * @s: the sample
- *
- * Returns "[stack lost]", "[no user stack]" or NULL (the sample has one).
- */
-const char *ustack_sample_note(const struct ustack_sample *s)
-{
-	switch (s->status) {
-	case USTACK_SAMPLE_LOST:
-		return "[stack lost]";
-	case USTACK_SAMPLE_NO_STACK:
-	case USTACK_SAMPLE_NO_COOKIE:
-		return "[no user stack]";
-	default:
-		return NULL;
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -472,6 +168,14 @@ static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
 	}
 }
 
+/* The frame's line ends, with its reason when it has one and --why. */
+static void end_rframe(struct ustack_output *o, const struct rframe *rf)
+{
+	if (o->opts.why && rf->why)
+		fprintf(o->fp, " # %s", ustack_unresolved_str(rf->why));
+	fputc('\n', o->fp);
+}
+
 static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
@@ -503,20 +207,22 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")", rf->dso, rf->addr);
 		if (o->opts.lines && rf->file)
 			fprintf(fp, " %s:%d", rf->file, rf->line);
-		fputc('\n', fp);
+		end_rframe(o, rf);
 		return;
 	case RF_UNANNOUNCED:
-		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64 "\n", rf->id, rf->addr);
+		fprintf(fp, "  [unknown] [id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
+		end_rframe(o, rf);
 		return;
 	case RF_ADDR:
-		fprintf(fp, "  [unknown] 0x%" PRIx64 "\n", rf->addr);
+		fprintf(fp, "  [unknown] 0x%" PRIx64, rf->addr);
+		end_rframe(o, rf);
 		return;
 	}
 }
 
 static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	size_t i;
 
 	print_header(o, s);
@@ -524,7 +230,7 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 		print_rframe(o, &o->rf[i]);
 	if (note)
 		fprintf(o->fp, "  %s\n", note);
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		fprintf(o->fp, "  [truncated]\n");
 }
 
@@ -532,64 +238,12 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 /* Folded mode                                                        */
 /* ------------------------------------------------------------------ */
 
-/**
- * ustack_rframe_fold_name - a frame's name as stackcollapse-perf writes it
- * @rf:		the frame
- * @raw:	offsets instead of names (--raw)
- * @buf:	room for a name that has to be built
- * @size:	size of @buf
- * @suffix:	set to the annotation ("_[k]", "_[i]", "_[j]") or NULL
- *
- * Returns the name (@rf's own string or @buf).
- */
-const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
-				    char *buf, size_t size, const char **suffix)
-{
-	*suffix = NULL;
-	switch (rf->kind) {
-	case RF_KERNEL:
-		*suffix = "_[k]";
-		if (rf->name && !raw)
-			return rf->name;
-		if (raw)
-			snprintf(buf, size, "0x%" PRIx64, rf->addr);
-		else
-			snprintf(buf, size, "[unknown]");
-		return buf;
-	case RF_SYM:
-		*suffix = rf->inlined ? "_[i]" : NULL;
-		return rf->name;
-	case RF_JIT:
-		*suffix = "_[j]";
-		return rf->name;
-	case RF_FILE:
-		if (raw)
-			snprintf(buf, size, "%s+0x%" PRIx64, base_name(rf->path), rf->addr);
-		else
-			snprintf(buf, size, "[%s]", rf->dso);
-		return buf;
-	case RF_UNANNOUNCED:
-		if (raw)
-			snprintf(buf, size, "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);
-		else
-			snprintf(buf, size, "[unknown]");
-		return buf;
-	case RF_ADDR:
-		if (raw)
-			snprintf(buf, size, "0x%" PRIx64, rf->addr);
-		else
-			snprintf(buf, size, "[unknown]");
-		return buf;
-	}
-	return "[unknown]";
-}
-
 static void fold_frame(struct ustack_output *o, const struct rframe *rf)
 {
 	const char *name, *suffix;
 	char buf[512];
 
-	name = ustack_rframe_fold_name(rf, o->opts.raw, buf, sizeof(buf), &suffix);
+	name = ustack_render_fold_name(rf, o->opts.raw, buf, sizeof(buf), &suffix);
 	ustack_fold_push(o->fold, name, suffix);
 }
 
@@ -612,7 +266,7 @@ static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
 static int build_key(struct ustack_output *o, const struct ustack_sample *s)
 {
 	const char *comm = s->comm ? s->comm : "";
-	size_t n = strlen(comm), nr = has_user_stack(s) ? s->nr_frames : 0;
+	size_t n = strlen(comm), nr = ustack_render_has_stack(s) ? s->nr_frames : 0;
 	size_t nr_k = o->opts.kernel ? s->nr_kframes : 0, i;
 	uint64_t *k;
 
@@ -620,7 +274,7 @@ static int build_key(struct ustack_output *o, const struct ustack_sample *s)
 	if (ustack_array_grow((void **)&o->key, &o->key_alloc, o->key_len, sizeof(*o->key)))
 		return -1;
 	k = o->key;
-	*k++ = (uint64_t)s->status << 32 | ustack_sample_truncated(s);
+	*k++ = (uint64_t)s->status << 32 | ustack_render_truncated(s);
 	*k++ = o->opts.fold_pid ? (uint64_t)(unsigned int)s->pid : 0;
 	*k++ = o->opts.fold_event ? (uint64_t)(uintptr_t)s->event : 0;
 	*k++ = (uint64_t)nr << 32 | nr_k;
@@ -650,26 +304,6 @@ static struct fold_memo *memo_find(struct ustack_output *o, uint64_t hash)
 	return NULL;
 }
 
-static uint64_t unresolved_total(const struct ustack_output *o)
-{
-	uint64_t n = 0;
-	int why;
-
-	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++)
-		n += o->unresolved[why];
-	return n;
-}
-
-static bool rendered_jit(const struct ustack_output *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_rf; i++)
-		if (o->rf[i].kind == RF_JIT)
-			return true;
-	return false;
-}
-
 static void memo_add(struct ustack_output *o, uint64_t hash, struct ustack_fold_line *line,
 		     unsigned int frames)
 {
@@ -691,13 +325,13 @@ static void memo_add(struct ustack_output *o, uint64_t hash, struct ustack_fold_
  */
 static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	size_t i, nr_k = 0;
 
 	while (nr_k < o->nr_rf && o->rf[nr_k].kind == RF_KERNEL)
 		nr_k++;
 	fold_root(o, s);
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		ustack_fold_push(o->fold, "[truncated]", NULL);
 	if (note)
 		ustack_fold_push(o->fold, note, NULL);
@@ -709,36 +343,34 @@ static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 }
 
 /*
- * Folded mode, before rendering: count @s on the line of the same stack
- * met before. Returns false when it has to be rendered.
+ * Folded mode, before rendering (the render stage asks): count @s on the
+ * line of the same stack met before. Returns false when it has to be
+ * rendered.
  */
-static bool fold_counted(struct ustack_output *o, const struct ustack_sample *s)
+static bool fold_counted(void *ctx, const struct ustack_sample *s, unsigned int *frames)
 {
+	struct ustack_output *o = ctx;
 	struct fold_memo *m;
 
-	o->memo_ok = !o->profile && (!o->have_sym || o->sym.lookup == res_lookup) &&
-		     !build_key(o, s);
+	o->memo_ok = o->opts.mode == USTACK_OUTPUT_FOLDED && !build_key(o, s);
 	if (!o->memo_ok)
 		return false;
 	o->memo_hash = ustack_hash_mem(o->key, o->key_len * sizeof(*o->key), 0);
 	m = memo_find(o, o->memo_hash);
-	if (!m) {
-		o->memo_unres = unresolved_total(o);
-		o->memo_frames = o->frames;
+	if (!m)
 		return false;
-	}
-	o->frames += m->frames;
+	*frames = m->frames;
 	ustack_fold_count(m->line, 1);
 	return true;
 }
 
 /* Folded mode, once rendered: fold @s, and remember its line if it may be */
-static void fold_rendered(struct ustack_output *o, const struct ustack_sample *s)
+static void fold_rendered(struct ustack_output *o, const struct ustack_rendered *r)
 {
-	print_folded(o, s);
-	if (o->memo_ok && o->fold_line && unresolved_total(o) == o->memo_unres &&
-	    !rendered_jit(o))
-		memo_add(o, o->memo_hash, o->fold_line, o->frames - o->memo_frames);
+	print_folded(o, r->sample);
+	if (o->memo_ok && o->fold_line && r->stable)
+		memo_add(o, o->memo_hash, o->fold_line, r->frames);
+	o->memo_ok = false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,7 +454,7 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 	 * As an outermost frame of its own, so that the importers
 	 * (stackcollapse-perf, speedscope) keep the mark in their trees
 	 */
-	if (ustack_sample_truncated(s))
+	if (ustack_render_truncated(s))
 		fprintf(o->fp, "\t0 [truncated] ([unknown])\n");
 	fputc('\n', o->fp);
 }
@@ -831,73 +463,74 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 /* Entry points                                                       */
 /* ------------------------------------------------------------------ */
 
-/**
- * ustack_output_sample - print (or, folded, count) one sample
- * @o:		the printer
- * @sample:	the sample, as handed out by the session
- *
- * With opts.skip_empty, samples without a user stack are ignored.
- * Returns 0, or -1 on write error.
- */
-int ustack_output_sample(struct ustack_output *o, const struct ustack_sample *sample)
+/* The render stage's callback: print (or, folded, count) one sample. */
+static int output_sample(void *ctx, const struct ustack_rendered *r)
 {
-	if (o->opts.skip_empty && !has_user_stack(sample))
-		return 0;
-	o->memo_map = NULL;
-	if (o->opts.mode == USTACK_OUTPUT_FOLDED && fold_counted(o, sample))
-		return ferror(o->fp) ? -1 : 0;
-	render(o, sample);
+	struct ustack_output *o = ctx;
+
+	o->rf = r->rf;
+	o->nr_rf = r->nr;
+	o->opts.raw = r->raw;
 	switch (o->opts.mode) {
 	case USTACK_OUTPUT_STACKS:
-		print_stacks(o, sample);
+		print_stacks(o, r->sample);
 		break;
 	case USTACK_OUTPUT_FOLDED:
-		fold_rendered(o, sample);
+		fold_rendered(o, r);
 		break;
 	case USTACK_OUTPUT_PERF_SCRIPT:
-		print_perf(o, sample);
+		print_perf(o, r->sample);
 		break;
 	case USTACK_OUTPUT_NONE:
 		break;
 	}
-	/* out of memory is remembered by the profile and reported when written */
-	if (o->profile)
-		ustack_profile_add(o->profile, sample, o->rf, o->nr_rf, o->opts.raw);
 	return ferror(o->fp) ? -1 : 0;
 }
 
-/**
- * ustack_output_finish - print what was aggregated (folded mode)
- * @o: the printer
- *
- * Returns 0, or -1 on write error.
- */
-int ustack_output_finish(struct ustack_output *o)
+/* The render stage's callback at the end: what was aggregated (folded). */
+static int output_finish(void *ctx)
 {
+	struct ustack_output *o = ctx;
+
 	if (o->fold && ustack_fold_print(o->fold, o->fp))
 		return -1;
 	return fflush(o->fp) ? -1 : 0;
 }
 
+/**
+ * ustack_output_consumer - the printer as a consumer of the render stage
+ * @o:	the printer
+ * @c:	filled in, for ustack_render_attach()
+ */
+void ustack_output_consumer(struct ustack_output *o, struct ustack_consumer *c)
+{
+	c->sample = output_sample;
+	c->again = fold_counted;
+	c->finish = output_finish;
+	c->ctx = o;
+}
+
 /* "N of M", and when we symbolized why: " (no file 2, stripped 1)" */
-static void print_unresolved(const struct ustack_output *o, FILE *fp,
+static void print_unresolved(const struct ustack_render *r, FILE *fp,
 			     const struct ustack_stats *st)
 {
+	const struct ustack_render_counts *c = r ? ustack_render_counts(r) : NULL;
 	const char *sep = " (";
-	uint64_t n;
+	uint64_t n = 0;
 	int why;
 
-	if (!o || o->opts.raw || !o->have_sym) {
+	if (!c || !c->by_reason) {
 		fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
 			st->unresolved, st->frames);
 		return;
 	}
-	n = unresolved_total(o);
-	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, o->frames);
+	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++)
+		n += c->unresolved[why];
+	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, c->frames);
 	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++) {
-		if (!o->unresolved[why])
+		if (!c->unresolved[why])
 			continue;
-		fprintf(fp, "%s%s %" PRIu64, sep, ustack_unresolved_str(why), o->unresolved[why]);
+		fprintf(fp, "%s%s %" PRIu64, sep, ustack_unresolved_str(why), c->unresolved[why]);
 		sep = ", ";
 	}
 	fputs(n ? ")\n" : "\n", fp);
@@ -911,12 +544,12 @@ static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
 
 /**
  * ustack_output_summary - print the counters for humans
- * @o:	the printer, whose frames the unresolved ones are counted of
- *	(NULL when nothing was printed: the session's count is used)
+ * @r:	the render stage, whose frames the unresolved ones are counted of
+ *	(NULL when nothing was rendered: the session's count is used)
  * @fp:	where to (usually stderr)
  * @st:	the session's counters
  */
-void ustack_output_summary(const struct ustack_output *o, FILE *fp,
+void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 			   const struct ustack_stats *st)
 {
 	fprintf(fp, "ustack summary:\n");
@@ -928,7 +561,7 @@ void ustack_output_summary(const struct ustack_output *o, FILE *fp,
 	fprintf(fp, "  no user stack:        %" PRIu64 " (cookie 0: %" PRIu64 ")\n",
 		st->no_stack + st->no_cookie, st->no_stack);
 	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
-	print_unresolved(o, fp, st);
+	print_unresolved(r, fp, st);
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
 	print_rb_lost(fp, st->rb_lost, st->rb_lost_unknown);
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);

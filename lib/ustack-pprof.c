@@ -30,7 +30,7 @@
 #include <zlib.h>
 
 #include "ustack-array.h"
-#include "ustack-output-int.h"
+#include "ustack-render-int.h"
 #include "ustack-profile-int.h"
 
 /* profile.proto field numbers */

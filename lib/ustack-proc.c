@@ -10,25 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ustack-array.h"
 #include "ustack-proc.h"
 
-#define FIRST_ALLOC	4096
+/* Free bytes wanted before each read() */
+#define READ_ROOM	1024
 
 static int read_all(int fd, char **bufp, size_t *lenp)
 {
 	size_t len = 0, alloc = 0;
-	char *buf = NULL, *nb;
+	char *buf = NULL;
 	ssize_t r;
 
 	do {
-		if (alloc - len < FIRST_ALLOC / 4) {
-			alloc = alloc ? alloc * 2 : FIRST_ALLOC;
-			nb = realloc(buf, alloc);
-			if (!nb) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
+		if (ustack_array_grow((void **)&buf, &alloc, len + READ_ROOM, 1)) {
+			free(buf);
+			return -1;
 		}
 		r = read(fd, buf + len, alloc - len - 1);
 		if (r > 0)

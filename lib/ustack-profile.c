@@ -16,7 +16,8 @@
 #include <gelf.h>
 
 #include "ustack-array.h"
-#include "ustack-output-int.h"
+#include "ustack-render.h"
+#include "ustack-render-int.h"
 #include "ustack-profile-int.h"
 
 #define GROW(p, arr, need) \
@@ -307,7 +308,7 @@ static int rframe_frame(struct ustack_profile *p, const struct rframe *rf, bool 
 	const char *name, *suffix;
 	char buf[512];
 
-	name = ustack_rframe_fold_name(rf, raw, buf, sizeof(buf), &suffix);
+	name = ustack_render_fold_name(rf, raw, buf, sizeof(buf), &suffix);
 	key.cls = frame_class(rf, raw);
 	key.name = intern(p, name);
 	key.suffix = intern(p, suffix);
@@ -484,7 +485,7 @@ static int cur_push(struct ustack_profile *p, int loc)
 static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 		       const struct rframe *rf, size_t nr, bool raw)
 {
-	const char *note = ustack_sample_note(s);
+	const char *note = ustack_render_note(s);
 	bool ret = false;
 	size_t i, j;
 
@@ -501,7 +502,7 @@ static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 	}
 	if (note && cur_push(p, pseudo_loc(p, note, PF_NOTE)))
 		return -1;
-	if (ustack_sample_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
+	if (ustack_render_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
 		return -1;
 	return 0;
 }
@@ -586,33 +587,28 @@ static void order_add(struct ustack_profile *p, const struct pstack *st)
 	p->order[p->nr_order++].weight = 1;
 }
 
-/**
- * ustack_profile_add - count one sample
- * @p:		the profile
- * @s:		the sample
- * @rf:		its frames as rendered by the printer (kernel frames first,
- *		then user frames, leaf first, inlined calls expanded)
- * @nr:		number of frames
- * @raw:	the printer does not symbolize (--raw)
- *
+/*
+ * The render stage's callback: count one sample with its frames (kernel
+ * frames first, then user frames, leaf first, inlined calls expanded).
  * Out of memory is remembered: the writers then fail with ENOMEM.
  */
-void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
-			const struct rframe *rf, size_t nr, bool raw)
+static int profile_sample(void *ctx, const struct ustack_rendered *r)
 {
+	const struct ustack_sample *s = r->sample;
+	struct ustack_profile *p = ctx;
 	struct pstack *st;
 	uint32_t comm;
 	int ev;
 
 	if (p->failed)
-		return;
+		return 0;
 	ev = event_id(p, s);
 	comm = intern(p, s->comm ? s->comm : "<...>");
-	if (ev < 0 || sample_locs(p, s, rf, nr, raw))
-		return;
+	if (ev < 0 || sample_locs(p, s, r->rf, r->nr, r->raw))
+		return 0;
 	st = stack_get(p, ev, comm);
 	if (!st)
-		return;
+		return 0;
 	st->count++;
 	p->events[ev].count++;
 	if (!p->samples || s->ts < p->first_ts)
@@ -622,6 +618,19 @@ void ustack_profile_add(struct ustack_profile *p, const struct ustack_sample *s,
 	p->samples++;
 	if (p->keep_order)
 		order_add(p, st);
+	return 0;
+}
+
+/**
+ * ustack_profile_consumer - the profile as a consumer of the render stage
+ * @p:	the profile
+ * @c:	filled in, for ustack_render_attach()
+ */
+void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->sample = profile_sample;
+	c->ctx = p;
 }
 
 /**

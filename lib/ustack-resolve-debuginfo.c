@@ -55,19 +55,15 @@ static struct uelf *try_open(struct ustack_dso *dso, const char *path,
 			     bool want_dwarf)
 {
 	const unsigned char *id;
-	const char *err;
 	struct uelf *e;
 	size_t len;
 
 	if (!path)
 		return NULL;
-	e = uelf_open(dso->r, path, &err);
-	if (!e) {
-		/* Frames it would have named say why they have none. */
-		if (err == ustack_msg_capped)
-			dso->capped = true;
+	if (uelf_open(dso->r, path, &e) == USTACK_ERR_CAPPED)
+		dso->capped = true;	/* frames it would have named say why */
+	if (!e)
 		return NULL;
-	}
 	id = dso_id(dso, &len);
 	if ((len && e->build_id_len && !ids_equal(e, id, len)) ||
 	    !has_wanted(e, want_dwarf)) {
@@ -356,7 +352,6 @@ fail:
  */
 struct uelf *ustack_minidebuginfo(struct uelf *e)
 {
-	const char *err;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
@@ -381,12 +376,12 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 	if (!buf)
 		return NULL;
 	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
-	m = uelf_memory(name ? name : ".gnu_debugdata", buf, len, true, &err);
+	if (uelf_memory(name ? name : ".gnu_debugdata", buf, len, true, &m) ==
+	    USTACK_ERR_CAPPED)
+		e->capped = true;	/* the image inside went over one */
 	free(name);
 	if (m)
 		m->minidebug = true;
-	else if (err == ustack_msg_capped)
-		e->capped = true;	/* the image inside went over one */
 	return m;
 }
 
@@ -394,10 +389,10 @@ struct uelf *ustack_minidebuginfo(struct uelf *e)
 static struct uelf *try_alt(struct ustack_resolver *r, char *path,
 			    const unsigned char *id, size_t len)
 {
-	const char *err;
-	struct uelf *e;
+	struct uelf *e = NULL;
 
-	e = path ? uelf_open(r, path, &err) : NULL;
+	if (path)
+		uelf_open(r, path, &e);
 	free(path);
 	if (e && (!ids_equal(e, id, len) || !e->has_dwarf)) {
 		uelf_close(e);

@@ -143,7 +143,6 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	debuginfod_client *c = client(r);
 	struct uelf *e = NULL;
 	char *file = NULL, *what;
-	const char *err;
 	int fd;
 
 	if (!c)
@@ -160,7 +159,7 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	r->dbgd_what = NULL;
 	if (fd >= 0) {
 		close(fd);
-		e = uelf_open(r, file, &err);
+		uelf_open(r, file, &e);
 	} else {
 		ustack_warning("debuginfod: %s: %s", what, strerror(-fd));
 	}

@@ -21,6 +21,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "ustack-array.h"
 #include "ustack-resolve-int.h"
 
 /* Longest real names are about 25 KB (LLVM's C++ templates). */
@@ -39,7 +40,6 @@ struct demangle_buf {
 static void demangle_append(const char *s, size_t n, void *opaque)
 {
 	struct demangle_buf *b = opaque;
-	char *p;
 
 	/* Empty pieces come with a NULL pointer (Rust's empty identifiers). */
 	if (!n)
@@ -47,17 +47,8 @@ static void demangle_append(const char *s, size_t n, void *opaque)
 	if (n >= DEMANGLE_MAX - b->len)
 		longjmp(b->give_up, 1);
 	/* Room for the final NUL, which ustack_demangle() writes. */
-	if (b->len + n >= b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (b->len + n >= cap)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p)
-			longjmp(b->give_up, 1);
-		b->s = p;
-		b->cap = cap;
-	}
+	if (ustack_array_grow((void **)&b->s, &b->cap, b->len + n + 1, 1))
+		longjmp(b->give_up, 1);
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 }

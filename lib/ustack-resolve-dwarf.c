@@ -22,6 +22,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 
+#include "ustack-array.h"
 #include "ustack-resolve-int.h"
 
 #define MAX_DEPTH	256
@@ -88,18 +89,10 @@ struct udwarf {
 	Dwarf			*altdbg;
 };
 
+/* Room for one more after @nr: the array, or NULL (@p unchanged). */
 static void *grow(void *p, size_t *alloc, size_t nr, size_t size)
 {
-	size_t n;
-	void *q;
-
-	if (nr < *alloc)
-		return p;
-	n = *alloc ? *alloc * 2 : 64;
-	q = realloc(p, n * size);
-	if (q)
-		*alloc = n;
-	return q;
+	return ustack_array_grow(&p, alloc, nr + 1, size) ? NULL : p;
 }
 
 static int cr_cmp(const void *pa, const void *pb)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ustack-array.h"
 #include "ustack-resolve-int.h"
 #include "ustack-warn.h"
 
@@ -198,10 +199,10 @@ static const struct ehdr_layout ehdr64 = { 32, 40, 8, 54, 56, 58, 60, 32, 44, 64
  * The counts the header claims, checked before libelf sizes anything by
  * them (it allocates a structure per section header when it opens a
  * file, extended counts in section 0 included). They must fit in the
- * file, then under the caps. Returns NULL, or why the file is refused;
- * not ELF is left to libelf to say.
+ * file, then under the caps. Returns 0, or why the file is refused (a
+ * negative code); not ELF is left to libelf to say.
  */
-static const char *uelf_precheck(const struct usrc *s, const char *path)
+static int uelf_precheck(const struct usrc *s, const char *path)
 {
 	const struct ehdr_layout *l;
 	unsigned char h[64], sh0[64];
@@ -214,11 +215,11 @@ static const char *uelf_precheck(const struct usrc *s, const char *path)
 	 * file of the machine reading it (/etc/shadow).
 	 */
 	if (!src_read(s, 0, h, EI_NIDENT) || memcmp(h, ELFMAG, SELFMAG))
-		return "not an ELF file";
+		return USTACK_ERR_NOT_ELF;
 	l = h[EI_CLASS] == ELFCLASS64 ? &ehdr64 : &ehdr32;
 	msb = h[EI_DATA] == ELFDATA2MSB;
 	if (!src_read(s, 0, h, l->shnum + 2))
-		return NULL;
+		return 0;
 	phoff = get_uint(h + l->phoff, l->word, msb);
 	shoff = get_uint(h + l->shoff, l->word, msb);
 	phent = get_uint(h + l->phentsize, 2, msb);
@@ -228,7 +229,7 @@ static const char *uelf_precheck(const struct usrc *s, const char *path)
 	/* Extended numbering: the real counts are in section header 0. */
 	if (shoff && (!shnum || phnum == PN_XNUM)) {
 		if (!src_read(s, shoff, sh0, l->shdr_size))
-			return "truncated ELF file";
+			return USTACK_ERR_TRUNCATED;
 		if (!shnum)
 			shnum = get_uint(sh0 + l->sh_size, l->word, msb);
 		if (phnum == PN_XNUM)
@@ -240,16 +241,16 @@ static const char *uelf_precheck(const struct usrc *s, const char *path)
 		       shnum > (s->size - shoff) / (shent ? shent : 1))) ||
 	    (phnum && (phoff > s->size ||
 		       phnum > (s->size - phoff) / (phent ? phent : 1))))
-		return "truncated ELF file";
+		return USTACK_ERR_TRUNCATED;
 	if (shnum > USTACK_ELF_MAX_SECTIONS) {
 		cap_warn(path, shnum, "section headers", USTACK_ELF_MAX_SECTIONS);
-		return ustack_msg_capped;
+		return USTACK_ERR_CAPPED;
 	}
 	if (phnum > USTACK_ELF_MAX_PHDRS) {
 		cap_warn(path, phnum, "program headers", USTACK_ELF_MAX_PHDRS);
-		return ustack_msg_capped;
+		return USTACK_ERR_CAPPED;
 	}
-	return NULL;
+	return 0;
 }
 
 /* The size a compressed section says it decompresses to; 0 when unknown. */
@@ -274,9 +275,9 @@ static uint64_t inflated_size(const struct usrc *s, const GElf_Shdr *sh,
 /*
  * Section sizes that would size an allocation or a scan: symbol tables
  * (entries) and compressed sections (what they decompress to). Returns
- * NULL or ustack_msg_capped, after one warning.
+ * 0 or USTACK_ERR_CAPPED, after one warning.
  */
-static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
+static int uelf_check_sections(struct uelf *e, const struct usrc *s)
 {
 	bool msb = elf_getident(e->elf, NULL)[EI_DATA] == ELFDATA2MSB;
 	Elf_Scn *scn = NULL;
@@ -302,7 +303,7 @@ static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
 			if (n > cap) {
 				snprintf(what, sizeof(what), "entries in %s", name ? name : "?");
 				cap_warn(e->path, n, what, cap);
-				return ustack_msg_capped;
+				return USTACK_ERR_CAPPED;
 			}
 		}
 		n = inflated_size(s, &sh, name, e->class, msb);
@@ -314,10 +315,10 @@ static const char *uelf_check_sections(struct uelf *e, const struct usrc *s)
 			cap_warn(e->path, n, what, sh.sh_size < USTACK_INFLATE_MAX /
 				 USTACK_INFLATE_RATIO ? sh.sh_size * USTACK_INFLATE_RATIO :
 				 USTACK_INFLATE_MAX);
-			return ustack_msg_capped;
+			return USTACK_ERR_CAPPED;
 		}
 	}
-	return NULL;
+	return 0;
 }
 
 /**
@@ -394,28 +395,23 @@ bool uelf_dwarf_readable(struct uelf *e)
 	return true;
 }
 
-/* Common checks once @e->elf exists; on failure sets *err, returns -1. */
-static int uelf_setup(struct uelf *e, const struct usrc *s, const char **err)
+/* Common checks once @e->elf exists: 0 or a negative code. */
+static int uelf_setup(struct uelf *e, const struct usrc *s)
 {
 	GElf_Ehdr eh;
+	int err;
 
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
-		*err = "not an ELF file";
-		return -1;
-	}
-	if (!gelf_getehdr(e->elf, &eh)) {
-		*err = "truncated or corrupt ELF header";
-		return -1;
-	}
-	if (uelf_truncated(e, &eh)) {
-		*err = "truncated ELF file";
-		return -1;
-	}
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF)
+		return USTACK_ERR_NOT_ELF;
+	if (!gelf_getehdr(e->elf, &eh))
+		return USTACK_ERR_BAD_EHDR;
+	if (uelf_truncated(e, &eh))
+		return USTACK_ERR_TRUNCATED;
 	e->class = gelf_getclass(e->elf);
 	e->type = eh.e_type;
-	*err = uelf_check_sections(e, s);
-	if (*err)
-		return -1;
+	err = uelf_check_sections(e, s);
+	if (err)
+		return err;
 	uelf_scan_sections(e);
 	uelf_read_build_id(e);
 	return 0;
@@ -425,56 +421,52 @@ static int uelf_setup(struct uelf *e, const struct usrc *s, const char **err)
  * uelf_open - open an ELF file read-only, mmapped
  * @r: resolver: a path under its --symfs is opened inside it
  * @path: file to open
- * @err: set to a static message on failure
+ * @out: the file, NULL on failure
  *
  * Only regular files within the caps are used (ustack_open_file(),
- * uelf_precheck()). Returns the file or NULL. errno-style messages for
- * open() failures, ustack_msg_symfs and ustack_msg_capped by address.
+ * uelf_precheck()). Returns 0 or a negative code (lib/ustack-err.h):
+ * -errno of open(), USTACK_ERR_SYMFS, USTACK_ERR_CAPPED, bad ELF ...
  */
-struct uelf *uelf_open(const struct ustack_resolver *r, const char *path,
-		       const char **err)
+int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out)
 {
 	struct usrc src = { .fd = -1 };
 	struct uelf *e;
 	struct stat st;
-	int fd;
+	int fd, err;
 
-	fd = ustack_open_file(r, path, err);
+	*out = NULL;
+	fd = ustack_open_file(r, path);
 	if (fd < 0)
-		return NULL;
+		return fd;
 	if (fstat(fd, &st) < 0) {
-		*err = strerror(errno);
+		err = -errno;
 		close(fd);
-		return NULL;
+		return err;
 	}
 	if ((uint64_t)st.st_size > USTACK_FILE_MAX) {
 		cap_warn(path, st.st_size, "bytes in the file", USTACK_FILE_MAX);
-		*err = ustack_msg_capped;
 		close(fd);
-		return NULL;
+		return USTACK_ERR_CAPPED;
 	}
 	src.fd = fd;
 	src.size = st.st_size;
-	*err = uelf_precheck(&src, path);
-	if (*err) {
-		close(fd);
-		return NULL;
-	}
-	e = calloc(1, sizeof(*e));
+	err = uelf_precheck(&src, path);
+	e = err ? NULL : calloc(1, sizeof(*e));
 	if (!e) {
-		*err = "out of memory";
 		close(fd);
-		return NULL;
+		return err ? err : USTACK_ERR_NOMEM;
 	}
 	e->fd = fd;
 	e->size = st.st_size;
 	e->path = strdup(path);
 	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (uelf_setup(e, &src, err) < 0) {
+	err = uelf_setup(e, &src);
+	if (err) {
 		uelf_close(e);
-		return NULL;
+		return err;
 	}
-	return e;
+	*out = e;
+	return 0;
 }
 
 /**
@@ -483,33 +475,37 @@ struct uelf *uelf_open(const struct ustack_resolver *r, const char *path,
  * @buf: the image
  * @size: its size
  * @owned: free @buf with the uelf
- * @err: set on failure
+ * @out: the image, NULL on failure
+ *
+ * Returns 0 or a negative code, as uelf_open().
  */
-struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
-			 const char **err)
+int uelf_memory(const char *name, void *buf, size_t size, bool owned,
+		struct uelf **out)
 {
 	struct usrc src = { .fd = -1, .mem = buf, .size = size };
 	struct uelf *e;
+	int err;
 
-	*err = uelf_precheck(&src, name);
-	e = *err ? NULL : calloc(1, sizeof(*e));
+	*out = NULL;
+	err = uelf_precheck(&src, name);
+	e = err ? NULL : calloc(1, sizeof(*e));
 	if (!e) {
-		if (!*err)
-			*err = "out of memory";
 		if (owned)
 			free(buf);
-		return NULL;
+		return err ? err : USTACK_ERR_NOMEM;
 	}
 	e->fd = -1;
 	e->path = strdup(name);
 	e->mem = owned ? buf : NULL;
 	e->size = size;
 	e->elf = elf_memory(buf, size);
-	if (uelf_setup(e, &src, err) < 0) {
+	err = uelf_setup(e, &src);
+	if (err) {
 		uelf_close(e);
-		return NULL;
+		return err;
 	}
-	return e;
+	*out = e;
+	return 0;
 }
 
 void uelf_close(struct uelf *e)
@@ -594,15 +590,9 @@ static int bind_rank(int bind)
 
 static int tmp_push(struct usymtab *t, const struct usym_tmp *s)
 {
-	if (t->tmp_nr == t->tmp_alloc) {
-		size_t n = t->tmp_alloc ? t->tmp_alloc * 2 : 1024;
-		struct usym_tmp *p = realloc(t->tmp, n * sizeof(*p));
-
-		if (!p)
-			return -1;
-		t->tmp = p;
-		t->tmp_alloc = n;
-	}
+	if (ustack_array_grow((void **)&t->tmp, &t->tmp_alloc, t->tmp_nr + 1,
+			      sizeof(*t->tmp)))
+		return -1;
 	t->tmp[t->tmp_nr++] = *s;
 	return 0;
 }

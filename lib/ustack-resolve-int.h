@@ -10,6 +10,7 @@
 #include <elfutils/libdw.h>
 
 #include "ustack.h"
+#include "ustack-err.h"
 #include "ustack-hash.h"
 #include "ustack-resolve.h"
 
@@ -64,19 +65,14 @@ struct uelf {
 #define USTACK_XZ_MEMLIMIT	(128U << 20)
 #define USTACK_DWARF_MAX	(1ULL << 30)
 
-/* Messages whose address says why a file was refused (ustack-resolve-open.c) */
-extern const char ustack_msg_symfs[];
-extern const char ustack_msg_capped[];
-
-int ustack_open_file(const struct ustack_resolver *r, const char *path,
-		     const char **err);
+/* Failures are negative codes: -errno or enum ustack_err (ustack-err.h). */
+int ustack_open_file(const struct ustack_resolver *r, const char *path);
 void ustack_symfs_init(struct ustack_resolver *r);
 bool ustack_inflate_ok(uint64_t in, uint64_t out);
 
-struct uelf *uelf_open(const struct ustack_resolver *r, const char *path,
-		       const char **err);
-struct uelf *uelf_memory(const char *name, void *buf, size_t size, bool owned,
-			 const char **err);
+int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out);
+int uelf_memory(const char *name, void *buf, size_t size, bool owned,
+		struct uelf **out);
 void uelf_close(struct uelf *e);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
 bool uelf_dwarf_readable(struct uelf *e);
@@ -163,9 +159,8 @@ struct ustack_dso {
 	int			tgid;
 	size_t			build_id_len;
 	unsigned char		build_id[USTACK_BUILD_ID_MAX];
-	const char		*error;
-	char			*errbuf;
-	uint8_t			why;		/* USTACK_UNRES_* without a file */
+	int			err;		/* 0, -errno or USTACK_ERR_* */
+	char			*err_file;	/* the file @err is about */
 	bool			capped;		/* a file of it went over a cap */
 
 	struct uelf		*file;		/* what ran (or a stand-in) */
@@ -188,7 +183,7 @@ struct ustack_resolver {
 	struct ustack_resolver_opts	opts;
 	char				*symfs;		/* no trailing '/' */
 	int				symfs_fd;	/* O_PATH, or -1 */
-	const char			*symfs_err;	/* why symfs_fd is -1 */
+	int				symfs_err;	/* why symfs_fd is -1 */
 	char				*symfs_real;	/* realpath(), for old kernels */
 	bool				no_openat2;
 	char				**debug_dirs;	/* NULL-terminated copy */

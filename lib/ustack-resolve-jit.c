@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ustack-array.h"
 #include "ustack-resolve-int.h"
 #include "ustack-warn.h"
 
@@ -61,15 +62,8 @@ static int jit_parse_line(struct ujit *j, char *line, size_t *alloc)
 	p[strcspn(p, "\n")] = '\0';
 	if (!*p)
 		return 0;
-	if (j->nr == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 256;
-		struct ujit_sym *t = realloc(j->syms, n * sizeof(*t));
-
-		if (!t)
-			return -1;
-		j->syms = t;
-		*alloc = n;
-	}
+	if (ustack_array_grow((void **)&j->syms, alloc, j->nr + 1, sizeof(*j->syms)))
+		return -1;
 	s.seq = j->nr;
 	s.name = strdup(p);
 	if (!s.name)
@@ -83,11 +77,10 @@ static int jit_parse_line(struct ujit *j, char *line, size_t *alloc)
 /* A regular file only (a FIFO there would hang fopen()), inside --symfs. */
 static FILE *jit_fopen(struct ustack_resolver *r, const char *path)
 {
-	const char *err;
 	FILE *f;
 	int fd;
 
-	fd = ustack_open_file(r, path, &err);
+	fd = ustack_open_file(r, path);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "r");

@@ -36,10 +36,6 @@
 #include "ustack-open.h"
 #include "ustack-resolve-int.h"
 
-const char ustack_msg_symfs[] = "outside --symfs";
-const char ustack_msg_capped[] = "over a size cap";
-const char ustack_msg_not_regular[] = "not a regular file";
-
 #define OPEN_FLAGS	(O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 
 /* The part of @path under r->symfs, or NULL when it is not under it. */
@@ -92,65 +88,50 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* Kernels without openat2(): realpath() and a prefix check. */
-static int open_symfs_fallback(const struct ustack_resolver *r, const char *path,
-			       const char **err)
+static int open_symfs_fallback(const struct ustack_resolver *r, const char *path)
 {
 	char *real = realpath(path, NULL);
 	size_t n = r->symfs_real ? strlen(r->symfs_real) : 0;
-	int fd = -1;
+	int fd = USTACK_ERR_SYMFS;
 
-	if (!real) {
-		*err = strerror(errno);
-		return -1;
-	}
-	if (!n || strncmp(real, r->symfs_real, n) ||
-	    (real[n] != '/' && strcmp(r->symfs_real, "/"))) {
-		*err = ustack_msg_symfs;
-		goto out;
-	}
-	fd = ustack_open_regular(real, err);
-out:
+	if (!real)
+		return -errno;
+	if (n && !strncmp(real, r->symfs_real, n) &&
+	    (real[n] == '/' || !strcmp(r->symfs_real, "/")))
+		fd = ustack_open_regular(real);
 	free(real);
 	return fd;
 }
 
 static int open_symfs(const struct ustack_resolver *r, const char *path,
-		      const char *rel, const char **err)
+		      const char *rel)
 {
 	struct stat st, st2;
 	bool outside;
 	int pfd, fd;
 
-	if (r->symfs_fd < 0) {
-		*err = r->symfs_err;
-		return -1;
-	}
+	if (r->symfs_fd < 0)
+		return r->symfs_err;
 	if (r->no_openat2)
-		return open_symfs_fallback(r, path, err);
+		return open_symfs_fallback(r, path);
 	/* O_PATH first: a FIFO or device is not opened, only looked at. */
 	pfd = open_in_symfs(r, rel, O_PATH | O_CLOEXEC, &outside);
 	if (pfd < 0 && errno == ENOSYS)
-		return open_symfs_fallback(r, path, err);
-	if (pfd < 0) {
-		*err = outside || errno == EXDEV ? ustack_msg_symfs : strerror(errno);
-		return -1;
-	}
+		return open_symfs_fallback(r, path);
+	if (pfd < 0)
+		return outside || errno == EXDEV ? USTACK_ERR_SYMFS : -errno;
 	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(pfd);
-		*err = ustack_msg_not_regular;
-		return -1;
+		return USTACK_ERR_NOT_REGULAR;
 	}
 	close(pfd);
 	fd = open_in_symfs(r, rel, OPEN_FLAGS, &outside);
-	if (fd < 0) {
-		*err = strerror(errno);
-		return -1;
-	}
+	if (fd < 0)
+		return -errno;
 	/* Swapped in between: O_NONBLOCK kept it from blocking. */
 	if (fstat(fd, &st2) < 0 || !same_file(&st, &st2)) {
 		close(fd);
-		*err = ustack_msg_not_regular;
-		return -1;
+		return USTACK_ERR_NOT_REGULAR;
 	}
 	return fd;
 }
@@ -181,35 +162,28 @@ static bool is_pseudo_fs(const struct statfs *sfs)
 /**
  * ustack_open_regular - open a file read-only, if it is a regular file
  * @path: the file
- * @err: set to a static message on failure (ustack_msg_not_regular, or
- *	 the errno string)
  *
  * A FIFO, device or socket is not opened at all (opening may block or
  * act), nor a file of proc, sysfs, tracefs and the like, and O_NONBLOCK
  * covers one swapped in between stat() and open().
- * Returns the descriptor or -1.
+ * Returns the descriptor, or -errno or USTACK_ERR_NOT_REGULAR.
  */
-int ustack_open_regular(const char *path, const char **err)
+int ustack_open_regular(const char *path)
 {
 	struct statfs sfs;
 	struct stat st;
 	int fd;
 
 	if ((stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
-	    (statfs(path, &sfs) == 0 && is_pseudo_fs(&sfs))) {
-		*err = ustack_msg_not_regular;
-		return -1;
-	}
+	    (statfs(path, &sfs) == 0 && is_pseudo_fs(&sfs)))
+		return USTACK_ERR_NOT_REGULAR;
 	fd = open(path, OPEN_FLAGS);
-	if (fd < 0) {
-		*err = strerror(errno);
-		return -1;
-	}
+	if (fd < 0)
+		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    fstatfs(fd, &sfs) < 0 || is_pseudo_fs(&sfs)) {
-		*err = ustack_msg_not_regular;
 		close(fd);
-		return -1;
+		return USTACK_ERR_NOT_REGULAR;
 	}
 	return fd;
 }
@@ -218,18 +192,17 @@ int ustack_open_regular(const char *path, const char **err)
  * ustack_open_file - open a file a trace names, read-only
  * @r: resolver whose --symfs confines @path, or NULL
  * @path: the file; confined when it lies under the resolver's symfs
- * @err: set to a static message on failure
  *
- * Only a regular file is opened. Returns the descriptor or -1.
+ * Only a regular file is opened. Returns the descriptor or a negative
+ * error code (lib/ustack-err.h).
  */
-int ustack_open_file(const struct ustack_resolver *r, const char *path,
-		     const char **err)
+int ustack_open_file(const struct ustack_resolver *r, const char *path)
 {
 	const char *rel = symfs_rel(r, path);
 
 	if (rel)
-		return open_symfs(r, path, rel, err);
-	return ustack_open_regular(path, err);
+		return open_symfs(r, path, rel);
+	return ustack_open_regular(path);
 }
 
 /**
@@ -243,13 +216,13 @@ int ustack_open_file(const struct ustack_resolver *r, const char *path,
 void ustack_symfs_init(struct ustack_resolver *r)
 {
 	r->symfs_fd = -1;
-	r->symfs_err = "no --symfs";
+	r->symfs_err = USTACK_ERR_NO_SYMFS;
 	if (!r->symfs)
 		return;
 	r->no_openat2 = getenv("USTACK_TEST_NO_OPENAT2") != NULL;
 	r->symfs_fd = open(r->symfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->symfs_fd < 0) {
-		r->symfs_err = strerror(errno);
+		r->symfs_err = -errno;
 		return;
 	}
 	r->symfs_real = realpath(r->symfs, NULL);

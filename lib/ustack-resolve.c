@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 
+#include "ustack-array.h"
 #include "ustack-resolve-int.h"
 #include "ustack-warn.h"
 
@@ -123,7 +124,7 @@ static void dso_free(struct ustack_dso *dso)
 		uelf_close(dso->symfile);
 	uelf_close(dso->file);
 	free(dso->segs);
-	free(dso->errbuf);
+	free(dso->err_file);
 	free(dso->path);
 	free(dso);
 }
@@ -148,12 +149,15 @@ void ustack_resolver_free(struct ustack_resolver *r)
 	free(r);
 }
 
-static void dso_set_error(struct ustack_dso *dso, const char *fmt, const char *a,
-			  const char *b)
+/*
+ * Keep why the file cannot be used: the code, and the file it is about
+ * (NULL: the message names none). Text is made only when printed.
+ */
+static void dso_set_error(struct ustack_dso *dso, int err, const char *file)
 {
-	free(dso->errbuf);
-	dso->errbuf = ustack_xasprintf(fmt, a, b);
-	dso->error = dso->errbuf ? dso->errbuf : "error";
+	free(dso->err_file);
+	dso->err_file = file ? strdup(file) : NULL;
+	dso->err = err;
 }
 
 /* The path on disk: d_path() marks unlinked files with a suffix. */
@@ -167,33 +171,33 @@ static char *disk_path(const struct ustack_dso *dso)
 	return p;
 }
 
-/* Open what the trace names: symfs first, then the task's own root. */
-static struct uelf *open_mapped(struct ustack_dso *dso, const char **err)
+/*
+ * Open what the trace names: symfs first, then the task's own root.
+ * Returns 0 or the code of the first attempt.
+ */
+static int open_mapped(struct ustack_dso *dso, struct uelf **e)
 {
 	struct ustack_resolver *r = dso->r;
 	char *path = disk_path(dso), *p;
-	struct uelf *e = NULL;
+	int err = USTACK_ERR_NOMEM;
 
-	if (!path) {
-		*err = "out of memory";
-		return NULL;
-	}
+	*e = NULL;
+	if (!path)
+		return err;
 	p = ustack_symfs_path(r, path);
 	if (p)
-		e = uelf_open(r, p, err);
+		err = uelf_open(r, p, e);
 	free(p);
 	/* With --symfs nothing is opened outside it. */
-	if (!e && !r->symfs && r->opts.live && dso->tgid > 0 && path[0] == '/') {
-		const char *err2;
-
+	if (!*e && !r->symfs && r->opts.live && dso->tgid > 0 && path[0] == '/') {
 		/* Containers: the path belongs to the task's mount namespace. */
 		p = ustack_xasprintf("/proc/%d/root%s", dso->tgid, path);
-		if (p)
-			e = uelf_open(r, p, &err2);
+		if (p && !uelf_open(r, p, e))
+			err = 0;
 		free(p);
 	}
 	free(path);
-	return e;
+	return err;
 }
 
 static bool build_id_differs(const struct ustack_dso *dso, const struct uelf *e)
@@ -220,7 +224,7 @@ static void warn_mismatch(const struct ustack_dso *dso, const struct uelf *e)
 static void dso_open_vdso(struct ustack_dso *dso)
 {
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
-	const char *err = "no vdso in this process";
+	int err = USTACK_ERR_NO_VDSO;
 	GElf_Ehdr eh;
 	size_t size;
 	Elf *tmp;
@@ -243,19 +247,19 @@ static void dso_open_vdso(struct ustack_dso *dso)
 	if (!copy)
 		goto fail;
 	memcpy(copy, img, size);
-	dso->file = uelf_memory("[vdso]", copy, size, true, &err);
-	if (!dso->file)
+	err = uelf_memory("[vdso]", copy, size, true, &dso->file);
+	if (err)
 		goto fail;
 	if (build_id_differs(dso, dso->file)) {
 		warn_mismatch(dso, dso->file);
 		uelf_close(dso->file);
 		dso->file = NULL;
-		dso->error = "vdso of this kernel differs from the traced one";
+		dso_set_error(dso, USTACK_ERR_VDSO_DIFFERS, NULL);
 		dso->is_vdso_special = true;
 	}
 	return;
 fail:
-	dso_set_error(dso, "vdso: %s%s", err, "");
+	dso_set_error(dso, err, "vdso");
 }
 
 static void dso_open_special(struct ustack_dso *dso)
@@ -275,35 +279,27 @@ static void dso_open_replacement(struct ustack_dso *dso)
 		return;
 	uelf_close(dso->file);
 	dso->file = e;
-	dso->error = NULL;
-	dso->why = 0;
+	dso_set_error(dso, 0, NULL);
 }
 
 static void dso_open(struct ustack_dso *dso)
 {
-	const char *err = NULL;
+	int err = USTACK_ERR_NO_PATH;
 
 	if (dso->flags & USTACK_MAP_SPECIAL) {
 		dso_open_special(dso);
 		goto segs;
 	}
-	if (dso->flags & USTACK_MAP_PATH_ERR)
-		err = "the kernel could not name this file";
-	else
-		dso->file = open_mapped(dso, &err);
+	if (!(dso->flags & USTACK_MAP_PATH_ERR))
+		err = open_mapped(dso, &dso->file);
 	if (dso->file && build_id_differs(dso, dso->file)) {
 		warn_mismatch(dso, dso->file);
-		dso_set_error(dso, "%s: build id differs from the traced file%s",
-			      dso->file->path, "");
+		dso_set_error(dso, USTACK_ERR_BUILD_ID, dso->file->path);
 		uelf_close(dso->file);
 		dso->file = NULL;
 	} else if (!dso->file) {
-		dso_set_error(dso, "%s: %s", dso->path, err);
+		dso_set_error(dso, err, dso->path);
 	}
-	if (err == ustack_msg_symfs)
-		dso->why = USTACK_UNRES_SYMFS;
-	else if (err == ustack_msg_capped)
-		dso->why = USTACK_UNRES_CAPPED;
 	if (!dso->file && dso->build_id_len)
 		dso_open_replacement(dso);
 segs:
@@ -311,8 +307,7 @@ segs:
 		return;
 	dso->nr_segs = uelf_segments(dso->file, &dso->segs);
 	if (!dso->nr_segs)
-		dso_set_error(dso, "%s: %s", dso->file->path,
-			      "no executable segment");
+		dso_set_error(dso, USTACK_ERR_NO_SEGMENT, dso->file->path);
 }
 
 static const char *dso_basename(const char *path)
@@ -408,7 +403,28 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 	[USTACK_UNRES_NO_SYMBOL]	= "no symbol",
 	[USTACK_UNRES_SYMFS]		= "outside --symfs",
 	[USTACK_UNRES_CAPPED]		= "over a size cap",
+	[USTACK_UNRES_ANON]		= "anonymous memory",
+	[USTACK_UNRES_NO_MAPPING]	= "no mapping",
+	[USTACK_UNRES_UNANNOUNCED]	= "file not announced",
+	[USTACK_UNRES_MISSING]		= "file missing",
+	[USTACK_UNRES_BAD_ELF]		= "bad ELF",
+	[USTACK_UNRES_OTHER_BUILD]	= "another build",
+	[USTACK_UNRES_NO_PATH]		= "file not named",
 };
+
+/**
+ * ustack_unresolved_group - the summary's reason for a frame's reason
+ * @why: a USTACK_UNRES_* value (not negated)
+ *
+ * The finer reasons for a frame without a readable file count as
+ * USTACK_UNRES_NO_FILE; the others are their own group.
+ */
+enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why)
+{
+	if (why <= 0 || why >= USTACK_UNRES_NR || why >= USTACK_UNRES_ANON)
+		return USTACK_UNRES_NO_FILE;
+	return why;
+}
 
 /**
  * ustack_unresolved_str - short text for a reason a frame has no name
@@ -443,11 +459,59 @@ const char *ustack_origin_str(enum ustack_origin origin)
 	return origin_str[origin];
 }
 
-const char *ustack_dso_error(const struct ustack_dso *dso)
+/**
+ * ustack_dso_errno - why the file's frames cannot be resolved
+ * @dso: a file from ustack_resolver_dso(), or NULL
+ *
+ * Returns 0 when they can, else a negative code that
+ * ustack_dso_strerror() turns into text (-errno, or the library's own).
+ */
+int ustack_dso_errno(const struct ustack_dso *dso)
 {
-	if (!dso)
-		return "no file";
-	return dso->error;
+	return dso ? dso->err : USTACK_ERR_NOMEM;
+}
+
+/**
+ * ustack_dso_strerror - the one-line message of ustack_dso_errno()
+ * @dso: the file, or NULL
+ * @buf: where the message goes ("path: reason")
+ * @size: size of @buf
+ *
+ * Returns ustack_dso_errno(@dso); @buf is empty when it is 0.
+ */
+int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size)
+{
+	int err = ustack_dso_errno(dso);
+
+	if (!size)
+		return err;
+	if (!err)
+		buf[0] = '\0';
+	else if (dso && dso->err_file)
+		snprintf(buf, size, "%s: %s", dso->err_file, ustack_strerror(err));
+	else
+		snprintf(buf, size, "%s", ustack_strerror(err));
+	return err;
+}
+
+/* The reason a frame of a file that could not be used has no name. */
+static enum ustack_unresolved dso_why(const struct ustack_dso *dso)
+{
+	int err = dso->err;
+
+	if (err == USTACK_ERR_SYMFS)
+		return USTACK_UNRES_SYMFS;
+	if (err == USTACK_ERR_CAPPED)
+		return USTACK_UNRES_CAPPED;
+	if (err == -ENOENT || err == -ENOTDIR)
+		return USTACK_UNRES_MISSING;
+	if (ustack_err_bad_elf(err))
+		return USTACK_UNRES_BAD_ELF;
+	if (err == USTACK_ERR_BUILD_ID)
+		return USTACK_UNRES_OTHER_BUILD;
+	if (err == USTACK_ERR_NO_PATH)
+		return USTACK_UNRES_NO_PATH;
+	return USTACK_UNRES_NO_FILE;
 }
 
 /*
@@ -630,19 +694,8 @@ static struct ucache_ent *cache_ent(struct ucache *c)
 
 static int pool_reserve(struct ucache *c, size_t nr)
 {
-	size_t n = c->pool_alloc ? c->pool_alloc * 2 : 1024;
-	struct ustack_sym *p;
-
-	if (c->pool_nr + nr <= c->pool_alloc)
-		return 0;
-	while (n < c->pool_nr + nr)
-		n *= 2;
-	p = realloc(c->pool, n * sizeof(*p));
-	if (!p)
-		return -1;
-	c->pool = p;
-	c->pool_alloc = n;
-	return 0;
+	return ustack_array_grow((void **)&c->pool, &c->pool_alloc, c->pool_nr + nr,
+				 sizeof(*c->pool));
 }
 
 static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f,
@@ -711,7 +764,7 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		return 1;
 	}
 	if (!dso->file)
-		return -(dso->why ? dso->why : USTACK_UNRES_NO_FILE);
+		return -dso_why(dso);
 	if (return_address && file_offset)
 		file_offset--;
 	else

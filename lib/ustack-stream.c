@@ -493,19 +493,14 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 {
 	unsigned long long ts;
 	struct tep_record *r;
-	int alloc = 0;
+	size_t alloc = 0;
 	void *data;
 
 	if (kbuffer_load_subbuffer(st->kbuf, p->data) < 0)
 		return -1;
 	while ((data = kbuffer_read_event(st->kbuf, &ts))) {
-		if (p->nr == alloc) {
-			alloc = alloc ? alloc * 2 : 64;
-			r = realloc(p->recs, alloc * sizeof(*r));
-			if (!r)
-				return -1;
-			p->recs = r;
-		}
+		if (ustack_array_grow((void **)&p->recs, &alloc, p->nr + 1, sizeof(*r)))
+			return -1;
 		r = &p->recs[p->nr];
 		memset(r, 0, sizeof(*r));
 		r->ts = ts;

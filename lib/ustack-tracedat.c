@@ -175,16 +175,16 @@ static bool is_tracedat(const char *file, const char **err)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	static char msg[768];
 	char buf[sizeof(magic)], why[256];
-	const char *e;
 	ssize_t r;
 	int fd;
 
-	fd = ustack_open_regular(file, &e);
+	fd = ustack_open_regular(file);
 	if (fd < 0) {
-		if (e == ustack_msg_not_regular)
+		if (fd == USTACK_ERR_NOT_REGULAR)
 			snprintf(msg, sizeof(msg), "%s is not a regular file", file);
 		else
-			snprintf(msg, sizeof(msg), "cannot open %s: %s", file, e);
+			snprintf(msg, sizeof(msg), "cannot open %s: %s", file,
+				 ustack_strerror(fd));
 		*err = msg;
 		return false;
 	}

@@ -11,27 +11,10 @@
  * being "ustack"; tracecmd/ustack-main.c is the standalone main(). The
  * parts are listed in ustack-cmd.h.
  */
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "trace-ustack.h"
 #include "ustack-cmd.h"
-#include "ustack-warn.h"
-
-/**
- * die - print a message the way the library does, and exit 1
- * @fmt: printf format, without the trailing newline
- */
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ustack_vwarning(fmt, ap);
-	va_end(ap);
-	exit(1);
-}
 
 /**
  * trace_ustack - the `trace-cmd ustack` command

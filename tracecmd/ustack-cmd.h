@@ -5,12 +5,14 @@
  *
  *   trace-ustack.c	the entry point: options, then live/record or report
  *   ustack-opts.c	the command line (argp)
- *   ustack-run.c	what every mode shares: session, symbolizer, printer
+ *   ustack-run.c	what every mode shares: session, render stage, and its
+ *			consumers (printer, profile) attached in one place
  *   ustack-profiles.c	--flamegraph, --pprof, --speedscope files at the end
  *   ustack-capture.c	live and record: the instance, readers, main loop
  *   ustack-child.c	the command we launch: held before exec, reaped
  *   ustack-report.c	report: a trace.dat reader fed to the session
  *   ustack-signals.c	SIGINT/SIGTERM/SIGHUP during a capture
+ *   ustack-die.c	die(): the one fatal error of every file above
  */
 #ifndef _USTACK_CMD_H
 #define _USTACK_CMD_H
@@ -20,6 +22,7 @@
 
 #include "ustack-output.h"
 #include "ustack-profile.h"
+#include "ustack-render.h"
 #include "ustack-resolve.h"
 
 struct tep_handle;
@@ -116,6 +119,7 @@ struct ustack_run {
 	struct ustack_events		*events;
 	struct ustack_session		*session;
 	struct ustack_resolver		*resolver;
+	struct ustack_render		*render;
 	struct ustack_output		*printer;
 	struct ustack_profile		*profile;
 	bool				output_failed;

@@ -36,6 +36,7 @@ enum {
 	OPT_REVERSE,
 	OPT_STACK_SOURCE,
 	OPT_MAX_STACK,
+	OPT_WHY,
 };
 
 /* --version and -V, as trace-cmd and perf have a version command/option */
@@ -109,6 +110,8 @@ static struct argp_option options[] = {
 	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 4 },
 	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
 	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
+	{ "why", OPT_WHY, NULL, 0,
+	  "Say after each unresolved user frame why it has no name", 4 },
 	{ "inline", OPT_INLINES, NULL, 0,
 	  "Show inlined calls as frames of their own (DWARF; marked inlined, _[i] when folded)", 4 },
 	{ "inlines", OPT_INLINES, NULL, OPTION_ALIAS, NULL, 4 },
@@ -396,6 +399,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_INLINES:
 		o->resolve.inlines = true;
+		break;
+	case OPT_WHY:
+		o->out.why = true;
 		break;
 	case OPT_NO_DEMANGLE:
 		o->resolve.demangle = false;

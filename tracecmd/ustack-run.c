@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What live, record and report share: our events, the session that pairs
- * the records, and (when printing) the symbolizer and the printer its
- * samples go to; the summary at the end.
+ * the records, and (when printing) the render stage its samples go to,
+ * with the symbolizer and the consumers (the printer, the profile)
+ * attached in one place; the summary at the end.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +17,9 @@ static void on_sample(const struct ustack_sample *smp, void *data)
 {
 	struct ustack_run *run = data;
 
-	if (!run->printer || run->output_failed)
+	if (!run->render || run->output_failed)
 		return;
-	if (ustack_output_sample(run->printer, smp) < 0) {
+	if (ustack_render_sample(run->render, smp) < 0) {
 		/* stdout closed (| head): stop like any other end of run */
 		run->output_failed = true;
 		ustack_request_stop();
@@ -50,24 +51,45 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 		die("cannot set up the session: %s", strerror(errno));
 }
 
-static void open_printer(struct ustack_run *run, struct tep_handle *tep, bool live)
+static void attach(struct ustack_run *run, const struct ustack_consumer *c)
 {
+	if (ustack_render_attach(run->render, c))
+		die("cannot set up the output: too many outputs");
+}
+
+/*
+ * The render stage and its consumers, peers: the printer (unless only
+ * profiles are asked for) and the profile the flame graph, pprof and
+ * speedscope files are written from.
+ */
+static void open_render(struct ustack_run *run, struct tep_handle *tep, bool live)
+{
+	const struct ustack_output_opts *out = &run->o->out;
+	struct ustack_render_opts rro = {
+		.raw = out->raw, .kernel = out->kernel, .skip_empty = out->skip_empty,
+	};
 	struct ustack_resolver_opts ro = run->o->resolve;
+	struct ustack_consumer c;
 
 	ro.live = live;
 	run->resolver = ustack_resolver_new(&ro);
 	if (!run->resolver)
 		die("cannot set up the symbolizer: %s", strerror(errno));
-	run->printer = ustack_output_new(tep, run->o->out.raw ? NULL : run->resolver,
-					 &run->o->out, stdout);
-	if (!run->printer)
+	run->render = ustack_render_new(tep, out->raw ? NULL : run->resolver, &rro);
+	run->printer = ustack_output_new(tep, out, stdout);
+	if (!run->render || !run->printer)
 		die("cannot set up the output: %s", strerror(errno));
+	if (out->mode != USTACK_OUTPUT_NONE) {
+		ustack_output_consumer(run->printer, &c);
+		attach(run, &c);
+	}
 	if (ustack_opts_profile(run->o)) {
 		/* speedscope shows samples in time order: keep it */
 		run->profile = ustack_profile_new(run->o->speedscope);
 		if (!run->profile)
 			die("out of memory");
-		ustack_output_set_profile(run->printer, run->profile);
+		ustack_profile_consumer(run->profile, &c);
+		attach(run, &c);
 	}
 }
 
@@ -86,7 +108,7 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 	run->o = o;
 	open_session(run, tep, live, print);
 	if (print)
-		open_printer(run, tep, live);
+		open_render(run, tep, live);
 }
 
 /**
@@ -98,20 +120,21 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 void ustack_run_finish(struct ustack_run *run)
 {
 	ustack_session_flush(run->session);
-	if (run->printer && !run->output_failed &&
-	    (ustack_output_finish(run->printer) < 0 || fflush(stdout) == EOF))
+	if (run->render && !run->output_failed &&
+	    (ustack_render_finish(run->render) < 0 || fflush(stdout) == EOF))
 		run->output_failed = true;
 	if (run->profile)
 		ustack_profiles_write(run);
 	if (run->o->quiet)
 		return;
-	ustack_output_summary(run->printer, stderr, ustack_session_stats(run->session));
-	if (run->printer && !ustack_resolver_has_debuginfod())
+	ustack_output_summary(run->render, stderr, ustack_session_stats(run->session));
+	if (run->render && !ustack_resolver_has_debuginfod())
 		fprintf(stderr, "  debuginfod:           not in this build (no libdebuginfod)\n");
 }
 
 void ustack_run_close(struct ustack_run *run)
 {
+	ustack_render_free(run->render);
 	ustack_output_free(run->printer);
 	ustack_profile_free(run->profile);
 	ustack_resolver_free(run->resolver);

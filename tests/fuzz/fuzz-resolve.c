@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	struct ustack_resolver *r;
 	struct ustack_sym out[16];
 	struct ustack_dso *dso;
+	char msg[256];
 	int i, j, n;
 
 	if (!write_file(in, len))
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		}
 	}
 	(void)ustack_dso_name(dso);
-	(void)ustack_dso_error(dso);
+	(void)ustack_dso_strerror(dso, msg, sizeof(msg));
 	(void)sum;
 	ustack_resolver_free(r);
 	return 0;

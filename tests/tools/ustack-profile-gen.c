@@ -29,6 +29,7 @@
 
 #include "ustack-output.h"
 #include "ustack-profile.h"
+#include "ustack-render.h"
 
 #define POOL		3000
 #define MAX_DEPTH	40	/* also more than GROUP_DEPTH + 3 */
@@ -142,6 +143,8 @@ int main(int argc, char **argv)
 	struct ustack_sample s = { 0 };
 	uint64_t nr = 100000, seed = 1, i, c;
 	struct ustack_profile *prof;
+	struct ustack_render *render;
+	struct ustack_consumer cons;
 	struct ustack_output *out;
 	FILE *fp;
 	int opt;
@@ -189,11 +192,17 @@ int main(int argc, char **argv)
 		oo.mode = USTACK_OUTPUT_FOLDED;
 	fp = folded ? create(folded) : stdout;
 	prof = ustack_profile_new(json != NULL);
-	out = ustack_output_new(NULL, NULL, &oo, fp);
-	if (!prof || !out)
+	out = ustack_output_new(NULL, &oo, fp);
+	render = ustack_render_new(NULL, NULL, NULL);
+	if (!prof || !out || !render)
 		return 1;
-	ustack_output_set_symbolizer(out, &sym);
-	ustack_output_set_profile(out, prof);
+	ustack_render_set_symbolizer(render, &sym);
+	if (folded) {
+		ustack_output_consumer(out, &cons);
+		ustack_render_attach(render, &cons);
+	}
+	ustack_profile_consumer(prof, &cons);
+	ustack_render_attach(render, &cons);
 	s.comm = "gen";
 	s.pid = s.tgid = 1000;
 	s.status = USTACK_SAMPLE_OK;
@@ -203,10 +212,10 @@ int main(int argc, char **argv)
 				     make_stack(i, seed, &map, frames);
 		for (c = wide ? 1 : 1 + 2000 / (i + 1); c > 0; c--) {
 			s.ts += 1000;
-			ustack_output_sample(out, &s);
+			ustack_render_sample(render, &s);
 		}
 	}
-	ustack_output_finish(out);
+	ustack_render_finish(render);
 	ustack_profile_set_command(prof, "ustack-profile-gen (synthetic)");
 	if (svg) {
 		fp = create(svg);
@@ -220,6 +229,7 @@ int main(int argc, char **argv)
 		if (ustack_speedscope_write(prof, fp) || fclose(fp))
 			return 1;
 	}
+	ustack_render_free(render);
 	ustack_output_free(out);
 	ustack_profile_free(prof);
 	return 0;

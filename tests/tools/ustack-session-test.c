@@ -53,6 +53,7 @@
 #include "ustack-session.h"
 #include "ustack-output.h"
 #include "ustack-procmaps.h"
+#include "ustack-render.h"
 #include "ustack-resolve.h"
 
 static const char *status_names[] = {
@@ -76,6 +77,7 @@ struct driver {
 	struct ustack_events	*events;
 	struct ustack_session	*session;
 	struct ustack_session_opts sopts;
+	struct ustack_render	*render;
 	struct ustack_output	*out;
 	struct ustack_output_opts oopts;
 	struct ustack_resolver	*resolver;
@@ -245,7 +247,7 @@ static void on_sample(const struct ustack_sample *s, void *ctx)
 	if (d->dump)
 		dump_sample(s);
 	else
-		ustack_output_sample(d->out, s);
+		ustack_render_sample(d->render, s);
 }
 
 static void print_stats(const struct ustack_stats *st)
@@ -773,6 +775,8 @@ static void parse_args(struct driver *d, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ustack_resolver_opts ropts = { 0 };
+	struct ustack_render_opts ropts_render = { 0 };
+	struct ustack_consumer consumer;
 	struct ustack_symbolizer fake = {
 		.lookup = fake_lookup,
 		.dso_name = fake_dso_name,
@@ -793,21 +797,27 @@ int main(int argc, char **argv)
 		ropts.inlines = true;
 		d.resolver = ustack_resolver_new(&ropts);
 	}
-	d.out = ustack_output_new(d.tep, d.resolver, &d.oopts, stdout);
-	if (!d.out)
+	ropts_render.raw = d.oopts.raw;
+	ropts_render.kernel = d.oopts.kernel;
+	ropts_render.skip_empty = d.oopts.skip_empty;
+	d.render = ustack_render_new(d.tep, d.resolver, &ropts_render);
+	d.out = ustack_output_new(d.tep, &d.oopts, stdout);
+	if (!d.out || !d.render)
 		return 2;
 	if (!d.use_resolver) {
 		fake.ctx = &d;
-		ustack_output_set_symbolizer(d.out, &fake);
+		ustack_render_set_symbolizer(d.render, &fake);
 	}
+	ustack_output_consumer(d.out, &consumer);
+	ustack_render_attach(d.render, &consumer);
 
 	run_script(&d);
 	if (!d.dump)
-		ustack_output_finish(d.out);
+		ustack_render_finish(d.render);
 	if (d.stats)
 		print_stats(ustack_session_stats(d.session));
 	if (d.summary)
-		ustack_output_summary(d.dump ? NULL : d.out, stdout, ustack_session_stats(d.session));
+		ustack_output_summary(d.dump ? NULL : d.render, stdout, ustack_session_stats(d.session));
 	if (d.procmaps)
 		print_procmaps(&d);
 
@@ -815,6 +825,7 @@ int main(int argc, char **argv)
 	ustack_maps_reader_free(d.maps);
 	ustack_session_free(d.session);
 	ustack_events_free(d.events);
+	ustack_render_free(d.render);
 	ustack_output_free(d.out);
 	ustack_resolver_free(d.resolver);
 	tep_free(d.tep);

@@ -152,9 +152,10 @@ static int split(char *line, size_t len, char **tok, size_t *lens, int max)
 static void report_error(struct state *st, struct ustack_dso *dso)
 {
 	struct ustack_dso **n;
+	char msg[4096];
 	size_t i;
 
-	if (!ustack_dso_error(dso))
+	if (!ustack_dso_strerror(dso, msg, sizeof(msg)))
 		return;
 	for (i = 0; i < st->nr_seen; i++)
 		if (st->seen[i] == dso)
@@ -164,7 +165,7 @@ static void report_error(struct state *st, struct ustack_dso *dso)
 		return;
 	st->seen = n;
 	st->seen[st->nr_seen++] = dso;
-	fprintf(stderr, "ustack-symbolize: %s\n", ustack_dso_error(dso));
+	fprintf(stderr, "ustack-symbolize: %s\n", msg);
 }
 
 /* @key is "path\0id\0flags" text; the resolver is asked once per key. */
@@ -261,7 +262,8 @@ static void put_unknown(struct state *st, const char *suffix, size_t suffix_len,
 	put_line(st, s);
 	if (st->why && why) {
 		fputs_unlocked(" # ", stdout);
-		fputs_unlocked(ustack_unresolved_str(why), stdout);
+		/* the summary's reason, as the report counts it */
+		fputs_unlocked(ustack_unresolved_str(ustack_unresolved_group(why)), stdout);
 	}
 	putc_unlocked('\n', stdout);
 	st->unresolved++;

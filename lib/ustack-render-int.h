@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Private to the output layer (lib/ustack-output.c and the profile
- * writers): a sample's frames as the printer renders them, and the name
- * each frame gets in folded stacks, which every aggregated format shares.
+ * Private to lib/: what the render stage (lib/ustack-render.c) hands its
+ * consumers (the printer, the profile): a sample's resolved frames, and
+ * the name each frame gets in folded stacks, which every aggregated
+ * format shares.
  */
-#ifndef _USTACK_OUTPUT_INT_H
-#define _USTACK_OUTPUT_INT_H
+#ifndef _USTACK_RENDER_INT_H
+#define _USTACK_RENDER_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ enum rf_kind {
  * @map:	the mapping of a file frame (build id), NULL otherwise
  * @addr:	file offset, VA or kernel address
  * @id:		file id of the stack event
+ * @why:	enum ustack_unresolved of a user frame without a name, else 0
  */
 struct rframe {
 	enum rf_kind	kind;
@@ -50,6 +52,28 @@ struct rframe {
 	const struct ustack_mapping *map;
 	uint64_t	addr;		/* file offset, VA or kernel address */
 	uint64_t	id;
+	uint8_t		why;
+};
+
+/**
+ * struct ustack_rendered - a sample as the consumers get it
+ * @sample:	the sample, as the session handed it out
+ * @rf:		its frames: kernel ones first (entry last), then user ones
+ *		leaf first
+ * @nr:		how many
+ * @raw:	offsets, not names (--raw)
+ * @stable:	every user frame was named by the resolver, none through a
+ *		JIT map (which may grow while live): the same stack renders
+ *		the same again, so a consumer may remember what it made of it
+ * @frames:	user frames of the sample
+ */
+struct ustack_rendered {
+	const struct ustack_sample	*sample;
+	const struct rframe		*rf;
+	size_t				nr;
+	bool				raw;
+	bool				stable;
+	unsigned int			frames;
 };
 
 /*
@@ -57,11 +81,13 @@ struct rframe {
  * "[dso]" or "[unknown]", offsets in raw mode. @buf is used when the name
  * is built; *@suffix gets the annotation ("_[k]", "_[i]", "_[j]") or NULL.
  */
-const char *ustack_rframe_fold_name(const struct rframe *rf, bool raw,
+const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix);
 
-bool ustack_sample_truncated(const struct ustack_sample *s);
+bool ustack_render_has_stack(const struct ustack_sample *s);
+bool ustack_render_truncated(const struct ustack_sample *s);
+const char *ustack_render_note(const struct ustack_sample *s);
+/* ustack-output.c: what the profiles' subtitles say of synchronous stacks */
 const char *ustack_stats_sync_note(const struct ustack_stats *st);
-const char *ustack_sample_note(const struct ustack_sample *s);
 
-#endif /* _USTACK_OUTPUT_INT_H */
+#endif /* _USTACK_RENDER_INT_H */

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Text for the library's error codes (lib/ustack-err.h).
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "ustack-err.h"
+
+static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
+	[USTACK_ERR_NOMEM - USTACK_ERR__START]		= "out of memory",
+	[USTACK_ERR_NOT_REGULAR - USTACK_ERR__START]	= "not a regular file",
+	[USTACK_ERR_SYMFS - USTACK_ERR__START]		= "outside --symfs",
+	[USTACK_ERR_NO_SYMFS - USTACK_ERR__START]	= "no --symfs",
+	[USTACK_ERR_CAPPED - USTACK_ERR__START]		= "over a size cap",
+	[USTACK_ERR_NOT_ELF - USTACK_ERR__START]	= "not an ELF file",
+	[USTACK_ERR_BAD_EHDR - USTACK_ERR__START]	= "truncated or corrupt ELF header",
+	[USTACK_ERR_TRUNCATED - USTACK_ERR__START]	= "truncated ELF file",
+	[USTACK_ERR_NO_SEGMENT - USTACK_ERR__START]	= "no executable segment",
+	[USTACK_ERR_NO_PATH - USTACK_ERR__START]	= "the kernel could not name this file",
+	[USTACK_ERR_BUILD_ID - USTACK_ERR__START]	= "build id differs from the traced file",
+	[USTACK_ERR_NO_VDSO - USTACK_ERR__START]	= "no vdso in this process",
+	[USTACK_ERR_VDSO_DIFFERS - USTACK_ERR__START]	= "vdso of this kernel differs from the traced one",
+};
+
+/**
+ * ustack_strerror - the text of an error code
+ * @err: a negative code: -errno or an enum ustack_err value
+ *
+ * Never NULL; the string is static.
+ */
+const char *ustack_strerror(int err)
+{
+	if (err >= USTACK_ERR__START && err < USTACK_ERR__END)
+		return err_str[err - USTACK_ERR__START];
+	if (err < 0 && err > -4096)
+		return strerror(-err);
+	return "unknown error";
+}

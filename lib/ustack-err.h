@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private to lib/: error codes. A failure is a negative int: -errno from
+ * the system, or one of enum ustack_err, which lie below every errno (as
+ * perf's DSO_LOAD_ERRNO__*). The code is kept, not a formatted message:
+ * callers test it by value and turn it into text only when they print.
+ */
+#ifndef _USTACK_ERR_H
+#define _USTACK_ERR_H
+
+#include <stdbool.h>
+
+enum ustack_err {
+	USTACK_ERR__START = -10000,
+	USTACK_ERR_NOMEM = USTACK_ERR__START,
+	USTACK_ERR_NOT_REGULAR,		/* a FIFO, device, socket, directory */
+	USTACK_ERR_SYMFS,		/* the path climbs out of --symfs */
+	USTACK_ERR_NO_SYMFS,		/* no --symfs directory to open in */
+	USTACK_ERR_CAPPED,		/* over a size cap (one warning said which) */
+	USTACK_ERR_NOT_ELF,
+	USTACK_ERR_BAD_EHDR,		/* truncated or corrupt ELF header */
+	USTACK_ERR_TRUNCATED,		/* headers point past the end */
+	USTACK_ERR_NO_SEGMENT,		/* no executable PT_LOAD */
+	USTACK_ERR_NO_PATH,		/* the kernel could not name the file */
+	USTACK_ERR_BUILD_ID,		/* the file is another build */
+	USTACK_ERR_NO_VDSO,		/* no vdso in this process */
+	USTACK_ERR_VDSO_DIFFERS,	/* this kernel's vdso is another build */
+	USTACK_ERR__END,
+};
+
+const char *ustack_strerror(int err);
+
+/* True for codes that say the file is not usable ELF. */
+static inline bool ustack_err_bad_elf(int err)
+{
+	return err == USTACK_ERR_NOT_ELF || err == USTACK_ERR_BAD_EHDR ||
+	       err == USTACK_ERR_TRUNCATED || err == USTACK_ERR_NO_SEGMENT;
+}
+
+#endif /* _USTACK_ERR_H */
