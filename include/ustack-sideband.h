@@ -106,10 +106,10 @@ struct ustack_perf;
 struct ustack_perfsrc_opts;
 
 /* The perf events opened for @pids (NULL: system-wide), then the scan */
-struct ustack_perf *ustack_sideband_start(const int *pids, size_t nr_pids,
-					  const char *trace_clock, uint64_t now,
-					  const struct ustack_perfsrc_opts *src,
-					  ustack_sb_fn fn, void *ctx, char *why, size_t why_size);
+struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
+				      const char *trace_clock, uint64_t now,
+				      const struct ustack_perfsrc_opts *src,
+				      ustack_sb_fn fn, void *ctx, char *why, size_t why_size);
 
 /* ------------------------------------------------------------------ */
 /* The perf events (ustack-perf.c)                                    */

@@ -24,6 +24,8 @@
  *    bound to a CPU, hence one event per CPU as perf does.
  * Every event of a CPU writes into that CPU's one ring (SET_OUTPUT).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -499,4 +501,89 @@ bool ustack_perf_clockid(const char *trace_clock, int *clockid)
 		}
 	}
 	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting it                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Every thread of @pids, for per-task events. */
+static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
+{
+	size_t i, alloc = 0;
+	struct dirent *de;
+	int *tids = NULL;
+	char path[64];
+	DIR *dir;
+
+	*nr = 0;
+	for (i = 0; i < nr_pids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+		dir = opendir(path);
+		while (dir && (de = readdir(dir))) {
+			if (!isdigit((unsigned char)de->d_name[0]) ||
+			    ustack_array_grow((void **)&tids, &alloc, *nr + 1, sizeof(*tids)))
+				continue;
+			tids[(*nr)++] = atoi(de->d_name);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	return tids;
+}
+
+/**
+ * ustack_perf_start - open the perf side-band and describe what exists
+ * @pids:	watch these processes (their threads, and with inherit what
+ *		they create), or NULL for every task (system-wide)
+ * @nr_pids:	entries in @pids
+ * @trace_clock: the instance's clock: the records are timed in it
+ * @now:	the trace clock now, before the events are opened: the time of
+ *		the records that describe what exists
+ * @src:	the perf stack source's events to open into the same rings,
+ *		or NULL
+ * @fn:		called with each of those records (names, then mappings)
+ * @ctx:	passed to @fn
+ * @why:	set to a one-line reason when there is no side-band
+ * @why_size:	room in @why
+ *
+ * The events are opened first, /proc read after, so that nothing that
+ * changes in between is missed (it comes from the events, and sorts after
+ * the picture). Returns NULL when the clock has no perf counterpart or
+ * the kernel has no perf events or refuses them.
+ */
+struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
+				      const char *trace_clock, uint64_t now,
+				      const struct ustack_perfsrc_opts *src,
+				      ustack_sb_fn fn, void *ctx, char *why, size_t why_size)
+{
+	struct ustack_perf_opts po = { 0 };
+	struct ustack_perf *p;
+	int *tids = NULL;
+
+	if (!ustack_perf_clockid(trace_clock, &po.clockid)) {
+		snprintf(why, why_size, "perf has no clock like the trace clock %s", trace_clock);
+		return NULL;
+	}
+	if (pids) {
+		tids = list_threads(pids, nr_pids, &po.nr_tids);
+		if (!tids) {
+			snprintf(why, why_size, "no such process");
+			return NULL;
+		}
+		po.tids = tids;
+	}
+	po.src = src;
+	/*
+	 * Every traced event is a sample in these rings: 4 MiB a CPU holds
+	 * 20,000 deep stacks, 0.1 s at 200,000 events a second, where the
+	 * side-band alone needs little
+	 */
+	if (src)
+		po.ring_kb = 4096;
+	p = ustack_perf_open(&po, why, why_size);
+	free(tids);
+	if (p)
+		ustack_sb_scan(pids, nr_pids, now, fn, ctx);
+	return p;
 }

@@ -926,16 +926,16 @@ static void start_sideband(struct capture *c)
 	if (c->o->nr_pids || c->child)
 		pids = watched(c, &nr);
 	if (c->source == USTACK_SOURCE_PERF) {
-		c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
-						ustack_instance_now(c->ui), &c->src, on_sideband,
-						c, c->no_perf, sizeof(c->no_perf));
+		c->perf = ustack_perf_start(pids, nr, clock ? clock : "local",
+					    ustack_instance_now(c->ui), &c->src, on_sideband,
+					    c, c->no_perf, sizeof(c->no_perf));
 		if (!c->perf)
 			perf_refused(c);
 	}
 	if (c->source != USTACK_SOURCE_PERF)
-		c->perf = ustack_sideband_start(pids, nr, clock ? clock : "local",
-						ustack_instance_now(c->ui), NULL, on_sideband, c,
-						c->no_perf, sizeof(c->no_perf));
+		c->perf = ustack_perf_start(pids, nr, clock ? clock : "local",
+					    ustack_instance_now(c->ui), NULL, on_sideband, c,
+					    c->no_perf, sizeof(c->no_perf));
 	free(pids);
 	free(clock);
 	if (c->perf || !c->sbfile)
