@@ -94,5 +94,6 @@ struct ustack_render_counts {
 };
 
 const struct ustack_render_counts *ustack_render_counts(const struct ustack_render *r);
+uint64_t ustack_render_dwarf_unreadable(const struct ustack_render *r);
 
 #endif /* _USTACK_RENDER_H */

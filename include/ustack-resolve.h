@@ -80,6 +80,7 @@ struct ustack_sym {
 	int		line;
 	int		start_line;
 	bool		inlined;
+	bool		no_lines;	/* lines asked for, its DWARF unreadable */
 	uint8_t		origin;
 };
 
@@ -131,6 +132,7 @@ const char *ustack_unresolved_str(enum ustack_unresolved why);
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
 bool ustack_resolver_has_debuginfod(void);
 void ustack_resolver_free(struct ustack_resolver *r);
+uint64_t ustack_resolver_dwarf_unreadable(const struct ustack_resolver *r);
 
 /*
  * Find (or open and cache) the file a mapping names. Never NULL: a file that

@@ -173,6 +173,9 @@ static void end_rframe(struct ustack_output *o, const struct rframe *rf)
 {
 	if (o->opts.why && rf->why)
 		fprintf(o->fp, " # %s", ustack_unresolved_str(rf->why));
+	else if (o->opts.why && rf->no_lines)
+		fputs(" # no line: its DWARF is compressed in a way this libelf cannot read",
+		      o->fp);
 	fputc('\n', o->fp);
 }
 
@@ -198,7 +201,7 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 			fprintf(fp, "  %s+0x%" PRIx64 " (%s)", rf->name, rf->sym_off, rf->dso);
 		if (o->opts.lines && rf->file)
 			fprintf(fp, " %s:%d", rf->file, rf->line);
-		fputc('\n', fp);
+		end_rframe(o, rf);
 		return;
 	case RF_JIT:
 		fprintf(fp, "  %s+0x%" PRIx64 " (%s)\n", rf->name, rf->sym_off, rf->dso);
@@ -565,6 +568,10 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
 	print_rb_lost(fp, st->rb_lost, st->rb_lost_unknown);
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
+	if (ustack_render_dwarf_unreadable(r))
+		fprintf(fp, "  files without lines:  %" PRIu64
+			" (DWARF this libelf cannot decompress, named above)\n",
+			ustack_render_dwarf_unreadable(r));
 	if (st->sideband)
 		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
 			st->sideband, st->sideband_lost);

@@ -53,6 +53,7 @@ struct rframe {
 	uint64_t	addr;		/* file offset, VA or kernel address */
 	uint64_t	id;
 	uint8_t		why;
+	bool		no_lines;	/* named, DWARF unreadable: no line */
 };
 
 /**

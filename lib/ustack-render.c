@@ -166,6 +166,15 @@ const struct ustack_render_counts *ustack_render_counts(const struct ustack_rend
 	return &r->counts;
 }
 
+/**
+ * ustack_render_dwarf_unreadable - files named without lines: unreadable DWARF
+ * @r: the render stage (may be NULL)
+ */
+uint64_t ustack_render_dwarf_unreadable(const struct ustack_render *r)
+{
+	return r ? ustack_resolver_dwarf_unreadable(r->resolver) : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Rendering frames                                                   */
 /* ------------------------------------------------------------------ */
@@ -270,6 +279,7 @@ static void render_file(struct ustack_render *r, const struct ustack_frame *fr,
 		rf->file = syms[j].file;
 		rf->line = syms[j].line;
 		rf->start_line = syms[j].start_line;
+		rf->no_lines = syms[j].no_lines;
 		rf->dso = dso;
 		rf->path = fr->map->path;
 		rf->map = fr->map;

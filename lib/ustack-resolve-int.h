@@ -162,6 +162,7 @@ struct ustack_dso {
 	int			err;		/* 0, -errno or USTACK_ERR_* */
 	char			*err_file;	/* the file @err is about */
 	bool			capped;		/* a file of it went over a cap */
+	bool			dwarf_unreadable; /* uelf_dwarf_readable() said no */
 
 	struct uelf		*file;		/* what ran (or a stand-in) */
 	struct useg		*segs;
@@ -193,6 +194,7 @@ struct ustack_resolver {
 	bool				dbgd_tried;
 	bool				dbgd_progress;	/* a progress line is open */
 	const char			*dbgd_what;	/* what is being fetched */
+	uint64_t			dwarf_unreadable; /* files, uelf_dwarf_readable() */
 };
 
 /* ustack-resolve.c, also for the unwinder (ustack-unwind.c) */

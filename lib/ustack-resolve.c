@@ -609,6 +609,23 @@ void ustack_dso_load_dwarf(struct ustack_dso *dso)
 		dso->capped = true;
 	else if (uelf_dwarf_readable(dso->debug))
 		dso->dw = udwarf_open(dso->r, dso->debug);
+	else {
+		dso->dwarf_unreadable = true;
+		dso->r->dwarf_unreadable++;
+	}
+}
+
+/**
+ * ustack_resolver_dwarf_unreadable - files whose DWARF libelf could not read
+ * @r: the resolver
+ *
+ * Compressed .debug_* sections this libelf cannot decompress (zstd before
+ * elfutils 0.189): their frames have names but no lines or inlines. Each
+ * was named once in a warning; the summary counts them.
+ */
+uint64_t ustack_resolver_dwarf_unreadable(const struct ustack_resolver *r)
+{
+	return r ? r->dwarf_unreadable : 0;
 }
 
 /* Why an address in code has no name: what was there to search. */
@@ -777,8 +794,12 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 	if (!dso->debug_done)
 		ustack_dso_load_dwarf(dso);
 	/* Without DWARF a lookup is one binary search: nothing to cache. */
-	if (!dso->dw)
-		return dso_resolve(dso, vaddr, vaddr + return_address, out, max);
+	if (!dso->dw) {
+		n = dso_resolve(dso, vaddr, vaddr + return_address, out, max);
+		if (n > 0 && dso->dwarf_unreadable)
+			out->no_lines = true;
+		return n;
+	}
 
 	key = ((vaddr << 1) | return_address) + 1;
 	hit = cache_find(&dso->cache, key);

@@ -60,3 +60,21 @@ report_deep() {
 	grep -q '^  \[unknown\] (deep+0x[0-9a-f]*)$' <<< "$output"
 	! grep -q ' # ' <<< "$output"
 }
+
+@test "--why --lines: a binary whose DWARF is zstd-compressed (libelf 0.188): each frame says why it has no line, the summary counts the file" {
+	objcopy --compress-debug-sections=zstd "$DEEP" "$TMP/deepz"
+	mv "$TMP/deepz" "$DEEP"
+	report_deep --lines --why
+	if ! grep -q 'compressed with zstd, which this libelf cannot decompress' <<< "$stderr"; then
+		# a libelf that reads zstd gives the lines instead
+		grep -q '^  chain_20+0x[0-9a-f]* (deep) .*deep\.c:[0-9]*$' <<< "$output"
+		return 0
+	fi
+	[ "$(grep -c 'compressed with zstd' <<< "$stderr")" -eq 1 ]
+	grep -q '^  chain_20+0x[0-9a-f]* (deep) # no line: its DWARF is compressed in a way this libelf cannot read$' <<< "$output"
+	! grep -q '^  chain_[0-9]*+0x[0-9a-f]* (deep)$' <<< "$output" || false
+	[[ "$stderr" == *"files without lines:  1 (DWARF this libelf cannot decompress, named above)"* ]]
+	# without --why the frames end at the file's name, as before
+	report_deep --lines
+	grep -q '^  chain_20+0x[0-9a-f]* (deep)$' <<< "$output"
+}
