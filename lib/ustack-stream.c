@@ -113,6 +113,7 @@ struct ustack_stream {
 	size_t			sb_alloc;
 	uint64_t		sb_seq;
 	struct ustack_recorder	*rec;		/* direct mode */
+	bool			readback;	/* files only, nothing traced */
 	bool			replayed;
 };
 
@@ -421,6 +422,55 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 	ustack_stream_remove_files(st);
 	ustack_stream_free(st);
 	errno = err;
+	return NULL;
+}
+
+/**
+ * ustack_stream_open_files - read back per-CPU files written earlier
+ * @tep: event formats (also gives the sub-buffer layout)
+ * @files: one raw sub-buffer file per CPU, NULL-terminated
+ *
+ * The stream traces nothing: its first ustack_stream_consume() hands out
+ * the records of @files merged in timestamp order, exactly as a direct
+ * mode stream does once stopped (the merge is the one being tested, so
+ * the unit tests go through it, not through a copy). Returns NULL with
+ * errno on failure.
+ */
+struct ustack_stream *ustack_stream_open_files(struct tep_handle *tep, char * const *files)
+{
+	struct ustack_stream *st;
+	int cpu, nr = 0;
+
+	while (files[nr])
+		nr++;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->tep = tep;
+	st->readback = st->stopping = true;
+	st->nr_cpus = nr;
+	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
+	ustack_list_init(&st->queue);
+	pthread_mutex_init(&st->lock, NULL);
+	st->subbuf_size = tep_get_sub_buffer_size(tep);
+	if (st->subbuf_size <= 0)
+		st->subbuf_size = getpagesize();
+	st->kbuf = tep_kbuffer(tep);
+	st->cpus = calloc(nr, sizeof(*st->cpus));
+	st->files = calloc(nr + 1, sizeof(*st->files));
+	if (!st->kbuf || !st->cpus || !st->files)
+		goto fail;
+	for (cpu = 0; cpu < nr; cpu++) {
+		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
+		ustack_list_init(&st->cpus[cpu].pages);
+		st->files[cpu] = strdup(files[cpu]);
+		if (!st->files[cpu])
+			goto fail;
+	}
+	return st;
+ fail:
+	ustack_stream_free(st);
+	errno = ENOMEM;
 	return NULL;
 }
 
@@ -798,7 +848,7 @@ static int replay_read(struct ustack_stream *st, int cpu, struct batch *b,
 static int stop_recorder(struct ustack_stream *st)
 {
 	st->replayed = true;
-	if (ustack_recorder_stop(st->rec) < 0) {
+	if (st->rec && ustack_recorder_stop(st->rec) < 0) {
 		keep_recorder_error(st, -1);
 		return -1;
 	}
@@ -864,7 +914,7 @@ int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_o
 	struct batch *b;
 	char buf[64];
 
-	if (st->rec)
+	if (st->rec || st->readback)
 		return st->stopping ? replay(st, ops, ctx) : 0;
 	while (read(st->ready[0], buf, sizeof(buf)) > 0)
 		;

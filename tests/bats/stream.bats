@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib/ustack-stream.c's cross-CPU merge through tests/tools/ustack-stream-test:
+# hand-built per-CPU sub-buffer files read back as a direct-mode record
+# does once stopped (ustack_stream_open_files()), no tracefs needed.
+# Output lines: "CPU TS ID" per record, "lost CPU", "horizon TS".
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+STREAM="$ROOT/tests/tools/ustack-stream-test"
+
+setup() {
+	[ -x "$STREAM" ] || skip "run make first ($STREAM missing)"
+}
+
+# merge NR_CPUS SCRIPT: run the driver, records only in $output
+merge() {
+	run "$STREAM" "$BATS_TEST_TMPDIR" "$1" <<<"$2"
+	[ "$status" -eq 0 ]
+}
+
+@test "stream: records of two CPUs come out in timestamp order" {
+	merge 2 "$(printf 'r 0 20 1\nr 0 40 3\nr 1 10 0\nr 1 30 2\nr 1 50 4\n')"
+	[ "$output" = "$(printf '1 10 0\n0 20 1\n1 30 2\n0 40 3\n1 50 4')" ]
+}
+
+@test "stream: the earliest record wins even on the last CPU of four" {
+	merge 4 "$(printf 'r 0 40 3\nr 1 30 2\nr 2 20 1\nr 3 10 0\n')"
+	[ "$output" = "$(printf '3 10 0\n2 20 1\n1 30 2\n0 40 3')" ]
+}
+
+@test "stream: equal timestamps on one CPU keep that CPU's order" {
+	merge 2 "$(printf 'r 1 10 1\nr 1 10 2\nr 1 10 3\nr 0 20 4\n')"
+	[ "$output" = "$(printf '1 10 1\n1 10 2\n1 10 3\n0 20 4')" ]
+}
+
+@test "stream: a tie across CPUs goes to the lower CPU, each CPU in its order" {
+	merge 2 "$(printf 'r 0 10 1\nr 0 10 2\nr 1 10 3\nr 1 10 4\nr 0 20 5\n')"
+	[ "$output" = "$(printf '0 10 1\n0 10 2\n1 10 3\n1 10 4\n0 20 5')" ]
+}
+
+@test "stream: an empty CPU file leaves the others' records whole and in order" {
+	merge 3 "$(printf 'r 0 10 1\nr 2 15 2\nr 0 20 3\n')"
+	[ "$output" = "$(printf '0 10 1\n2 15 2\n0 20 3')" ]
+}
+
+@test "stream: records across sub-buffers of both CPUs stay in order" {
+	merge 2 "$(printf 'r 0 10 1\npage 0\nr 0 30 3\nr 1 20 2\npage 1\nr 1 40 4\n')"
+	[ "$output" = "$(printf '0 10 1\n1 20 2\n0 30 3\n1 40 4')" ]
+}
+
+@test "stream: a large time gap (time extend) keeps the order" {
+	merge 2 "$(printf 'r 0 10 1\nr 0 1000000000 3\nr 1 500000000 2\n')"
+	[ "$output" = "$(printf '0 10 1\n1 500000000 2\n0 1000000000 3')" ]
+}
+
+# CPU 0 has more sub-buffers than one read-back step takes (256), CPU 1
+# one record in the middle of CPU 0's second part: it must wait for it.
+@test "stream: a CPU far behind holds back a later record of another CPU" {
+	merge 2 "$(printf 'fill 0 140000 1000 10 0\nr 1 1350005 999999\n')"
+	# every record once, timestamps never going back
+	[ "$(grep -vc '^horizon' <<<"$output")" -eq 140001 ]
+	grep -v '^horizon' <<<"$output" | sort -s -n -k2,2 -c
+	# released in more than one step, each step told
+	grep -q '^horizon ' <<<"$output"
+	grep -A1 '^1 1350005 999999$' <<<"$output" | tail -1 | grep -qx '0 1350010 134901'
+}
+
+@test "stream: a horizon is told only up to records already handed out" {
+	merge 2 "$(printf 'fill 0 140000 1000 10 0\nr 1 5 7\n')"
+	h=$(grep '^horizon ' <<<"$output" | head -1 | cut -d' ' -f2)
+	[ -n "$h" ]
+	# the horizon comes after the record at it, before the next one
+	before=$(sed -n '/^horizon /q;p' <<<"$output" | tail -1 | cut -d' ' -f2)
+	[ "$before" -eq "$h" ]
+}
+
+@test "stream: a loss is told before the first record after it, once" {
+	merge 2 "$(printf 'r 1 10 1\nlost 1\nr 1 30 3\nr 0 20 2\nr 0 40 4\n')"
+	[ "$output" = "$(printf '1 10 1\nlost 1\n0 20 2\n1 30 3\n0 40 4')" ]
+}
