@@ -24,11 +24,17 @@ struct tracecmd_event_list {
 
 /* Option ids: file-format constants (trace-cmd.dat.v7 documentation). */
 enum {
+	USTACK_TRACECMD_OPTION_DONE		= 0,
 	USTACK_TRACECMD_OPTION_DATE		= 1,
+	USTACK_TRACECMD_OPTION_BUFFER		= 3,
 	USTACK_TRACECMD_OPTION_TRACECLOCK	= 4,
 	USTACK_TRACECMD_OPTION_UNAME		= 5,
 	USTACK_TRACECMD_OPTION_VERSION		= 9,
 	USTACK_TRACECMD_OPTION_PROCMAPS		= 10,
+	USTACK_TRACECMD_OPTION_HEADER_INFO	= 16,
+	USTACK_TRACECMD_OPTION_PRINTK		= 20,
+	USTACK_TRACECMD_OPTION_CMDLINES		= 21,
+	USTACK_TRACECMD_OPTION_BUFFER_TEXT	= 22,
 };
 
 struct tracecmd_output *tracecmd_output_create(const char *output_file);

@@ -29,17 +29,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "tracecmd-private-decls.h"
 #include "ustack-tdcheck.h"
-
-/* Option (and v7 section) ids of trace-cmd.dat(5) */
-enum {
-	OPT_DONE		= 0,
-	OPT_BUFFER		= 3,
-	OPT_HEADER_INFO		= 16,
-	OPT_PRINTK		= 20,
-	OPT_CMDLINES		= 21,
-	OPT_BUFFER_TEXT		= 22,
-};
 
 #define SEC_FL_COMPRESS		1
 #define SEC_HEADER_SIZE		16	/* id 2, flags 2, string 4, size 8 */
@@ -260,13 +251,15 @@ static int check_section(struct tdc *t, uint64_t off, uint16_t id)
 	    get64(t, off + 8, &size, "section"))
 		return -1;
 	/* a latency buffer's section: its own type, or a buffer's */
-	if (sid != id && !(id == OPT_BUFFER_TEXT && sid == OPT_BUFFER))
+	if (sid != id && !(id == USTACK_TRACECMD_OPTION_BUFFER_TEXT &&
+			   sid == USTACK_TRACECMD_OPTION_BUFFER))
 		return bad(t, "section at %" PRIu64 " is of type %u, its option says %u",
 			   off, sid, id);
 	if (!inside(t, off + SEC_HEADER_SIZE, size))
 		return bad(t, "section at %" PRIu64 " (%" PRIu64
 			   " bytes) runs past the end of the file", off, size);
-	if (!(flags & SEC_FL_COMPRESS) || id == OPT_BUFFER || id == OPT_BUFFER_TEXT)
+	if (!(flags & SEC_FL_COMPRESS) || id == USTACK_TRACECMD_OPTION_BUFFER ||
+	    id == USTACK_TRACECMD_OPTION_BUFFER_TEXT)
 		return 0;
 	if (size < 8 || get32(t, off + SEC_HEADER_SIZE, &csize, "section") ||
 	    get32(t, off + SEC_HEADER_SIZE + 4, &usize, "section"))
@@ -286,7 +279,8 @@ static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 	char buf[MAX_NAME];
 	int n;
 
-	if (len < 8 || get64(t, off, &soff, "buffer option") || check_section(t, soff, OPT_BUFFER))
+	if (len < 8 || get64(t, off, &soff, "buffer option") ||
+	    check_section(t, soff, USTACK_TRACECMD_OPTION_BUFFER))
 		return len < 8 ? bad(t, "buffer option at %" PRIu64 " is too short", off) : -1;
 	off += 8;
 	n = get_string(t, off, end - off, buf, sizeof(buf), "buffer name");
@@ -320,14 +314,14 @@ static int check_option_v7(struct tdc *t, uint16_t id, uint64_t off, uint32_t le
 	uint64_t soff;
 
 	switch (id) {
-	case OPT_DONE:
+	case USTACK_TRACECMD_OPTION_DONE:
 		if (len < 8)
 			return bad(t, "option end at %" PRIu64 " is too short", off);
 		return get64(t, off, next, "option end");
-	case OPT_BUFFER:
+	case USTACK_TRACECMD_OPTION_BUFFER:
 		return check_buffer_v7(t, off, len);
-	case OPT_HEADER_INFO ... OPT_CMDLINES:
-	case OPT_BUFFER_TEXT:
+	case USTACK_TRACECMD_OPTION_HEADER_INFO ... USTACK_TRACECMD_OPTION_CMDLINES:
+	case USTACK_TRACECMD_OPTION_BUFFER_TEXT:
 		if (len < 8)
 			return bad(t, "option at %" PRIu64 " is too short", off);
 		if (get64(t, off, &soff, "option"))
@@ -360,8 +354,9 @@ static int check_v7(struct tdc *t, uint64_t off)
 		if (t->nr_seen == MAX_OPTION_SECTIONS)
 			return bad(t, "more than %d option sections", MAX_OPTION_SECTIONS);
 		t->seen[t->nr_seen++] = off;
-		if (check_section(t, off, OPT_DONE) || get16(t, off, &sid, "section") ||
-		    get16(t, off + 2, &flags, "section") || get64(t, off + 8, &size, "section"))
+		if (check_section(t, off, USTACK_TRACECMD_OPTION_DONE) ||
+		    get16(t, off, &sid, "section") || get16(t, off + 2, &flags, "section") ||
+		    get64(t, off + 8, &size, "section"))
 			return -1;
 		/* libtracecmd 1.3 writes them uncompressed: nothing more to see */
 		if (flags & SEC_FL_COMPRESS)
@@ -380,7 +375,7 @@ static int check_v7(struct tdc *t, uint64_t off)
 					   " bytes) runs past its section", pos - 6, len);
 			if (check_option_v7(t, id, pos, len, &next))
 				return -1;
-			if (id != OPT_DONE)
+			if (id != USTACK_TRACECMD_OPTION_DONE)
 				next = UINT64_MAX;
 			pos += len;
 		}
@@ -473,7 +468,7 @@ static int check_options_v6(struct tdc *t, uint64_t *off)
 		if (get16(t, *off, &id, "option"))
 			return -1;
 		*off += 2;
-		if (id == OPT_DONE)
+		if (id == USTACK_TRACECMD_OPTION_DONE)
 			return 0;
 		if (get32(t, *off, &len, "option"))
 			return -1;
@@ -481,7 +476,7 @@ static int check_options_v6(struct tdc *t, uint64_t *off)
 		if (!inside(t, *off, len))
 			return bad(t, "option at %" PRIu64 " (%" PRIu32
 				   " bytes) runs past the end of the file", *off - 6, len);
-		if (id == OPT_BUFFER) {
+		if (id == USTACK_TRACECMD_OPTION_BUFFER) {
 			if (len < 8 || get64(t, *off, &boff, "buffer option"))
 				return bad(t, "buffer option at %" PRIu64 " is too short", *off);
 			/* the buffer's own data type and CPUs, like the top one's */
