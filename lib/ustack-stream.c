@@ -364,6 +364,38 @@ static void keep_recorder_error(struct ustack_stream *st, int ret)
 		__atomic_store_n(&st->save_errno, errno, __ATOMIC_RELAXED);
 }
 
+/* A stream of @nr_cpus CPUs with nothing open yet, or NULL */
+static struct ustack_stream *stream_alloc(struct tep_handle *tep, int nr_cpus)
+{
+	struct ustack_stream *st = calloc(1, sizeof(*st));
+	int cpu;
+
+	if (!st)
+		return NULL;
+	st->tep = tep;
+	st->nr_cpus = nr_cpus;
+	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
+	ustack_list_init(&st->queue);
+	pthread_mutex_init(&st->lock, NULL);
+	st->subbuf_size = tep_get_sub_buffer_size(tep);
+	if (st->subbuf_size <= 0)
+		st->subbuf_size = getpagesize();
+	st->kbuf = tep_kbuffer(tep);
+	st->cpus = calloc(nr_cpus, sizeof(*st->cpus));
+	st->files = calloc(nr_cpus + 1, sizeof(*st->files));
+	/* Before any failure: freeing closes every CPU's descriptors */
+	for (cpu = 0; st->cpus && cpu < nr_cpus; cpu++) {
+		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
+		ustack_list_init(&st->cpus[cpu].pages);
+	}
+	if (!st->kbuf || !st->cpus || !st->files) {
+		ustack_stream_free(st);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return st;
+}
+
 /**
  * ustack_stream_open - open the per-CPU readers of an instance
  * @ui: the instance
@@ -378,31 +410,14 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 	struct ustack_stream *st;
 	int cpu, err;
 
-	st = calloc(1, sizeof(*st));
+	st = stream_alloc(tep, sysconf(_SC_NPROCESSORS_CONF));
 	if (!st)
 		return NULL;
 	st->ui = ui;
-	st->tep = tep;
 	st->perf = opts ? opts->perf : NULL;
-	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
 	st->tick_us = opts && opts->tick_us ? opts->tick_us : DEFAULT_TICK_US;
 	if (st->tick_us < 1000)
 		st->tick_us = 1000;
-	ustack_list_init(&st->queue);
-	pthread_mutex_init(&st->lock, NULL);
-	st->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
-	st->subbuf_size = tep_get_sub_buffer_size(tep);
-	if (st->subbuf_size <= 0)
-		st->subbuf_size = getpagesize();
-	st->kbuf = tep_kbuffer(tep);
-	st->cpus = calloc(st->nr_cpus, sizeof(*st->cpus));
-	st->files = calloc(st->nr_cpus + 1, sizeof(*st->files));
-	if (!st->kbuf || !st->cpus || !st->files)
-		goto fail;
-	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
-		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
-		ustack_list_init(&st->cpus[cpu].pages);
-	}
 	if (pipe2(st->ctl, O_NONBLOCK | O_CLOEXEC) < 0 ||
 	    pipe2(st->ready, O_NONBLOCK | O_CLOEXEC) < 0)
 		goto fail;
@@ -443,35 +458,19 @@ struct ustack_stream *ustack_stream_open_files(struct tep_handle *tep, char * co
 
 	while (files[nr])
 		nr++;
-	st = calloc(1, sizeof(*st));
+	st = stream_alloc(tep, nr);
 	if (!st)
 		return NULL;
-	st->tep = tep;
 	st->readback = st->stopping = true;
-	st->nr_cpus = nr;
-	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
-	ustack_list_init(&st->queue);
-	pthread_mutex_init(&st->lock, NULL);
-	st->subbuf_size = tep_get_sub_buffer_size(tep);
-	if (st->subbuf_size <= 0)
-		st->subbuf_size = getpagesize();
-	st->kbuf = tep_kbuffer(tep);
-	st->cpus = calloc(nr, sizeof(*st->cpus));
-	st->files = calloc(nr + 1, sizeof(*st->files));
-	if (!st->kbuf || !st->cpus || !st->files)
-		goto fail;
 	for (cpu = 0; cpu < nr; cpu++) {
-		st->cpus[cpu].fd = st->cpus[cpu].save_fd = -1;
-		ustack_list_init(&st->cpus[cpu].pages);
 		st->files[cpu] = strdup(files[cpu]);
-		if (!st->files[cpu])
-			goto fail;
+		if (!st->files[cpu]) {
+			ustack_stream_free(st);
+			errno = ENOMEM;
+			return NULL;
+		}
 	}
 	return st;
- fail:
-	ustack_stream_free(st);
-	errno = ENOMEM;
-	return NULL;
 }
 
 /**
