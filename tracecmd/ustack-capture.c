@@ -109,15 +109,15 @@ static struct capture *exiting_capture;
  * non-resident stack pages do, where the kernel patches are installed: an
  * installed user has no kernel-patches/ directory to look into).
  */
-static const char *fallback_notice =
-	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
+#define NO_DEFERRED_NOTICE \
+	"no deferred user stacks on this kernel (options/userstacktrace_delay; " \
 	"see THE FALLBACK in man trace-cmd-ustack): "
-	"synchronous fallback, at most 8 frames, %s";
+
+static const char *fallback_notice =
+	NO_DEFERRED_NOTICE "synchronous fallback, at most 8 frames, %s";
 
 static const char *perf_notice =
-	"no deferred user stacks on this kernel (options/userstacktrace_delay; "
-	"see THE FALLBACK in man trace-cmd-ustack): stacks from perf events, synchronous, "
-	"at most %u frames (%s), %s";
+	NO_DEFERRED_NOTICE "stacks from perf events, synchronous, at most %u frames (%s), %s";
 
 static const char *sideband_notice =
 	"addresses mapped through the mappings perf reports (side-band)";
