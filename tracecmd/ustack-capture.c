@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -668,12 +669,14 @@ static void open_output(struct capture *c)
 
 static void check_capture_env(void)
 {
-	const char *err;
+	char msg[PATH_MAX + 128];
+	int ret;
 
 	if (geteuid() != 0)
 		die("must be run as root (tracefs instances need it)");
-	if (!ustack_tracefs_check(&err))
-		die("%s", err);
+	ret = ustack_tracefs_check();
+	if (ret < 0)
+		die("%s", ustack_tracefs_strerror(ret, msg, sizeof(msg)));
 }
 
 /* The processes the side-band watches: -P's and the command, else all. */
