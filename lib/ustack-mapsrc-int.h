@@ -22,7 +22,8 @@ struct ustack_session;
  * @session:	gets the mappings and names
  * @events:	our records' decoders
  * @record:	recording a trace.dat: the mappings go into it too
- * @pids:	the processes watched, NULL for every one
+ * @pids:	the processes watched, NULL for every one; read only until
+ *		ustack_map_source_started()
  * @nr_pids:	entries in @pids
  * @sideband_file: record: an existing temporary where side-band records
  *		wait for the trace.dat, else NULL
@@ -41,6 +42,7 @@ struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env
 int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 				    const struct ustack_perfsrc_opts *src);
 int ustack_map_source_open_snapshots(struct ustack_map_source *ms);
+void ustack_map_source_started(struct ustack_map_source *ms);
 const char *ustack_map_source_no_perf(const struct ustack_map_source *ms);
 void ustack_map_source_enable(struct ustack_map_source *ms);
 void ustack_map_source_free(struct ustack_map_source *ms);

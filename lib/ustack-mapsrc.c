@@ -272,6 +272,17 @@ struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env
 }
 
 /**
+ * ustack_map_source_started - its stack source started: the watched
+ *	processes, the caller's, are read no more
+ * @ms: the mapping source
+ */
+void ustack_map_source_started(struct ustack_map_source *ms)
+{
+	ms->env.pids = NULL;
+	ms->env.nr_pids = 0;
+}
+
+/**
  * ustack_map_source_kind - which mapping source it is
  * @ms: the mapping source
  */

@@ -53,8 +53,6 @@ struct ustack_stack_source {
 	char				why[320];
 };
 
-static const struct stack_ops deferred_ops, perf_ops, userstacktrace_ops;
-
 /*
  * The fallback in one line (the man page says the rest: why 8 frames, what
  * non-resident stack pages do, where the kernel patches are installed: an
@@ -371,7 +369,8 @@ int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t w
 /**
  * ustack_stack_source_start - open its events and its mapping source
  * @ss:		an open source
- * @feed:	what it feeds (copied; the pointers must outlive the source)
+ * @feed:	what it feeds (copied; its pointers must outlive the source,
+ *		but @feed->pids, read only here)
  * @why:	set to the reason when it returns USTACK_STACKSRC_REFUSED
  * @why_size:	room in @why
  *
@@ -395,6 +394,7 @@ int ustack_stack_source_start(struct ustack_stack_source *ss,
 		.nr_pids = feed->nr_pids,
 		.sideband_file = feed->sideband_file,
 	};
+	int ret;
 
 	ss->feed = *feed;
 	/* the watched processes are the caller's, read now only */
@@ -402,7 +402,9 @@ int ustack_stack_source_start(struct ustack_stack_source *ss,
 	ss->maps = ustack_map_source_new(&env);
 	if (!ss->maps)
 		return -ENOMEM;
-	return ss->ops->start(ss, why, why_size);
+	ret = ss->ops->start(ss, why, why_size);
+	ustack_map_source_started(ss->maps);
+	return ret;
 }
 
 /**
