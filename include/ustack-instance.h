@@ -16,13 +16,9 @@
 struct tracefs_instance;
 struct ustack_instance;
 
-/**
- * ustack_tracefs_check - make sure tracefs is usable
- *
- * Honours $TRACEFS_DIR. Returns the tracing directory, or NULL with a
- * message in @err (static storage).
- */
-const char *ustack_tracefs_check(const char **err);
+/* 0 when tracefs is usable ($TRACEFS_DIR honoured), else a code */
+int ustack_tracefs_check(void);
+const char *ustack_tracefs_strerror(int err, char *buf, size_t size);
 
 struct ustack_instance *ustack_instance_open(const char *name);
 /* Remove "ustack-<pid>" instances whose pid is gone (killed runs) */

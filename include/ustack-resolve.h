@@ -130,7 +130,7 @@ enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why);
 const char *ustack_unresolved_str(enum ustack_unresolved why);
 
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
-bool ustack_resolver_has_debuginfod(void);
+bool ustack_debuginfod_available(void);
 void ustack_resolver_free(struct ustack_resolver *r);
 uint64_t ustack_resolver_dwarf_unreadable(const struct ustack_resolver *r);
 
@@ -169,7 +169,7 @@ int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
  * Anonymous memory (JIT): look @addr up in /tmp/perf-<tgid>.map (under
  * symfs). Returns 1 and fills @out when found, else 0.
  */
-int ustack_resolve_jit(struct ustack_resolver *r, int tgid, uint64_t addr,
+int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out);
 
 #endif /* _USTACK_RESOLVE_H */

@@ -41,11 +41,13 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *out);
 /*
  * Open a trace.dat for reading the buffer named @instance (NULL: the
  * first "ustack-*" buffer, else the first buffer, else the top one).
- * Without @kernel_symbols the file's kallsyms are not loaded. Returns NULL
- * with a one-line reason in @err (static storage).
+ * Without @kernel_symbols the file's kallsyms are not loaded. Returns 0,
+ * or a negative code: *@tdp then only says why (ustack_tracedat_strerror())
+ * and is closed.
  */
-struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
-					     bool kernel_symbols, const char **err);
+int ustack_tracedat_open(const char *file, const char *instance, bool kernel_symbols,
+			 struct ustack_tracedat **tdp);
+const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf, size_t size);
 struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td);
 
 typedef void (*ustack_tracedat_fn)(struct tep_record *rec, void *ctx);

@@ -21,6 +21,13 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 	[USTACK_ERR_BUILD_ID - USTACK_ERR__START]	= "build id differs from the traced file",
 	[USTACK_ERR_NO_VDSO - USTACK_ERR__START]	= "no vdso in this process",
 	[USTACK_ERR_VDSO_DIFFERS - USTACK_ERR__START]	= "vdso of this kernel differs from the traced one",
+	[USTACK_ERR_TRACEFS_DIR - USTACK_ERR__START]	= "no tracefs at $TRACEFS_DIR",
+	[USTACK_ERR_NO_TRACEFS - USTACK_ERR__START]	= "tracefs is not mounted",
+	[USTACK_ERR_NOT_TRACEDAT - USTACK_ERR__START]	= "not a trace.dat file",
+	[USTACK_ERR_CORRUPT - USTACK_ERR__START]	= "corrupt trace.dat",
+	[USTACK_ERR_UNREADABLE - USTACK_ERR__START]	= "cannot read this trace.dat file",
+	[USTACK_ERR_NO_BUFFER - USTACK_ERR__START]	= "no such buffer",
+	[USTACK_ERR_BAD_BUFFER - USTACK_ERR__START]	= "cannot read the buffer",
 };
 
 /**

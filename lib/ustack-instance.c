@@ -23,6 +23,7 @@
 
 #include <tracefs.h>
 
+#include "ustack-err.h"
 #include "ustack-formats.h"
 #include "ustack-instance.h"
 #include "ustack-stopsig.h"
@@ -50,9 +51,15 @@ struct ustack_instance {
 	volatile sig_atomic_t	torn_down;
 };
 
-const char *ustack_tracefs_check(const char **err)
+/**
+ * ustack_tracefs_check - make sure tracefs is usable
+ *
+ * Honours $TRACEFS_DIR. Returns 0, or a negative code for
+ * ustack_tracefs_strerror(): USTACK_ERR_TRACEFS_DIR, USTACK_ERR_NO_TRACEFS,
+ * or -errno when its instances/ directory is not writable.
+ */
+int ustack_tracefs_check(void)
 {
-	static char msg[PATH_MAX + 128];
 	const char *env = getenv("TRACEFS_DIR");
 	const char *dir;
 	char path[PATH_MAX];
@@ -60,28 +67,45 @@ const char *ustack_tracefs_check(const char **err)
 
 	if (env && *env) {
 		snprintf(path, sizeof(path), "%s/instances", env);
-		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(msg, sizeof(msg), "no tracefs at %s (TRACEFS_DIR)", env);
-			*err = msg;
-			return NULL;
-		}
+		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			return USTACK_ERR_TRACEFS_DIR;
 		tracefs_set_tracing_dir((char *)env);
 	}
 	dir = tracefs_tracing_dir();
-	if (!dir) {
-		snprintf(msg, sizeof(msg),
-			 "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		*err = msg;
-		return NULL;
-	}
+	if (!dir)
+		return USTACK_ERR_NO_TRACEFS;
 	snprintf(path, sizeof(path), "%s/instances", dir);
-	if (access(path, W_OK) < 0) {
-		snprintf(msg, sizeof(msg), "cannot create instances in %s: %s",
-			 path, strerror(errno));
-		*err = msg;
-		return NULL;
+	if (access(path, W_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * ustack_tracefs_strerror - the one-line reason tracefs is not usable
+ * @err:	what ustack_tracefs_check() returned
+ * @buf:	where to write it
+ * @size:	room in @buf
+ *
+ * Returns @buf.
+ */
+const char *ustack_tracefs_strerror(int err, char *buf, size_t size)
+{
+	const char *dir;
+
+	switch (err) {
+	case USTACK_ERR_TRACEFS_DIR:
+		snprintf(buf, size, "no tracefs at %s (TRACEFS_DIR)", getenv("TRACEFS_DIR"));
+		break;
+	case USTACK_ERR_NO_TRACEFS:
+		snprintf(buf, size,
+			 "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		break;
+	default:
+		dir = tracefs_tracing_dir();
+		snprintf(buf, size, "cannot create instances in %s/instances: %s",
+			 dir ? dir : "tracefs", ustack_strerror(err));
 	}
-	return dir;
+	return buf;
 }
 
 /* Async-signal-safe: used from the emergency path too. */

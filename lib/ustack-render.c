@@ -76,7 +76,7 @@ static int res_jit(void *ctx, int tgid, uint64_t addr, struct ustack_sym *out)
 {
 	struct ustack_render *r = ctx;
 
-	return ustack_resolve_jit(r->resolver, tgid, addr, out);
+	return ustack_jit_resolve(r->resolver, tgid, addr, out);
 }
 
 /* ------------------------------------------------------------------ */

@@ -313,7 +313,7 @@ static void *xz_decode(const uint8_t *in, size_t in_len, size_t *out_len,
 	do {
 		uint8_t *n;
 
-		if (!ustack_inflate_ok(in_len, alloc)) {
+		if (!uelf_inflate_ok(in_len, alloc)) {
 			alloc = in_len < USTACK_INFLATE_MAX / USTACK_INFLATE_RATIO ?
 				in_len * USTACK_INFLATE_RATIO : USTACK_INFLATE_MAX;
 			if (alloc <= s.total_out) {
@@ -344,13 +344,13 @@ fail:
 }
 
 /**
- * ustack_minidebuginfo - the .gnu_debugdata ELF (MiniDebugInfo) of @e
+ * ustack_debuginfo_mini - the .gnu_debugdata ELF (MiniDebugInfo) of @e
  * @e: a file that may carry one
  *
  * It holds a .symtab with the functions .dynsym lacks. Returns NULL when
  * absent or broken.
  */
-struct uelf *ustack_minidebuginfo(struct uelf *e)
+struct uelf *ustack_debuginfo_mini(struct uelf *e)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -402,7 +402,7 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
 }
 
 /**
- * ustack_find_alt - the dwz file a debug file's .gnu_debugaltlink names
+ * ustack_debuginfo_alt - the dwz file a debug file's .gnu_debugaltlink names
  * @r: resolver (--symfs, --debug-dir)
  * @e: the debug file
  * @name: the path it names: absolute, or relative to its directory
@@ -412,8 +412,8 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
  * Looked up as libdw would (the name, then by build id), but under
  * --symfs and through ustack_open_file(). NULL when not found.
  */
-struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
-			     const char *name, const unsigned char *id, size_t len)
+struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
+				  const char *name, const unsigned char *id, size_t len)
 {
 	char hex[2 * USTACK_BUILD_ID_MAX + 1], *dir, *rel;
 	char * const *d;
@@ -461,14 +461,14 @@ static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 }
 
 /**
- * ustack_find_debug - a file with symbols or DWARF for @dso
+ * ustack_debuginfo_find - a file with symbols or DWARF for @dso
  * @dso: a file that opened
  * @want_dwarf: need .debug_info (else a .symtab)
  *
  * Returns @dso->file itself, an already found file, or a new one the
  * caller keeps (freed with the dso). NULL when nothing was found.
  */
-struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf)
+struct uelf *ustack_debuginfo_find(struct ustack_dso *dso, bool want_dwarf)
 {
 	struct uelf *e;
 
@@ -480,21 +480,21 @@ struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf)
 	if (!e)
 		e = try_debuglink(dso, want_dwarf);
 	if (!e && !want_dwarf)
-		e = ustack_minidebuginfo(dso->file);
+		e = ustack_debuginfo_mini(dso->file);
 	if (!e)
 		e = try_debuginfod(dso, false, want_dwarf);
 	return e;
 }
 
 /**
- * ustack_find_by_build_id - the traced file, found by its build id
+ * ustack_debuginfo_by_build_id - the traced file, found by its build id
  * @dso: a file whose path is gone or holds another build
  * @executable: want the binary (for its program headers)
  *
  * Only debuginfod can return the original executable; debug files lose
  * the file offsets of their segments.
  */
-struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable)
+struct uelf *ustack_debuginfo_by_build_id(struct ustack_dso *dso, bool executable)
 {
 	return try_debuginfod(dso, executable, false);
 }

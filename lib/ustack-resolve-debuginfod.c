@@ -5,7 +5,7 @@
  *
  * libdebuginfod is optional: the Makefile defines USTACK_HAVE_DEBUGINFOD
  * when it found it; otherwise nothing is ever fetched and
- * ustack_resolver_has_debuginfod() says so. The library is loaded with
+ * ustack_debuginfod_available() says so. The library is loaded with
  * dlopen() when the first file is looked up, as libdwfl does: it brings
  * libcurl and some thirty other libraries, whose loading took three
  * quarters of the start-up of every run (30 of 39 ms here), and most
@@ -169,12 +169,12 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 }
 
 /**
- * ustack_resolver_has_debuginfod - whether this build can ask debuginfod
+ * ustack_debuginfod_available - whether this build can ask debuginfod
  *
  * False in a build without libdebuginfod: the debuginfod option of
  * struct ustack_resolver_opts then does nothing.
  */
-bool ustack_resolver_has_debuginfod(void)
+bool ustack_debuginfod_available(void)
 {
 	return true;
 }
@@ -191,7 +191,7 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	return NULL;
 }
 
-bool ustack_resolver_has_debuginfod(void)
+bool ustack_debuginfod_available(void)
 {
 	return false;
 }

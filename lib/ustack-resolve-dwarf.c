@@ -174,7 +174,7 @@ static int udwarf_alt(struct udwarf *dw, struct uelf *e)
 		return 0;
 	if (len < 0)
 		return -1;
-	dw->alt = ustack_find_alt(dw->r, e, name, id, len);
+	dw->alt = ustack_debuginfo_alt(dw->r, e, name, id, len);
 	/* libdw reads it as much as the main file: the same cap */
 	if (!dw->alt || !uelf_dwarf_ok(dw->alt) || !uelf_dwarf_readable(dw->alt))
 		return -1;

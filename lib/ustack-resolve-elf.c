@@ -168,11 +168,11 @@ static uint64_t get_uint(const unsigned char *p, int len, bool msb)
 }
 
 /**
- * ustack_inflate_ok - whether a decompressed size is within the caps
+ * uelf_inflate_ok - whether a decompressed size is within the caps
  * @in: compressed bytes (as stored in the file)
  * @out: bytes the data says it decompresses to
  */
-bool ustack_inflate_ok(uint64_t in, uint64_t out)
+bool uelf_inflate_ok(uint64_t in, uint64_t out)
 {
 	return out <= USTACK_INFLATE_MAX &&
 	       (in >= USTACK_INFLATE_MAX / USTACK_INFLATE_RATIO ||
@@ -309,7 +309,7 @@ static int uelf_check_sections(struct uelf *e, const struct usrc *s)
 		n = inflated_size(s, &sh, name, e->class, msb);
 		if (name && (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8)))
 			e->dwarf_bytes += n ? n : sh.sh_size;
-		if (n && !ustack_inflate_ok(sh.sh_size, n)) {
+		if (n && !uelf_inflate_ok(sh.sh_size, n)) {
 			snprintf(what, sizeof(what), "bytes decompressed from %" PRIu64 " in %s",
 				 (uint64_t)sh.sh_size, name ? name : "?");
 			cap_warn(e->path, n, what, sh.sh_size < USTACK_INFLATE_MAX /

@@ -67,8 +67,8 @@ struct uelf {
 
 /* Failures are negative codes: -errno or enum ustack_err (ustack-err.h). */
 int ustack_open_file(const struct ustack_resolver *r, const char *path);
-void ustack_symfs_init(struct ustack_resolver *r);
-bool ustack_inflate_ok(uint64_t in, uint64_t out);
+void ustack_open_symfs(struct ustack_resolver *r);
+bool uelf_inflate_ok(uint64_t in, uint64_t out);
 
 int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out);
 int uelf_memory(const char *name, void *buf, size_t size, bool owned,
@@ -207,11 +207,11 @@ char *ustack_build_id_hex(const unsigned char *id, size_t len, char *buf);
 char *ustack_symfs_path(const struct ustack_resolver *r, const char *path);
 
 /* ustack-resolve-debuginfo.c */
-struct uelf *ustack_find_debug(struct ustack_dso *dso, bool want_dwarf);
-struct uelf *ustack_find_by_build_id(struct ustack_dso *dso, bool executable);
-struct uelf *ustack_minidebuginfo(struct uelf *e);
-struct uelf *ustack_find_alt(struct ustack_resolver *r, const struct uelf *e,
-			     const char *name, const unsigned char *id, size_t len);
+struct uelf *ustack_debuginfo_find(struct ustack_dso *dso, bool want_dwarf);
+struct uelf *ustack_debuginfo_by_build_id(struct ustack_dso *dso, bool executable);
+struct uelf *ustack_debuginfo_mini(struct uelf *e);
+struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
+				  const char *name, const unsigned char *id, size_t len);
 
 /* ustack-resolve-dwarf.c */
 struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e);

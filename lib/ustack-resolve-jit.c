@@ -179,7 +179,7 @@ static const struct ujit_sym *jit_find(const struct ujit *j, uint64_t addr)
 }
 
 /**
- * ustack_resolve_jit - name an address in anonymous memory
+ * ustack_jit_resolve - name an address in anonymous memory
  * @r: resolver
  * @tgid: process the address belongs to
  * @addr: virtual address
@@ -187,7 +187,7 @@ static const struct ujit_sym *jit_find(const struct ujit *j, uint64_t addr)
  *
  * The map is read once per tgid. Returns 1 when found, else 0.
  */
-int ustack_resolve_jit(struct ustack_resolver *r, int tgid, uint64_t addr,
+int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out)
 {
 	const struct ujit_sym *s;

@@ -206,14 +206,14 @@ int ustack_open_file(const struct ustack_resolver *r, const char *path)
 }
 
 /**
- * ustack_symfs_init - open the --symfs directory once
+ * ustack_open_symfs - open the --symfs directory once
  * @r: resolver with r->symfs set
  *
  * A directory that cannot be opened leaves every frame under it
  * unresolved, with the reason. USTACK_TEST_NO_OPENAT2 in the environment
  * makes the tests take the path of kernels without openat2().
  */
-void ustack_symfs_init(struct ustack_resolver *r)
+void ustack_open_symfs(struct ustack_resolver *r)
 {
 	r->symfs_fd = -1;
 	r->symfs_err = USTACK_ERR_NO_SYMFS;

@@ -89,7 +89,7 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 	if (r->opts.symfs && *r->opts.symfs && strcmp(r->opts.symfs, "/"))
 		r->symfs = symfs_dir(r->opts.symfs);
 	r->opts.symfs = r->symfs;
-	ustack_symfs_init(r);
+	ustack_open_symfs(r);
 	r->debug_dirs = copy_strv(r->opts.debug_dirs);
 	r->opts.debug_dirs = (const char * const *)r->debug_dirs;
 	if (ustack_htable_init(&r->dsos, 256) || !r->debug_dirs) {
@@ -273,7 +273,7 @@ static void dso_open_special(struct ustack_dso *dso)
 /* The file on disk is not the one that ran: try one by build id. */
 static void dso_open_replacement(struct ustack_dso *dso)
 {
-	struct uelf *e = ustack_find_by_build_id(dso, true);
+	struct uelf *e = ustack_debuginfo_by_build_id(dso, true);
 
 	if (!e)
 		return;
@@ -526,7 +526,7 @@ static void dso_load_syms(struct ustack_dso *dso)
 	if (f->has_symtab) {
 		usymtab_add_elf(&dso->symtab, f, SHT_SYMTAB, USTACK_ORIGIN_SYMTAB);
 	} else {
-		sf = dso->symfile = ustack_find_debug(dso, false);
+		sf = dso->symfile = ustack_debuginfo_find(dso, false);
 		if (sf && sf->has_symtab)
 			usymtab_add_elf(&dso->symtab, sf, SHT_SYMTAB,
 					sf->minidebug ? USTACK_ORIGIN_MINIDEBUG :
@@ -601,7 +601,7 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 void ustack_dso_load_dwarf(struct ustack_dso *dso)
 {
 	dso->debug_done = true;
-	dso->debug = ustack_find_debug(dso, true);
+	dso->debug = ustack_debuginfo_find(dso, true);
 	if (!dso->debug)
 		return;
 	/* Frames only its DWARF would have named say why they have none */

@@ -36,6 +36,8 @@ struct ustack_tracedat {
 	char			*file;
 	unsigned long		corrupt;	/* records dropped by fits_page() */
 	bool			stop;		/* ustack_tracedat_stop() was called */
+	int			err;		/* why it could not be opened */
+	char			*why;		/* USTACK_ERR_CORRUPT: what is */
 };
 
 /* libtracecmd expands "system/event" with glob(3) under events/ */
@@ -169,41 +171,33 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	return -1;
 }
 
-/* trace.dat files start with "\027\010\104tracing". */
-static bool is_tracedat(const char *file, const char **err)
+/*
+ * trace.dat files start with "\027\010\104tracing". Returns 0 or a code
+ * (a corrupt file's reason goes to td->why).
+ */
+static int check_tracedat(struct ustack_tracedat *td)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	static char msg[768];
 	char buf[sizeof(magic)], why[256];
 	ssize_t r;
 	int fd;
 
-	fd = ustack_open_regular(file);
-	if (fd < 0) {
-		if (fd == USTACK_ERR_NOT_REGULAR)
-			snprintf(msg, sizeof(msg), "%s is not a regular file", file);
-		else
-			snprintf(msg, sizeof(msg), "cannot open %s: %s", file,
-				 ustack_strerror(fd));
-		*err = msg;
-		return false;
-	}
+	fd = ustack_open_regular(td->file);
+	if (fd < 0)
+		return fd;
 	r = read(fd, buf, sizeof(buf));
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic))) {
 		close(fd);
-		snprintf(msg, sizeof(msg), "%s is not a trace.dat file", file);
-		*err = msg;
-		return false;
+		return USTACK_ERR_NOT_TRACEDAT;
 	}
 	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
 	if (ustack_tracedat_check(fd, why, sizeof(why))) {
 		close(fd);
-		snprintf(msg, sizeof(msg), "%s: corrupt trace.dat: %s", file, why);
-		*err = msg;
-		return false;
+		td->why = strdup(why);
+		return USTACK_ERR_CORRUPT;
 	}
 	close(fd);
-	return true;
+	return 0;
 }
 
 static int pick_buffer(struct tracecmd_input *top, const char *want)
@@ -257,53 +251,95 @@ static struct tracecmd_input *open_input(const char *file, bool kernel_symbols)
 	return handle;
 }
 
+/* The buffer @instance names, else the one picked; 0 or a code */
+static int open_buffer(struct ustack_tracedat *td, const char *instance)
+{
+	int idx = pick_buffer(td->top, instance);
+
+	if (idx == -2) {
+		td->name = strdup(instance);
+		return USTACK_ERR_NO_BUFFER;
+	}
+	td->buf = td->top;
+	if (idx < 0)
+		return 0;
+	td->buf = tracecmd_buffer_instance_handle(td->top, idx);
+	td->name = strdup(tracecmd_buffer_instance_name(td->top, idx));
+	return td->buf ? 0 : USTACK_ERR_BAD_BUFFER;
+}
+
 /**
  * ustack_tracedat_open - open a trace.dat and select the buffer to read
  * @file: the file
  * @instance: buffer name, or NULL to pick (see ustack-tracedat.h)
  * @kernel_symbols: load the kernel symbols the file carries (else kernel
  *	addresses stay unnamed: for outputs that print none)
- * @err: set to a one-line reason on failure
+ * @tdp: set to the file; on failure to one that only says why
+ *	(ustack_tracedat_strerror()) and is then closed, or NULL when out
+ *	of memory
+ *
+ * Returns 0 or a negative code (-errno, enum ustack_err).
  */
-struct ustack_tracedat *ustack_tracedat_open(const char *file, const char *instance,
-					     bool kernel_symbols, const char **err)
+int ustack_tracedat_open(const char *file, const char *instance, bool kernel_symbols,
+			 struct ustack_tracedat **tdp)
 {
-	static char msg[512];
-	struct ustack_tracedat *td;
-	int idx;
+	struct ustack_tracedat *td = calloc(1, sizeof(*td));
 
-	if (!is_tracedat(file, err))
-		return NULL;
-	td = calloc(1, sizeof(*td));
+	*tdp = td;
 	if (!td)
-		return NULL;
+		return USTACK_ERR_NOMEM;
 	td->file = strdup(file);
+	if (!td->file)
+		return td->err = USTACK_ERR_NOMEM;
+	td->err = check_tracedat(td);
+	if (td->err)
+		return td->err;
 	td->top = open_input(file, kernel_symbols);
-	if (!td->top) {
-		snprintf(msg, sizeof(msg), "%s: cannot read this trace.dat file", file);
-		*err = msg;
-		ustack_tracedat_close(td);
-		return NULL;
+	if (!td->top)
+		return td->err = USTACK_ERR_UNREADABLE;
+	return td->err = open_buffer(td, instance);
+}
+
+/**
+ * ustack_tracedat_strerror - the one-line reason a trace.dat did not open
+ * @td:		what ustack_tracedat_open() set (NULL: out of memory)
+ * @buf:	where to write it
+ * @size:	room in @buf
+ *
+ * Returns @buf.
+ */
+const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf, size_t size)
+{
+	const char *file = td && td->file ? td->file : "trace.dat";
+	int err = td ? td->err : USTACK_ERR_NOMEM;
+
+	switch (err) {
+	case USTACK_ERR_NOT_REGULAR:
+		snprintf(buf, size, "%s is not a regular file", file);
+		break;
+	case USTACK_ERR_NOT_TRACEDAT:
+		snprintf(buf, size, "%s is not a trace.dat file", file);
+		break;
+	case USTACK_ERR_CORRUPT:
+		snprintf(buf, size, "%s: corrupt trace.dat: %s", file,
+			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
+		break;
+	case USTACK_ERR_UNREADABLE:
+		snprintf(buf, size, "%s: cannot read this trace.dat file", file);
+		break;
+	case USTACK_ERR_NO_BUFFER:
+		snprintf(buf, size, "%s has no buffer named '%s'", file, td->name);
+		break;
+	case USTACK_ERR_BAD_BUFFER:
+		snprintf(buf, size, "%s: cannot read buffer %s", file, td->name);
+		break;
+	case USTACK_ERR_NOMEM:
+		snprintf(buf, size, "%s", ustack_strerror(err));
+		break;
+	default:
+		snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
 	}
-	idx = pick_buffer(td->top, instance);
-	if (idx == -2) {
-		snprintf(msg, sizeof(msg), "%s has no buffer named '%s'", file, instance);
-		*err = msg;
-		ustack_tracedat_close(td);
-		return NULL;
-	}
-	td->buf = td->top;
-	if (idx >= 0) {
-		td->buf = tracecmd_buffer_instance_handle(td->top, idx);
-		td->name = strdup(tracecmd_buffer_instance_name(td->top, idx));
-		if (!td->buf) {
-			snprintf(msg, sizeof(msg), "%s: cannot read buffer %s", file, td->name);
-			*err = msg;
-			ustack_tracedat_close(td);
-			return NULL;
-		}
-	}
-	return td;
+	return buf;
 }
 
 struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
@@ -493,5 +529,6 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 		tracecmd_close(td->top);
 	free(td->name);
 	free(td->file);
+	free(td->why);
 	free(td);
 }

@@ -4,20 +4,16 @@
  * into the session until the run ends (signal, command exit, -d, closed
  * output), then print the summary or write the trace.dat.
  *
- * On kernels with options/userstacktrace_delay (kernel-patches/) every
- * traced event gets a cookie and the kernel writes the user stack once
- * the task returns to user space; elsewhere each traced tracepoint is a
- * perf event whose samples carry the user callchain (ustack-perfsrc.h),
- * and only where perf refuses that the synchronous userstacktrace option
- * (8 frames at most). Both of those take their mappings and names from
- * the perf side-band (ustack-sideband.h) or, where perf events are missing
- * or refused, /proc/<pid>/maps snapshots.
+ * Where the stacks and their mappings come from is the stack source's
+ * (ustack-stacksrc.h), chosen once: this file asks it and its mapping
+ * source (ustack-mapsrc.h), never which one it is.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/resource.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -34,12 +29,11 @@
 #include "ustack-events.h"
 #include "ustack-formats.h"
 #include "ustack-instance.h"
+#include "ustack-mapsrc.h"
 #include "ustack-perfsrc.h"
 #include "ustack-proc.h"
-#include "ustack-procmaps.h"
-#include "ustack-sbfile.h"
 #include "ustack-session.h"
-#include "ustack-sideband.h"
+#include "ustack-stacksrc.h"
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
 #include "ustack-outfile.h"
@@ -55,19 +49,16 @@
  * @run:	session and printer
  * @ui:		the instance recorded into
  * @stream:	its per-CPU readers
- * @procmaps:	fallback without side-band: /proc/<pid>/maps snapshots
- * @perf:	fallback: the perf side-band, NULL when deferred or refused
- * @sbfile:	record with a side-band: its records for the trace.dat
- * @sbfile_path: where they are written until the trace.dat is
+ * @src:	where the stacks come from, chosen once
+ * @caps:	what it promises
+ * @maps:	its mapping source, once started
+ * @sbfile_path: record with a side-band: where its records wait for the
+ *		trace.dat
  * @out:	record: where the trace.dat goes
- * @no_perf:	why there is no side-band on the fallback path
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
- * @source:	where the stacks come from (never USTACK_SOURCE_AUTO once
- *		set_buffers() chose)
- * @why_source:	why that one, for the notice ("" when it was asked for)
- * @src:	the perf stack source's events (USTACK_SOURCE_PERF)
- * @deferred:	the kernel writes deferred stacks (else the fallback)
+ * @sampled:	a source that samples the events itself: them, by id
+ * @nr_sampled:	entries in @sampled
  * @direct:	recording without reading: the summary is the kernel's count
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
@@ -78,18 +69,15 @@ struct capture {
 	struct ustack_run	run;
 	struct ustack_instance	*ui;
 	struct ustack_stream	*stream;
-	struct ustack_procmaps	*procmaps;
-	struct ustack_perf	*perf;
-	struct ustack_sbfile	*sbfile;
+	struct ustack_stack_source *src;
+	const struct ustack_stack_caps *caps;
+	struct ustack_map_source *maps;
 	char			*sbfile_path;
 	struct ustack_outfile	out;
-	char			no_perf[256];
-	enum ustack_source	source;
-	char			why_source[320];
-	struct ustack_perfsrc_opts src;
 	struct ustack_child	*child;
 	const char		**systems;
-	bool			deferred;
+	struct ustack_perfsrc_event *sampled;
+	size_t			nr_sampled;
 	bool			direct;
 	unsigned int		helpers;
 	int			until_exec;	/* the command, before its exec */
@@ -103,29 +91,6 @@ static struct capture *exiting_capture;
 /* ------------------------------------------------------------------ */
 /* The instance                                                       */
 /* ------------------------------------------------------------------ */
-
-/*
- * The fallback in one line (the man page says the rest: why 8 frames, what
- * non-resident stack pages do, where the kernel patches are installed: an
- * installed user has no kernel-patches/ directory to look into).
- */
-#define NO_DEFERRED_NOTICE \
-	"no deferred user stacks on this kernel (options/userstacktrace_delay; " \
-	"see THE FALLBACK in man trace-cmd-ustack): "
-
-static const char *fallback_notice =
-	NO_DEFERRED_NOTICE "synchronous fallback, at most 8 frames, %s";
-
-static const char *perf_notice =
-	NO_DEFERRED_NOTICE "stacks from perf events, synchronous, at most %u frames (%s), %s";
-
-static const char *sideband_notice =
-	"addresses mapped through the mappings perf reports (side-band)";
-
-static const char *snapshot_notice =
-	"addresses mapped through /proc/<pid>/maps snapshots (no perf side-band: %s)";
-
-static void on_maps(int tgid, uint64_t ts, const char *text, void *data);
 
 /* exit() on any path: stop the reader, then remove or restore the instance */
 static void capture_atexit(void)
@@ -167,21 +132,26 @@ static void open_instance(struct capture *c)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/*
- * The patched kernel's deferred stacks first, then perf events, then the
- * userstacktrace option; perf may still refuse (start_sideband()).
- */
+static void enable_specs(void *data);
+
+/* The stack source, chosen once by the rule in the library */
 static void choose_source(struct capture *c)
 {
 	const struct ustack_opts *o = c->o;
-	bool has = ustack_instance_has_option(c->ui, "userstacktrace_delay");
+	struct ustack_stack_env env = {
+		.ui = c->ui, .want = o->source, .clock_given = o->clock != NULL,
+		.kernel = o->out.kernel, .max_stack = o->max_stack,
+		.enable_events = enable_specs, .ctx = c,
+	};
+	char why[320];
+	int ret;
 
-	c->source = o->source;
-	if (c->source == USTACK_SOURCE_DEFERRED && !has)
-		die("--stack-source=tracefs-deferred: this kernel has no "
-		    "options/userstacktrace_delay (see THE FALLBACK in man trace-cmd-ustack)");
-	if (c->source == USTACK_SOURCE_AUTO)
-		c->source = has ? USTACK_SOURCE_DEFERRED : USTACK_SOURCE_PERF;
+	ret = ustack_stack_source_choose(&env, &c->src, why, sizeof(why));
+	if (ret == USTACK_STACKSRC_REFUSED)
+		die("--stack-source=%s: %s", ustack_stack_source_name(o->source), why);
+	if (ret < 0)
+		die("out of memory");
+	c->caps = ustack_stack_source_caps(c->src);
 }
 
 static void set_buffers(struct capture *c)
@@ -191,13 +161,12 @@ static void set_buffers(struct capture *c)
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	choose_source(c);
-	c->deferred = c->source == USTACK_SOURCE_DEFERRED;
 	/*
 	 * Recording deferred stacks only splices (see the stream's direct
 	 * mode): no record is read back or decoded. The side-band, which
-	 * reads records, belongs to the fallback path.
+	 * reads records, belongs to the synchronous sources.
 	 */
-	c->direct = o->mode == MODE_RECORD && c->deferred;
+	c->direct = o->mode == MODE_RECORD && c->caps->deferred;
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
 		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
@@ -205,9 +174,6 @@ static void set_buffers(struct capture *c)
 	}
 	if (o->clock && ustack_instance_write(c->ui, "trace_clock", o->clock) < 0)
 		die("unknown trace clock '%s'", o->clock);
-	/* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
-	if (!o->clock && !c->deferred)
-		ustack_instance_write(c->ui, "trace_clock", "mono");
 	/*
 	 * Wake the reader at a quarter full; never 0 (one wakeup per event).
 	 * Recording directly, a wakeup costs little, so it comes sooner.
@@ -217,21 +183,13 @@ static void set_buffers(struct capture *c)
 		die("cannot set options/stacktrace: %s", strerror(errno));
 }
 
-/* Deferred stacks when the kernel has them, else the synchronous option. */
-static void set_stack_path(struct capture *c)
+/* The source's options, events and clock; it enables the events it needs */
+static void open_source(struct capture *c)
 {
-	if (c->deferred) {
-		if (ustack_instance_set_option(c->ui, "userstacktrace_delay", true) < 0)
-			die("cannot set options/userstacktrace_delay: %s", strerror(errno));
-		if (ustack_instance_enable_event(c->ui, "inode_cache", "inode_cache", NULL) < 0)
-			ustack_warning("no inode_cache event: frames will stay unresolved");
-		return;
-	}
-	/* perf samples carry their own stacks */
-	if (c->source == USTACK_SOURCE_PERF)
-		return;
-	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
-		die("cannot set options/userstacktrace: %s", strerror(errno));
+	char why[320];
+
+	if (ustack_stack_source_open(c->src, why, sizeof(why)) < 0)
+		die("%s", why);
 }
 
 static void enable_helper(struct capture *c, const char *sys, const char *name,
@@ -242,20 +200,17 @@ static void enable_helper(struct capture *c, const char *sys, const char *name,
 		c->helpers |= helper;
 }
 
-/*
- * Without the side-band: names from the instance's task events, and on
- * the fallback maps snapshots, taken again after an exec.
- */
-static void without_sideband(struct capture *c)
+/* The helper events the mapping source needs, unless asked for by -e */
+static void enable_helpers(struct capture *c)
 {
-	enable_helper(c, "task", "task_rename", USTACK_HELPER_RENAME);
-	enable_helper(c, "task", "task_newtask", USTACK_HELPER_NEWTASK);
-	if (c->deferred)
-		return;
-	enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
-	c->procmaps = ustack_procmaps_new(c->o->mode == MODE_RECORD ? c->ui : NULL, on_maps, c);
-	if (!c->procmaps)
-		die("out of memory");
+	unsigned int want = ustack_map_source_helpers(c->maps);
+
+	if (want & USTACK_HELPER_RENAME)
+		enable_helper(c, "task", "task_rename", USTACK_HELPER_RENAME);
+	if (want & USTACK_HELPER_NEWTASK)
+		enable_helper(c, "task", "task_newtask", USTACK_HELPER_NEWTASK);
+	if (want & USTACK_HELPER_EXEC)
+		enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
 }
 
 /* Where to look, and the name of the nearest event when there is one */
@@ -308,16 +263,20 @@ static void default_events(struct ustack_opts *o)
 	}
 }
 
-static void enable_events(struct capture *c)
+/* -e's events into the instance, for a source whose stacks it writes */
+static void enable_specs(void *data)
 {
-	struct ustack_opts *o = c->o;
+	struct capture *c = data;
 	int i;
 
-	if (!o->nr_events)
-		default_events(o);
-	/* the perf stack source samples them itself (perf_events()) */
-	for (i = 0; c->source != USTACK_SOURCE_PERF && i < o->nr_events; i++)
-		enable_spec(c, &o->events[i]);
+	for (i = 0; i < c->o->nr_events; i++)
+		enable_spec(c, &c->o->events[i]);
+}
+
+static void keep_new_threads(struct capture *c)
+{
+	struct ustack_opts *o = c->o;
+
 	/*
 	 * Without -c, new threads are kept and new processes left out:
 	 * task_newtask's clone flags tell which is which, even for tasks
@@ -436,7 +395,7 @@ static void write_info_marker(struct capture *c)
 					O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ustack_events_info_text(buf, sizeof(buf), c->deferred, c->helpers, c->until_exec);
+	ustack_events_info_text(buf, sizeof(buf), c->caps->deferred, c->helpers, c->until_exec);
 	if (write(fd, buf, strlen(buf)) < 0)
 		ustack_warning("trace_marker: %s", strerror(errno));
 	close(fd);
@@ -446,40 +405,16 @@ static void write_info_marker(struct capture *c)
 /* Reading                                                            */
 /* ------------------------------------------------------------------ */
 
-static void on_maps(int tgid, uint64_t ts, const char *text, void *data)
-{
-	struct capture *c = data;
-
-	ustack_session_add_maps(c->run.session, tgid, ts, text);
-}
-
-/* Fallback: a new process, or one that exec'd, gets a maps snapshot. */
-static void snapshot_new(struct capture *c, struct tep_record *rec)
-{
-	const struct ustack_events *ev = c->run.events;
-	int pid;
-
-	if (ustack_events_classify(ev, rec) == USTACK_REC_USTACK)
-		ustack_procmaps_see(c->procmaps, ustack_events_ustack_tgid(ev, rec));
-	else if ((pid = ustack_events_exec_pid(ev, rec)) > 0)
-		ustack_procmaps_exec(c->procmaps, pid, rec->ts);
-}
-
 /*
  * Before a batch is fed: its tasks are learned while they still run, and
- * on the fallback path their maps are read.
+ * the mapping source reads what it needs of them (snapshots: their maps).
  */
 static void on_batch(struct tep_record **recs, int nr, void *data)
 {
 	struct capture *c = data;
-	int i;
 
 	ustack_session_preview(c->run.session, recs, nr);
-	if (!c->procmaps || !nr)
-		return;
-	for (i = 0; i < nr; i++)
-		snapshot_new(c, recs[i]);
-	ustack_procmaps_refresh(c->procmaps, ustack_instance_now(c->ui));
+	ustack_map_source_batch(c->maps, recs, nr);
 }
 
 static void on_record(struct tep_record *rec, void *data)
@@ -503,37 +438,12 @@ static void on_horizon(unsigned long long ts, void *data)
 	ustack_session_advance(c->run.session, ts);
 }
 
-/*
- * Into the trace.dat: a sample says there whether the kernel cut its
- * chain, which report could not tell without the frame limit of this run
- */
-static int sbfile_add(struct capture *c, const struct ustack_sb_rec *rec)
-{
-	struct ustack_perfsrc_stack cs;
-	struct ustack_sb_rec copy;
-
-	if (rec->kind != USTACK_SB_SAMPLE)
-		return ustack_sbfile_add(c->sbfile, rec);
-	ustack_perfsrc_stack(rec, c->src.max_stack, &cs);
-	copy = *rec;
-	copy.cut = cs.truncated;
-	return ustack_sbfile_add(c->sbfile, &copy);
-}
-
 /* A side-band record: to the session, and into the trace.dat when recording */
 static void on_sideband(const struct ustack_sb_rec *rec, void *data)
 {
 	struct capture *c = data;
 
-	/* System-wide, the reads of our own reader are syscalls too */
-	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
-		return;
-	ustack_session_sideband(c->run.session, rec);
-	if (c->sbfile && sbfile_add(c, rec) < 0) {
-		ustack_warning("cannot write %s: the side-band is not recorded", c->sbfile_path);
-		ustack_sbfile_close(c->sbfile);
-		c->sbfile = NULL;
-	}
+	ustack_map_source_sideband(c->maps, rec);
 }
 
 static const struct ustack_stream_ops stream_ops = {
@@ -544,16 +454,13 @@ static const struct ustack_stream_ops stream_ops = {
 	.sideband	= on_sideband,
 };
 
-/* A task of our command stops at its exit: take its last maps. */
+/* A task of our command stops at its exit: its last maps are taken. */
 static void on_child_exit(pid_t pid, void *data)
 {
 	struct capture *c = data;
-	int tgid;
 
 	ustack_session_learn_task(c->run.session, pid);
-	tgid = ustack_proc_tgid(pid);
-	if (tgid > 0)
-		ustack_procmaps_update(c->procmaps, tgid, ustack_instance_now(c->ui));
+	ustack_map_source_task_exit(c->maps, pid);
 }
 
 static void open_stream(struct capture *c, struct tep_handle *tep)
@@ -563,7 +470,7 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	int i;
 
 	so.tick_us = c->o->tick_us;
-	so.perf = c->perf;
+	so.perf = ustack_map_source_perf(c->maps);
 	if (c->o->mode == MODE_RECORD)
 		so.save_prefix = ustack_outfile_temp_prefix(&c->out);
 	so.direct = c->direct;
@@ -619,12 +526,12 @@ static void print_progress(struct capture *c, bool final)
 }
 
 /*
- * Without the side-band, the command's tasks stop at their exit so that
- * their last maps can be read (the side-band reports every mapping).
+ * The command's tasks stop at their exit when the mapping source reads
+ * their last maps then (snapshots; the side-band reports every mapping).
  */
 static void watch_command(struct capture *c)
 {
-	if (c->child && c->procmaps)
+	if (c->child && ustack_map_source_wants_exits(c->maps))
 		ustack_child_watch_exit(c->child, c->o->children, on_child_exit, c);
 }
 
@@ -717,24 +624,16 @@ static void write_tracedat(struct capture *c)
 {
 	struct ustack_tracedat_out out = { 0 };
 	char *clock = read_clock(c);
-	char **maps = NULL, msg[512];
+	char **maps = ustack_map_source_procmaps(c->maps), msg[512];
 	int i, ret;
 
-	if (c->procmaps)
-		maps = ustack_procmaps_options(c->procmaps);
-	else if (c->perf)
-		maps = ustack_session_procmaps(c->run.session);
 	/* The temporaries go on exit (capture_atexit()), whatever happens */
 	if (ustack_stream_save_error(c->stream))
 		die("cannot write %s: %s", c->o->output,
 		    strerror(ustack_stream_save_error(c->stream)));
-	if (c->sbfile) {
-		ret = ustack_sbfile_close(c->sbfile);
-		c->sbfile = NULL;
-		if (ret < 0)
-			die("cannot write %s: %s", c->o->output, strerror(errno));
-		out.sideband = c->sbfile_path;
-	}
+	ret = ustack_map_source_sideband_done(c->maps, &out.sideband);
+	if (ret < 0)
+		die("cannot write %s: %s", c->o->output, strerror(-ret));
 	out.instance = ustack_instance_name(c->ui);
 	out.nr_cpus = ustack_stream_nr_cpus(c->stream);
 	out.cpu_files = ustack_stream_files(c->stream);
@@ -770,12 +669,14 @@ static void open_output(struct capture *c)
 
 static void check_capture_env(void)
 {
-	const char *err;
+	char msg[PATH_MAX + 128];
+	int ret;
 
 	if (geteuid() != 0)
 		die("must be run as root (tracefs instances need it)");
-	if (!ustack_tracefs_check(&err))
-		die("%s", err);
+	ret = ustack_tracefs_check();
+	if (ret < 0)
+		die("%s", ustack_tracefs_strerror(ret, msg, sizeof(msg)));
 }
 
 /* The processes the side-band watches: -P's and the command, else all. */
@@ -795,22 +696,6 @@ static int *watched(struct capture *c, size_t *nr)
 	return pids;
 }
 
-/* The clock's name in the trace_clock file: "local [mono] ..." */
-static char *clock_name(struct capture *c)
-{
-	char *clock = read_clock(c), *open, *close;
-
-	open = clock ? strchr(clock, '[') : NULL;
-	close = open ? strchr(open, ']') : NULL;
-	if (!close) {
-		free(clock);
-		return NULL;
-	}
-	*close = '\0';
-	memmove(clock, open + 1, close - open);
-	return clock;
-}
-
 /* A new temporary "<prefix>.<what>.XXXXXX", unique per run */
 static char *temp_file(const struct ustack_outfile *out, const char *what)
 {
@@ -824,21 +709,6 @@ static char *temp_file(const struct ustack_outfile *out, const char *what)
 		die("cannot write %s: %s", out->name, strerror(errno));
 	close(fd);
 	return path;
-}
-
-/* Perf refused the stack source: userstacktrace, unless perf was asked for */
-static void perf_refused(struct capture *c)
-{
-	int i;
-
-	if (c->o->source == USTACK_SOURCE_PERF)
-		die("--stack-source=perf: %s", c->no_perf);
-	c->source = USTACK_SOURCE_USERSTACKTRACE;
-	snprintf(c->why_source, sizeof(c->why_source), "no perf stacks: %s", c->no_perf);
-	if (ustack_instance_set_option(c->ui, "userstacktrace", true) < 0)
-		die("cannot set options/userstacktrace: %s", strerror(errno));
-	for (i = 0; i < c->o->nr_events; i++)
-		enable_spec(c, &c->o->events[i]);
 }
 
 static bool spec_matches(const struct event_spec *e, const struct tep_event *ev)
@@ -859,16 +729,14 @@ static const struct event_spec *spec_of(const struct ustack_opts *o, const struc
 }
 
 /*
- * The perf stack source's tracepoints: every format -e named (the tep
- * holds those and ours), one perf event each per CPU and task, so the
- * open-file limit goes up to what is allowed.
+ * For a source that samples the events itself: every format -e named
+ * (the tep holds those and ours), by id, with its filter.
  */
-static void perf_events(struct capture *c, struct tep_handle *tep)
+static void sampled_events(struct capture *c, struct tep_handle *tep)
 {
 	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	struct ustack_perfsrc_event *out;
 	const struct event_spec *e;
-	struct rlimit rl;
 	size_t n = 0;
 	int i, j;
 
@@ -893,56 +761,42 @@ static void perf_events(struct capture *c, struct tep_handle *tep)
 		if (!evs[i])
 			unknown_event(e);
 	}
-	c->src.events = out;
-	c->src.nr_events = n;
-	c->src.kernel = c->o->out.kernel;
-	c->src.max_stack = ustack_perfsrc_max_stack();
-	/* the kernel refuses more than its sysctl */
-	if (c->o->max_stack && c->o->max_stack < c->src.max_stack)
-		c->src.max_stack = c->o->max_stack;
-	ustack_session_set_perf_max_stack(c->run.session, c->src.max_stack);
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	c->sampled = out;
+	c->nr_sampled = n;
 }
 
 /*
- * Fallback: the perf side-band, opened before tracing starts (what
- * exists is described from /proc then), its records kept for the file.
+ * The source opens its events and its mapping source before tracing
+ * starts (the side-band describes what exists then); it may give way to
+ * the next source in the rule.
  */
-static void start_sideband(struct capture *c)
+static void start_source(struct capture *c)
 {
-	char *clock = clock_name(c);
+	struct ustack_stack_feed feed = {
+		.session = c->run.session, .events = c->run.events,
+		.record = c->o->mode == MODE_RECORD,
+		.sampled = c->sampled, .nr_sampled = c->nr_sampled,
+	};
+	char why[320];
 	int *pids = NULL;
 	size_t nr = 0;
+	int ret;
 
-	if (c->o->mode == MODE_RECORD) {
-		c->sbfile_path = temp_file(&c->out, "sideband");
-		c->sbfile = ustack_sbfile_open(ustack_events_tep(c->run.events), c->sbfile_path);
-		if (!c->sbfile)
-			die("cannot write %s: %s", c->o->output, strerror(errno));
-	}
+	if (feed.record && c->caps->sideband)
+		feed.sideband_file = c->sbfile_path = temp_file(&c->out, "sideband");
 	if (c->o->nr_pids || c->child)
 		pids = watched(c, &nr);
-	if (c->source == USTACK_SOURCE_PERF) {
-		c->perf = ustack_perf_start(pids, nr, clock ? clock : "local",
-					    ustack_instance_now(c->ui), &c->src, on_sideband,
-					    c, c->no_perf, sizeof(c->no_perf));
-		if (!c->perf)
-			perf_refused(c);
-	}
-	if (c->source != USTACK_SOURCE_PERF)
-		c->perf = ustack_perf_start(pids, nr, clock ? clock : "local",
-					    ustack_instance_now(c->ui), NULL, on_sideband, c,
-					    c->no_perf, sizeof(c->no_perf));
+	feed.pids = pids;
+	feed.nr_pids = nr;
+	ret = ustack_stack_source_start(c->src, &feed, why, sizeof(why));
 	free(pids);
-	free(clock);
-	if (c->perf || !c->sbfile)
-		return;
-	ustack_sbfile_close(c->sbfile);
-	c->sbfile = NULL;
-	ustack_tempfile_remove(c->sbfile_path);
+	if (ret == USTACK_STACKSRC_REFUSED)
+		die("--stack-source=%s: %s", ustack_stack_source_name(c->o->source), why);
+	if (ret == -ENOMEM)
+		die("out of memory");
+	if (ret < 0)
+		die("cannot write %s: %s", c->o->output, strerror(-ret));
+	c->maps = ustack_stack_source_maps(c->src);
 }
 
 /*
@@ -968,30 +822,14 @@ static void fork_command(struct capture *c)
 	}
 }
 
+/* Which source and what it means, once (nothing for deferred stacks) */
 static void say_path(struct capture *c)
 {
-	char more[768];
+	char notice[1024];
 
-	if (c->deferred || c->o->quiet)
-		return;
-	if (c->source == USTACK_SOURCE_PERF) {
-		ustack_warning(perf_notice, c->src.max_stack,
-			       c->src.max_stack < ustack_perfsrc_max_stack() ? "--max-stack" :
-			       "kernel.perf_event_max_stack", sideband_notice);
-		return;
-	}
-	if (c->perf)
-		snprintf(more, sizeof(more), "%s", sideband_notice);
-	else
-		snprintf(more, sizeof(more), snapshot_notice, c->no_perf);
-	/* why not perf: asked for, or what refused it (said above if all of perf was) */
-	if (c->why_source[0] && c->perf)
-		snprintf(more + strlen(more), sizeof(more) - strlen(more), " (%s)",
-			 c->why_source);
-	else if (c->o->source == USTACK_SOURCE_USERSTACKTRACE)
-		snprintf(more + strlen(more), sizeof(more) - strlen(more),
-			 " (--stack-source=userstacktrace)");
-	ustack_warning(fallback_notice, more);
+	ustack_stack_source_notice(c->src, notice, sizeof(notice));
+	if (*notice && !c->o->quiet)
+		ustack_warning("%s", notice);
 }
 
 /* Everything up to tracing_on: the instance, the session, the readers. */
@@ -1001,8 +839,10 @@ static void set_up(struct capture *c)
 
 	open_instance(c);
 	set_buffers(c);
-	set_stack_path(c);
-	enable_events(c);
+	if (!c->o->nr_events)
+		default_events(c->o);
+	open_source(c);
+	keep_new_threads(c);
 	find_systems(c);
 	/*
 	 * Recording directly, the page layout is all the stream needs.
@@ -1018,12 +858,10 @@ static void set_up(struct capture *c)
 	trace_processes(c);
 	if (c->o->cmd)
 		fork_command(c);
-	if (c->source == USTACK_SOURCE_PERF)
-		perf_events(c, tep);
-	if (!c->deferred)
-		start_sideband(c);
-	if (!c->perf)
-		without_sideband(c);
+	if (c->caps->samples)
+		sampled_events(c, tep);
+	start_source(c);
+	enable_helpers(c);
 	ustack_events_set_helpers(c->run.events, c->helpers);
 	open_stream(c, tep);
 	/* Said once the setup worked, so that errors stay one line. */
@@ -1040,11 +878,11 @@ static void tear_down(struct capture *c)
 	 * instance half freed. It stays pending until the process is gone.
 	 */
 	ustack_block_stop_signals(NULL);
-	ustack_procmaps_free(c->procmaps);
 	exiting_capture = NULL;
 	ustack_signals_guard(NULL);
 	ustack_stream_free(c->stream);
-	ustack_perf_close(c->perf);
+	/* after the readers: they poll its side-band */
+	ustack_stack_source_free(c->src);
 	ustack_instance_close(c->ui);
 	ustack_child_free(c->child);
 	ustack_run_close(&c->run);
@@ -1054,7 +892,7 @@ static void tear_down(struct capture *c)
 	free(c->systems);
 	free(c->sbfile_path);
 	ustack_outfile_close(&c->out);
-	free((void *)c->src.events);
+	free(c->sampled);
 }
 
 /**
@@ -1078,7 +916,7 @@ void ustack_capture(struct ustack_opts *o)
 	set_up(&c);
 	watch_command(&c);
 	ustack_instance_write(c.ui, "tracing_on", "1");
-	ustack_perf_enable(c.perf);
+	ustack_stack_source_enable(c.src);
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
 	if (o->cmd)

@@ -24,6 +24,7 @@
 #include "ustack-profile.h"
 #include "ustack-render.h"
 #include "ustack-resolve.h"
+#include "ustack-stacksrc.h"
 
 struct tep_handle;
 struct ustack_events;
@@ -53,14 +54,6 @@ struct event_spec {
 	char	*system;
 	char	*event;		/* NULL: every event of the system */
 	char	*filter;
-};
-
-/* Where stacks come from (--stack-source); AUTO: the first that works */
-enum ustack_source {
-	USTACK_SOURCE_AUTO,
-	USTACK_SOURCE_DEFERRED,		/* tracefs userstacktrace_delay (patched kernel) */
-	USTACK_SOURCE_PERF,		/* perf tracepoint events with callchains */
-	USTACK_SOURCE_USERSTACKTRACE,	/* tracefs userstacktrace: 8 frames */
 };
 
 /**

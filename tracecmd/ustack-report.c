@@ -235,17 +235,16 @@ static void guard_library_crashes(const char *file)
 void ustack_report(struct ustack_opts *o)
 {
 	struct report r = { .known_type = -1 };
-	const char *err;
+	char msg[1024];
 	bool failed;
 
 	/* A closed output pipe (| head) ends the report through EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	guard_library_crashes(o->input);
 	ustack_libwarn_input(o->input);
-	r.td = ustack_tracedat_open(o->input, o->instance,
-				    ustack_output_needs_kernel_symbols(&o->out), &err);
-	if (!r.td)
-		die("%s", err);
+	if (ustack_tracedat_open(o->input, o->instance,
+				 ustack_output_needs_kernel_symbols(&o->out), &r.td) < 0)
+		die("%s", ustack_tracedat_strerror(r.td, msg, sizeof(msg)));
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
 	read_markers(&r);
 	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);

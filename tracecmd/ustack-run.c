@@ -128,7 +128,7 @@ void ustack_run_finish(struct ustack_run *run)
 	if (run->o->quiet)
 		return;
 	ustack_output_summary(run->render, stderr, ustack_session_stats(run->session));
-	if (run->render && !ustack_resolver_has_debuginfod())
+	if (run->render && !ustack_debuginfod_available())
 		fprintf(stderr, "  debuginfod:           not in this build (no libdebuginfod)\n");
 }
 

@@ -294,7 +294,7 @@ static void do_line(struct state *st, char *line, size_t len)
 	if (n > 3)
 		flags = strtoul(tok[3], NULL, 0);
 	if (!strcmp(tok[0], "[jit]")) {
-		if (ustack_resolve_jit(st->r, st->pid, off, out))
+		if (ustack_jit_resolve(st->r, st->pid, off, out))
 			put_frame(st, out, " ([jit])", 8);
 		else
 			put_unknown(st, " ([jit])", 8, NULL, USTACK_UNRES_NO_FILE);

@@ -175,8 +175,9 @@ static void write_file(const char *tmpl, const char *out, const char *compressio
 
 int main(int argc, char **argv)
 {
-	const char *tmpl = NULL, *out = NULL, *compression = NULL, *err;
+	const char *tmpl = NULL, *out = NULL, *compression = NULL;
 	struct ustack_tracedat *td;
+	char msg[1024];
 	struct gen g = { 0 };
 	long copies = 1, k;
 	char **files;
@@ -193,9 +194,8 @@ int main(int argc, char **argv)
 	}
 	if (!tmpl || !out || copies < 1)
 		die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none]");
-	td = ustack_tracedat_open(tmpl, NULL, true, &err);
-	if (!td)
-		die(err);
+	if (ustack_tracedat_open(tmpl, NULL, true, &td) < 0)
+		die(ustack_tracedat_strerror(td, msg, sizeof(msg)));
 	g.nr_cpus = tep_get_cpus(ustack_tracedat_tep(td));
 	files = calloc(g.nr_cpus + 1, sizeof(*files));
 	if (g.nr_cpus < 1 || !files)

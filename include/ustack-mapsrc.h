@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The mapping source: how the frames of a stack source find their files.
+ * Three implementations, one chosen by the stack source when it starts
+ * (ustack-stacksrc.h):
+ *
+ *   file ids	deferred stacks name their files by id, announced in the
+ *		trace (inode_cache): nothing to feed here, the session binds
+ *   side-band	addresses, mapped through the history the perf side-band
+ *		reports (ustack-sideband.h); recording, its records go into
+ *		the trace.dat too
+ *   snapshots	addresses, mapped through /proc/<pid>/maps read while the
+ *		processes live (ustack-procmaps.h)
+ *
+ * Each feeds the session what it learns; the session looks frames up in
+ * it (ustack-session.c). A recording asks it for trace-cmd's PROCMAPS
+ * option.
+ */
+#ifndef _USTACK_MAPSRC_H
+#define _USTACK_MAPSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_record;
+struct ustack_map_source;
+struct ustack_perf;
+struct ustack_sb_rec;
+
+/**
+ * enum ustack_maps_kind - how a source's frames find their files
+ * @USTACK_MAPS_FILE_IDS:	frames carry file ids the kernel announces
+ * @USTACK_MAPS_SIDEBAND:	addresses, through the perf side-band's history
+ * @USTACK_MAPS_SNAPSHOTS:	addresses, through /proc/<pid>/maps snapshots
+ */
+enum ustack_maps_kind {
+	USTACK_MAPS_FILE_IDS,
+	USTACK_MAPS_SIDEBAND,
+	USTACK_MAPS_SNAPSHOTS,
+};
+
+enum ustack_maps_kind ustack_map_source_kind(const struct ustack_map_source *ms);
+unsigned int ustack_map_source_helpers(const struct ustack_map_source *ms);
+struct ustack_perf *ustack_map_source_perf(const struct ustack_map_source *ms);
+void ustack_map_source_batch(struct ustack_map_source *ms, struct tep_record **recs, int nr);
+void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec);
+bool ustack_map_source_wants_exits(const struct ustack_map_source *ms);
+void ustack_map_source_task_exit(struct ustack_map_source *ms, int pid);
+char **ustack_map_source_procmaps(struct ustack_map_source *ms);
+int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **path);
+
+#endif /* _USTACK_MAPSRC_H */

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The mapping sources (ustack-mapsrc.h): file ids, the perf side-band,
+ * /proc snapshots. A source starts as file ids (nothing to feed); the
+ * stack source then opens the side-band or the snapshots in it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ustack-events.h"
+#include "ustack-instance.h"
+#include "ustack-mapsrc-int.h"
+#include "ustack-perfsrc.h"
+#include "ustack-proc.h"
+#include "ustack-procmaps.h"
+#include "ustack-sbfile.h"
+#include "ustack-session.h"
+#include "ustack-sideband.h"
+#include "ustack-tempfiles.h"
+#include "ustack-warn.h"
+
+struct map_ops {
+	enum ustack_maps_kind	kind;
+	/* USTACK_HELPER_* events the instance must trace for it */
+	unsigned int		helpers;
+	void (*batch)(struct ustack_map_source *ms, struct tep_record **recs, int nr);
+	void (*task_exit)(struct ustack_map_source *ms, int tgid);
+	char **(*procmaps)(struct ustack_map_source *ms);
+};
+
+/**
+ * struct ustack_map_source - one run's mapping source
+ * @ops:	which one
+ * @env:	what it feeds
+ * @perf:	side-band: its perf events
+ * @sbfile:	side-band, recording: its records for the trace.dat
+ * @max_stack:	side-band: the perf stack source's frame limit (0: none)
+ * @procmaps:	snapshots
+ * @no_perf:	why there is no side-band, once it was refused
+ */
+struct ustack_map_source {
+	const struct map_ops	*ops;
+	struct ustack_map_env	env;
+	struct ustack_perf	*perf;
+	struct ustack_sbfile	*sbfile;
+	unsigned int		max_stack;
+	struct ustack_procmaps	*procmaps;
+	char			no_perf[256];
+};
+
+/* ------------------------------------------------------------------ */
+/* File ids: the session binds them; nothing to feed                  */
+/* ------------------------------------------------------------------ */
+
+static const struct map_ops file_ids_ops = {
+	.kind		= USTACK_MAPS_FILE_IDS,
+	/* names from the instance's task events */
+	.helpers	= USTACK_HELPER_RENAME | USTACK_HELPER_NEWTASK,
+};
+
+/* ------------------------------------------------------------------ */
+/* The perf side-band                                                 */
+/* ------------------------------------------------------------------ */
+
+/* The session's PROCMAPS: the last mappings of each process it saw */
+static char **sideband_procmaps(struct ustack_map_source *ms)
+{
+	return ustack_session_procmaps(ms->env.session);
+}
+
+/* It reports names and every mapping itself: no helper, no exit stop */
+static const struct map_ops sideband_ops = {
+	.kind		= USTACK_MAPS_SIDEBAND,
+	.procmaps	= sideband_procmaps,
+};
+
+/*
+ * Into the trace.dat: a sample says there whether the kernel cut its
+ * chain, which report could not tell without the frame limit of this run
+ */
+static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+{
+	struct ustack_perfsrc_stack cs;
+	struct ustack_sb_rec copy;
+
+	if (rec->kind != USTACK_SB_SAMPLE)
+		return ustack_sbfile_add(ms->sbfile, rec);
+	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
+	copy = *rec;
+	copy.cut = cs.truncated;
+	return ustack_sbfile_add(ms->sbfile, &copy);
+}
+
+/**
+ * ustack_map_source_sideband - one side-band record the readers got
+ * @ms:		the mapping source
+ * @rec:	the record
+ *
+ * To the session, and into the trace.dat when recording.
+ */
+void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+{
+	/* System-wide, the reads of our own reader are syscalls too */
+	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
+		return;
+	ustack_session_sideband(ms->env.session, rec);
+	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
+		ustack_warning("cannot write %s: the side-band is not recorded",
+			       ms->env.sideband_file);
+		ustack_sbfile_close(ms->sbfile);
+		ms->sbfile = NULL;
+	}
+}
+
+static void on_sideband(const struct ustack_sb_rec *rec, void *data)
+{
+	ustack_map_source_sideband(data, rec);
+}
+
+/* The clock's name in the trace_clock file: "local [mono] ..." */
+static char *clock_name(struct ustack_instance *ui)
+{
+	char *clock = tracefs_instance_file_read(ustack_instance_tracefs(ui), "trace_clock",
+						 NULL);
+	char *open, *close;
+
+	open = clock ? strchr(clock, '[') : NULL;
+	close = open ? strchr(open, ']') : NULL;
+	if (!close) {
+		free(clock);
+		return NULL;
+	}
+	*close = '\0';
+	memmove(clock, open + 1, close - open);
+	return clock;
+}
+
+/**
+ * ustack_map_source_open_sideband - map addresses through the perf side-band
+ * @ms:		the mapping source
+ * @src:	the perf stack source's events to open into the same rings,
+ *		or NULL for the side-band alone
+ *
+ * Opened before tracing starts: what exists is described from /proc then.
+ * Recording, its file is opened first (once, whatever perf says).
+ * Returns 0; 1 when perf refused (ustack_map_source_no_perf() says why);
+ * -errno when the side-band's file cannot be written.
+ */
+int ustack_map_source_open_sideband(struct ustack_map_source *ms,
+				    const struct ustack_perfsrc_opts *src)
+{
+	const struct ustack_map_env *env = &ms->env;
+	char *clock;
+
+	if (env->sideband_file && !ms->sbfile) {
+		ms->sbfile = ustack_sbfile_open(ustack_events_tep(env->events),
+						env->sideband_file);
+		if (!ms->sbfile)
+			return -errno;
+	}
+	clock = clock_name(env->ui);
+	ms->perf = ustack_perf_start(env->pids, env->nr_pids, clock ? clock : "local",
+				     ustack_instance_now(env->ui), src, on_sideband, ms,
+				     ms->no_perf, sizeof(ms->no_perf));
+	free(clock);
+	if (!ms->perf)
+		return 1;
+	ms->max_stack = src ? src->max_stack : 0;
+	ms->ops = &sideband_ops;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* /proc snapshots                                                    */
+/* ------------------------------------------------------------------ */
+
+static void on_maps(int tgid, uint64_t ts, const char *text, void *data)
+{
+	struct ustack_map_source *ms = data;
+
+	ustack_session_add_maps(ms->env.session, tgid, ts, text);
+}
+
+/* A new process, or one that exec'd, gets a snapshot. */
+static void snapshot_new(struct ustack_map_source *ms, struct tep_record *rec)
+{
+	const struct ustack_events *ev = ms->env.events;
+	int pid;
+
+	if (ustack_events_classify(ev, rec) == USTACK_REC_USTACK)
+		ustack_procmaps_see(ms->procmaps, ustack_events_ustack_tgid(ev, rec));
+	else if ((pid = ustack_events_exec_pid(ev, rec)) > 0)
+		ustack_procmaps_exec(ms->procmaps, pid, rec->ts);
+}
+
+/* The maps of a batch's processes are read while they still live */
+static void snapshots_batch(struct ustack_map_source *ms, struct tep_record **recs, int nr)
+{
+	int i;
+
+	if (!nr)
+		return;
+	for (i = 0; i < nr; i++)
+		snapshot_new(ms, recs[i]);
+	ustack_procmaps_refresh(ms->procmaps, ustack_instance_now(ms->env.ui));
+}
+
+static void snapshots_task_exit(struct ustack_map_source *ms, int tgid)
+{
+	ustack_procmaps_update(ms->procmaps, tgid, ustack_instance_now(ms->env.ui));
+}
+
+static char **snapshots_procmaps(struct ustack_map_source *ms)
+{
+	return ustack_procmaps_options(ms->procmaps);
+}
+
+/* Names from the instance's task events; a new snapshot after an exec */
+static const struct map_ops snapshots_ops = {
+	.kind		= USTACK_MAPS_SNAPSHOTS,
+	.helpers	= USTACK_HELPER_RENAME | USTACK_HELPER_NEWTASK | USTACK_HELPER_EXEC,
+	.batch		= snapshots_batch,
+	.task_exit	= snapshots_task_exit,
+	.procmaps	= snapshots_procmaps,
+};
+
+/**
+ * ustack_map_source_open_snapshots - map addresses through /proc snapshots
+ * @ms:	the mapping source, whose side-band perf refused
+ *
+ * The side-band's file, opened for nothing, goes. Returns 0 or -ENOMEM.
+ */
+int ustack_map_source_open_snapshots(struct ustack_map_source *ms)
+{
+	if (ms->sbfile) {
+		ustack_sbfile_close(ms->sbfile);
+		ms->sbfile = NULL;
+		ustack_tempfile_remove(ms->env.sideband_file);
+	}
+	ms->procmaps = ustack_procmaps_new(ms->env.record ? ms->env.ui : NULL, on_maps, ms);
+	if (!ms->procmaps)
+		return -ENOMEM;
+	ms->ops = &snapshots_ops;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* What every one answers                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_map_source_new - a mapping source of file ids, to open another in
+ * @env: what it feeds (copied; the pointers must outlive it)
+ *
+ * Returns NULL when out of memory.
+ */
+struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env)
+{
+	struct ustack_map_source *ms = calloc(1, sizeof(*ms));
+
+	if (!ms)
+		return NULL;
+	ms->env = *env;
+	ms->ops = &file_ids_ops;
+	return ms;
+}
+
+/**
+ * ustack_map_source_started - its stack source started: the watched
+ *	processes, the caller's, are read no more
+ * @ms: the mapping source
+ */
+void ustack_map_source_started(struct ustack_map_source *ms)
+{
+	ms->env.pids = NULL;
+	ms->env.nr_pids = 0;
+}
+
+/**
+ * ustack_map_source_kind - which mapping source it is
+ * @ms: the mapping source
+ */
+enum ustack_maps_kind ustack_map_source_kind(const struct ustack_map_source *ms)
+{
+	return ms->ops->kind;
+}
+
+/**
+ * ustack_map_source_helpers - the helper events it needs (USTACK_HELPER_*)
+ * @ms: the mapping source
+ */
+unsigned int ustack_map_source_helpers(const struct ustack_map_source *ms)
+{
+	return ms->ops->helpers;
+}
+
+/**
+ * ustack_map_source_perf - the side-band's perf events, for the readers
+ * @ms: the mapping source
+ *
+ * NULL unless the mappings come from the side-band.
+ */
+struct ustack_perf *ustack_map_source_perf(const struct ustack_map_source *ms)
+{
+	return ms->perf;
+}
+
+/**
+ * ustack_map_source_no_perf - why perf refused the side-band
+ * @ms: the mapping source
+ *
+ * "" until it did.
+ */
+const char *ustack_map_source_no_perf(const struct ustack_map_source *ms)
+{
+	return ms->no_perf;
+}
+
+/**
+ * ustack_map_source_enable - start the side-band's events with tracing
+ * @ms: the mapping source
+ */
+void ustack_map_source_enable(struct ustack_map_source *ms)
+{
+	ustack_perf_enable(ms->perf);
+}
+
+/**
+ * ustack_map_source_batch - a batch of records is about to be fed
+ * @ms:		the mapping source
+ * @recs:	the records
+ * @nr:		how many
+ */
+void ustack_map_source_batch(struct ustack_map_source *ms, struct tep_record **recs, int nr)
+{
+	if (ms->ops->batch)
+		ms->ops->batch(ms, recs, nr);
+}
+
+/**
+ * ustack_map_source_wants_exits - the command's tasks should stop at exit
+ * @ms: the mapping source
+ *
+ * Snapshots read their last maps then; the side-band reports every
+ * mapping and file ids are announced.
+ */
+bool ustack_map_source_wants_exits(const struct ustack_map_source *ms)
+{
+	return ms->ops->task_exit != NULL;
+}
+
+/**
+ * ustack_map_source_task_exit - a task of the command stopped at its exit
+ * @ms:		the mapping source
+ * @pid:	the task
+ */
+void ustack_map_source_task_exit(struct ustack_map_source *ms, int pid)
+{
+	int tgid;
+
+	if (!ms->ops->task_exit)
+		return;
+	tgid = ustack_proc_tgid(pid);
+	if (tgid > 0)
+		ms->ops->task_exit(ms, tgid);
+}
+
+/**
+ * ustack_map_source_procmaps - PROCMAPS payloads for the trace.dat
+ * @ms: the mapping source
+ *
+ * NULL-terminated, each freed with free(); NULL when it has none (file
+ * ids name their files in the trace).
+ */
+char **ustack_map_source_procmaps(struct ustack_map_source *ms)
+{
+	return ms->ops->procmaps ? ms->ops->procmaps(ms) : NULL;
+}
+
+/**
+ * ustack_map_source_sideband_done - the side-band records are all written
+ * @ms:		the mapping source
+ * @path:	set to their file for the trace.dat, or NULL when none
+ *
+ * Returns 0, or -errno when the file could not be written.
+ */
+int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **path)
+{
+	int ret;
+
+	*path = NULL;
+	if (!ms->sbfile)
+		return 0;
+	ret = ustack_sbfile_close(ms->sbfile);
+	ms->sbfile = NULL;
+	if (ret < 0)
+		return errno ? -errno : -EIO;
+	*path = ms->env.sideband_file;
+	return 0;
+}
+
+/**
+ * ustack_map_source_free - stop feeding and free
+ * @ms: the mapping source (may be NULL)
+ */
+void ustack_map_source_free(struct ustack_map_source *ms)
+{
+	if (!ms)
+		return;
+	ustack_procmaps_free(ms->procmaps);
+	ustack_perf_close(ms->perf);
+	if (ms->sbfile)
+		ustack_sbfile_close(ms->sbfile);
+	free(ms);
+}

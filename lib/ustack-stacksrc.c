@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The stack sources (ustack-stacksrc.h): the rule that chooses one, and
+ * the three of today behind one table of operations. Each opens the
+ * instance the way it needs it, then, started, chooses its mapping source
+ * (ustack-mapsrc.h) and says in one notice what the user gets.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "ustack-instance.h"
+#include "ustack-mapsrc-int.h"
+#include "ustack-perfsrc.h"
+#include "ustack-session.h"
+#include "ustack-stacksrc.h"
+#include "ustack-warn.h"
+
+/* The synchronous option's own limit (the kernel's FTRACE_STACK_ENTRIES) */
+#define USERSTACKTRACE_DEPTH	8
+
+struct stack_ops {
+	enum ustack_source		id;
+	const char			*name;
+	struct ustack_stack_caps	caps;
+	/* the instance's options, events and clock for its stacks */
+	int (*open)(struct ustack_stack_source *ss, char *why, size_t why_size);
+	/* its events and its mapping source (ss->maps), before tracing */
+	int (*start)(struct ustack_stack_source *ss, char *why, size_t why_size);
+	void (*notice)(const struct ustack_stack_source *ss, char *buf, size_t size);
+};
+
+/**
+ * struct ustack_stack_source - a run's stack source
+ * @ops:	which one
+ * @caps:	what it promises (@ops' own, the depth known once started)
+ * @env:	what it was chosen and opened for
+ * @feed:	what it feeds, once started
+ * @maps:	its mapping source, once started
+ * @perf:	the perf source's events
+ * @why:	why this one rather than the one before it in the rule, ""
+ *		when it was the first
+ */
+struct ustack_stack_source {
+	const struct stack_ops		*ops;
+	struct ustack_stack_caps	caps;
+	struct ustack_stack_env		env;
+	struct ustack_stack_feed	feed;
+	struct ustack_map_source	*maps;
+	struct ustack_perfsrc_opts	perf;
+	char				why[320];
+};
+
+/*
+ * The fallback in one line (the man page says the rest: why 8 frames, what
+ * non-resident stack pages do, where the kernel patches are installed: an
+ * installed user has no kernel-patches/ directory to look into).
+ */
+#define NO_DEFERRED_NOTICE \
+	"no deferred user stacks on this kernel (options/userstacktrace_delay; " \
+	"see THE FALLBACK in man trace-cmd-ustack): "
+
+static const char sideband_notice[] =
+	"addresses mapped through the mappings perf reports (side-band)";
+
+/* ------------------------------------------------------------------ */
+/* What each source does                                              */
+/* ------------------------------------------------------------------ */
+
+static int set_option(struct ustack_stack_source *ss, const char *opt, char *why,
+		      size_t why_size)
+{
+	int err;
+
+	if (ustack_instance_set_option(ss->env.ui, opt, true) >= 0)
+		return 0;
+	err = errno;
+	snprintf(why, why_size, "cannot set options/%s: %s", opt, strerror(err));
+	return -err;
+}
+
+/* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
+static void side_band_clock(struct ustack_stack_source *ss)
+{
+	if (!ss->env.clock_given)
+		ustack_instance_write(ss->env.ui, "trace_clock", "mono");
+}
+
+/* The instance traces the events; the kernel writes their stacks later */
+static int deferred_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	int ret = set_option(ss, "userstacktrace_delay", why, why_size);
+
+	if (ret < 0)
+		return ret;
+	if (ustack_instance_enable_event(ss->env.ui, "inode_cache", "inode_cache", NULL) < 0)
+		ustack_warning("no inode_cache event: frames will stay unresolved");
+	ss->env.enable_events(ss->env.ctx);
+	return 0;
+}
+
+/* Frames name their files by id: the mapping source has nothing to feed */
+static int deferred_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	return 0;
+}
+
+static void deferred_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", "");
+}
+
+/* The samples carry their own stacks: only the clock of the side-band */
+static int perf_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	side_band_clock(ss);
+	return 0;
+}
+
+/* One perf event per traced event, CPU and task: as many files as allowed */
+static void raise_file_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_size);
+
+/* Its events write into the side-band's rings: one ring, one clock */
+static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	int ret;
+
+	ss->perf.events = ss->feed.sampled;
+	ss->perf.nr_events = ss->feed.nr_sampled;
+	ss->perf.kernel = ss->env.kernel;
+	ss->perf.max_stack = ustack_perfsrc_max_stack();
+	/* the kernel refuses more than its sysctl */
+	if (ss->env.max_stack && ss->env.max_stack < ss->perf.max_stack)
+		ss->perf.max_stack = ss->env.max_stack;
+	ss->caps.max_depth = ss->perf.max_stack;
+	ustack_session_set_perf_max_stack(ss->feed.session, ss->perf.max_stack);
+	raise_file_limit();
+	ret = ustack_map_source_open_sideband(ss->maps, &ss->perf);
+	if (ret <= 0)
+		return ret;
+	return perf_refused(ss, why, why_size);
+}
+
+static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
+{
+	snprintf(buf, size, NO_DEFERRED_NOTICE
+		 "stacks from perf events, synchronous, at most %u frames (%s), %s",
+		 ss->perf.max_stack,
+		 ss->perf.max_stack < ustack_perfsrc_max_stack() ? "--max-stack" :
+		 "kernel.perf_event_max_stack", sideband_notice);
+}
+
+/* The instance traces the events and writes their stacks, 8 frames */
+static int userstacktrace_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	int ret;
+
+	side_band_clock(ss);
+	ret = set_option(ss, "userstacktrace", why, why_size);
+	if (ret < 0)
+		return ret;
+	ss->env.enable_events(ss->env.ctx);
+	return 0;
+}
+
+/* Mappings from the side-band, or where perf refuses it, /proc snapshots */
+static int userstacktrace_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	int ret = ustack_map_source_open_sideband(ss->maps, NULL);
+
+	if (ret <= 0)
+		return ret;
+	return ustack_map_source_open_snapshots(ss->maps);
+}
+
+static void userstacktrace_notice(const struct ustack_stack_source *ss, char *buf,
+				  size_t size)
+{
+	bool sideband = ustack_map_source_kind(ss->maps) == USTACK_MAPS_SIDEBAND;
+	char more[768];
+	size_t len;
+
+	if (sideband)
+		snprintf(more, sizeof(more), "%s", sideband_notice);
+	else
+		snprintf(more, sizeof(more),
+			 "addresses mapped through /proc/<pid>/maps snapshots (no perf side-band: %s)",
+			 ustack_map_source_no_perf(ss->maps));
+	/* why not perf: asked for, or what refused it (said above if all of perf was) */
+	len = strlen(more);
+	if (ss->why[0] && sideband)
+		snprintf(more + len, sizeof(more) - len, " (%s)", ss->why);
+	else if (ss->env.want == USTACK_SOURCE_USERSTACKTRACE)
+		snprintf(more + len, sizeof(more) - len, " (--stack-source=userstacktrace)");
+	snprintf(buf, size, NO_DEFERRED_NOTICE "synchronous fallback, at most 8 frames, %s",
+		 more);
+}
+
+static const struct stack_ops deferred_ops = {
+	.id	= USTACK_SOURCE_DEFERRED,
+	.name	= "tracefs-deferred",
+	.caps	= { .deferred = true },
+	.open	= deferred_open,
+	.start	= deferred_start,
+	.notice	= deferred_notice,
+};
+
+static const struct stack_ops perf_ops = {
+	.id	= USTACK_SOURCE_PERF,
+	.name	= "perf",
+	.caps	= { .samples = true, .sideband = true },
+	.open	= perf_open,
+	.start	= perf_start,
+	.notice	= perf_notice,
+};
+
+static const struct stack_ops userstacktrace_ops = {
+	.id	= USTACK_SOURCE_USERSTACKTRACE,
+	.name	= "userstacktrace",
+	.caps	= { .sideband = true, .max_depth = USERSTACKTRACE_DEPTH },
+	.open	= userstacktrace_open,
+	.start	= userstacktrace_start,
+	.notice	= userstacktrace_notice,
+};
+
+static const struct stack_ops *const sources[] = {
+	&deferred_ops, &perf_ops, &userstacktrace_ops,
+};
+
+/* ------------------------------------------------------------------ */
+/* The rule                                                           */
+/* ------------------------------------------------------------------ */
+
+static void use(struct ustack_stack_source *ss, const struct stack_ops *ops)
+{
+	ss->ops = ops;
+	ss->caps = ops->caps;
+}
+
+/*
+ * The rule, first half: the patched kernel's deferred stacks first, then
+ * perf events; --stack-source forces one (deferred only where the kernel
+ * has it). The second half is perf_refused().
+ */
+static int choose(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	bool has = ustack_instance_has_option(ss->env.ui, "userstacktrace_delay");
+	size_t i;
+
+	if (ss->env.want == USTACK_SOURCE_AUTO) {
+		use(ss, has ? &deferred_ops : &perf_ops);
+		return 0;
+	}
+	if (ss->env.want == USTACK_SOURCE_DEFERRED && !has) {
+		snprintf(why, why_size, "this kernel has no options/userstacktrace_delay "
+			 "(see THE FALLBACK in man trace-cmd-ustack)");
+		return USTACK_STACKSRC_REFUSED;
+	}
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (sources[i]->id == ss->env.want)
+			use(ss, sources[i]);
+	return 0;
+}
+
+/*
+ * The rule, second half: where perf refuses its events, the userstacktrace
+ * option, unless perf was asked for. The side-band is tried again alone.
+ */
+static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	const char *no_perf = ustack_map_source_no_perf(ss->maps);
+	int ret;
+
+	if (ss->env.want == USTACK_SOURCE_PERF) {
+		snprintf(why, why_size, "%s", no_perf);
+		return USTACK_STACKSRC_REFUSED;
+	}
+	snprintf(ss->why, sizeof(ss->why), "no perf stacks: %s", no_perf);
+	use(ss, &userstacktrace_ops);
+	ret = ss->ops->open(ss, why, why_size);
+	if (ret < 0)
+		return ret;
+	return ss->ops->start(ss, why, why_size);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the capture asks                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_stack_source_choose - the stack source of a run, chosen once
+ * @env:	what it is for (copied)
+ * @out:	set to the source
+ * @why:	set to the reason when the source asked for cannot run here
+ * @why_size:	room in @why
+ *
+ * Returns 0, -ENOMEM, or USTACK_STACKSRC_REFUSED.
+ */
+int ustack_stack_source_choose(const struct ustack_stack_env *env,
+			       struct ustack_stack_source **out, char *why, size_t why_size)
+{
+	struct ustack_stack_source *ss = calloc(1, sizeof(*ss));
+	int ret;
+
+	*out = NULL;
+	if (!ss)
+		return -ENOMEM;
+	ss->env = *env;
+	ret = choose(ss, why, why_size);
+	if (ret < 0) {
+		free(ss);
+		return ret;
+	}
+	*out = ss;
+	return 0;
+}
+
+/**
+ * ustack_stack_source_name - the name --stack-source gives a source
+ * @id: the source
+ */
+const char *ustack_stack_source_name(enum ustack_source id)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (sources[i]->id == id)
+			return sources[i]->name;
+	return "auto";
+}
+
+/**
+ * ustack_stack_source_caps - what the source promises
+ * @ss: the source
+ *
+ * The depth limit is known once it started; the pointer stays valid.
+ */
+const struct ustack_stack_caps *ustack_stack_source_caps(const struct ustack_stack_source *ss)
+{
+	return &ss->caps;
+}
+
+/**
+ * ustack_stack_source_open - set the instance up for the source's stacks
+ * @ss:		the source
+ * @why:	set to a one-line reason on failure
+ * @why_size:	room in @why
+ *
+ * A source whose stacks the instance writes enables the traced events
+ * (the env's enable_events()). Returns 0 or -errno.
+ */
+int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	return ss->ops->open(ss, why, why_size);
+}
+
+/**
+ * ustack_stack_source_start - open its events and its mapping source
+ * @ss:		an open source
+ * @feed:	what it feeds (copied; its pointers must outlive the source,
+ *		but @feed->pids, read only here)
+ * @why:	set to the reason when it returns USTACK_STACKSRC_REFUSED
+ * @why_size:	room in @why
+ *
+ * Before tracing starts: the mapping source describes what exists then.
+ * A source may give way to the next in the rule here (perf to
+ * userstacktrace), which opens the instance for itself.
+ *
+ * Returns 0; -ENOMEM; USTACK_STACKSRC_REFUSED when the source asked for
+ * cannot run; another -errno when the side-band's file cannot be written
+ * or the instance set up.
+ */
+int ustack_stack_source_start(struct ustack_stack_source *ss,
+			      const struct ustack_stack_feed *feed, char *why, size_t why_size)
+{
+	struct ustack_map_env env = {
+		.ui = ss->env.ui,
+		.session = feed->session,
+		.events = feed->events,
+		.record = feed->record,
+		.pids = feed->pids,
+		.nr_pids = feed->nr_pids,
+		.sideband_file = feed->sideband_file,
+	};
+	int ret;
+
+	ss->feed = *feed;
+	/* the watched processes are the caller's, read now only */
+	ss->feed.pids = NULL;
+	ss->maps = ustack_map_source_new(&env);
+	if (!ss->maps)
+		return -ENOMEM;
+	ret = ss->ops->start(ss, why, why_size);
+	ustack_map_source_started(ss->maps);
+	return ret;
+}
+
+/**
+ * ustack_stack_source_maps - the mapping source it started
+ * @ss: a started source
+ */
+struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_source *ss)
+{
+	return ss->maps;
+}
+
+/**
+ * ustack_stack_source_enable - deliver from now on (tracing is on)
+ * @ss: a started source
+ */
+void ustack_stack_source_enable(struct ustack_stack_source *ss)
+{
+	ustack_map_source_enable(ss->maps);
+}
+
+/**
+ * ustack_stack_source_notice - what the run's source means for the user
+ * @ss:		a started source
+ * @buf:	the line, empty when there is nothing to say (deferred)
+ * @size:	room in @buf
+ */
+void ustack_stack_source_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
+{
+	ss->ops->notice(ss, buf, size);
+}
+
+/**
+ * ustack_stack_source_free - stop the source and free it
+ * @ss: the source (may be NULL)
+ *
+ * After the readers: they poll its side-band.
+ */
+void ustack_stack_source_free(struct ustack_stack_source *ss)
+{
+	if (!ss)
+		return;
+	ustack_map_source_free(ss->maps);
+	free(ss);
+}
