@@ -242,6 +242,17 @@ frame_paths() {
 	diff -u "$TMP/llvm.paths" "$TMP/ours.paths"
 }
 
+@test "source paths: a compile directory ending in '/' is joined without doubling it, as llvm-symbolizer does" {
+	need gcc llvm-symbolizer
+	# the map leaves DW_AT_comp_dir "/srcroot/sub/"; the include
+	# directory "../inc" stays relative to it
+	path_prog "$TMP" -fdebug-prefix-map="$TMP/src/sub=/srcroot/sub/"
+	readelf --debug-dump=info "$TMP/src/sub/prog" | grep -q 'DW_AT_comp_dir.*: /srcroot/sub/$'
+	frame_paths "$TMP/src/sub/prog"
+	grep -qx '/srcroot/sub/\.\./inc/sq\.h:[0-9]*' "$TMP/ours.paths"
+	diff -u "$TMP/llvm.paths" "$TMP/ours.paths"
+}
+
 @test "source paths: a relative compile directory (-fdebug-prefix-map) gives paths that open from the source root" {
 	need gcc llvm-symbolizer
 	path_prog "$TMP" -fdebug-prefix-map="$TMP/src=."
