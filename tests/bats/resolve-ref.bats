@@ -456,6 +456,34 @@ plt_prog() {
 	diff -u "$TMP/objdump.C" "$TMP/ours.C"
 }
 
+# --- DWARF-only functions
+
+@test "DWARF only: a function the symbol table lacks is named from DWARF, offsets from its first byte" {
+	need gcc llvm-symbolizer
+	cat >"$TMP/ns.c" <<-'C'
+	__attribute__((noinline)) int first(int x) { return x * 7 - 2; }
+	__attribute__((noinline)) int hidden(int x) { return (x * 3 + 1) / (x | 1); }
+	__attribute__((noinline)) int outer(int x) { return hidden(x) ^ first(x); }
+	int main(int argc, char **argv) { return outer(argc); }
+	C
+	gcc -O2 -g -o "$TMP/ns" "$TMP/ns.c"
+	objcopy --strip-symbol=hidden "$TMP/ns" "$TMP/nosym"
+	f="$TMP/nosym"
+	# after a sized function: no symbol of the table covers it
+	set -- $(sym_range "$TMP/ns" hidden)
+	[ -z "$(sym_addr "$f" hidden)" ]
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	[ "$(wc -l <"$TMP/addrs")" -gt 2 ]
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --no-inlines |
+		awk 'NR % 3 == 1' | sort -u >"$TMP/llvm"
+	[ "$(cat "$TMP/llvm")" = hidden ]
+	# (DWARF is read for lines: names mode reads none)
+	offs "$f" <"$TMP/addrs" | "$SYM" --leaf --lines | sed 's/) .*/)/' >"$TMP/ours"
+	while read -r a; do
+		printf 'hidden+0x%x (nosym)\n' $((0x$a - 0x$1))
+	done <"$TMP/addrs" | diff -u - "$TMP/ours"
+}
+
 # --- 5. Padding between functions
 
 @test "padding: bytes between functions are [unknown] with the line llvm-symbolizer gives" {
