@@ -138,6 +138,48 @@ ours_names() {
 	grep -q '\[inlined\]' "$TMP/ours"
 }
 
+@test "inlines: a call inlined inside nested blocks (DW_TAG_lexical_block) agrees with llvm-symbolizer" {
+	need gcc llvm-symbolizer python3 readelf
+	cat >"$TMP/lb.c" <<-'C'
+	#include <stdio.h>
+	static inline __attribute__((always_inline)) int sq(int x)
+	{
+		return x * x + 1;
+	}
+	__attribute__((noinline)) int sum(int n)
+	{
+		int s = 0;
+
+		for (int i = 0; i < n; i++) {
+			volatile int t = i;
+
+			s += sq(t);
+		}
+		return s;
+	}
+	int main(int argc, char **argv)
+	{
+		printf("%d\n", sum(argc * 10));
+		return 0;
+	}
+	C
+	gcc -O2 -g -o "$TMP/lb" "$TMP/lb.c"
+	f="$TMP/lb"
+	# Precondition: the inlined call sits in a block inside a block
+	readelf --debug-dump=info "$f" | grep -E '^ <[0-9]+><' |
+		grep -A1 '<3><.*DW_TAG_lexical_block' | grep -q '<4><.*DW_TAG_variable\|<4><.*DW_TAG_inlined_subroutine'
+	set -- $(sym_range "$f" sum)
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	offs "$f" <"$TMP/addrs" >"$TMP/in"
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --inlines >"$TMP/llvm"
+	"$SYM" --leaf --inlines "$TMP/in" >"$TMP/ours"
+	grep -qx sq "$TMP/llvm"
+	grep -q '^sq .*\[inlined\]' "$TMP/ours"
+	run python3 "$COMPARE" --min=100 "$TMP/ours" "$TMP/llvm" "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 # --- 2. Untyped labels
 
 @test "labels: an untyped label after an unsized function is named, as llvm-symbolizer does" {
