@@ -180,6 +180,45 @@ ours_names() {
 	[ "$status" -eq 0 ]
 }
 
+# A function defined inside another (GNU C) is a subprogram DIE inside
+# code: walked as a function of its own, set aside until its parent's
+# subtree is done.
+@test "inlines: a GNU C nested function's inlined calls agree with llvm-symbolizer" {
+	need gcc llvm-symbolizer python3
+	cat >"$TMP/nest.c" <<-'C'
+	#include <stdio.h>
+	static inline __attribute__((always_inline)) int sq(int x)
+	{
+		return x * x + 1;
+	}
+	__attribute__((noinline)) int outer(int n)
+	{
+		__attribute__((noinline)) int inner(int y)
+		{
+			return sq(y) + n;
+		}
+		return inner(n) * 2 + inner(n + 1);
+	}
+	int main(int argc, char **argv)
+	{
+		printf("%d\n", outer(argc));
+		return 0;
+	}
+	C
+	gcc -O2 -g -o "$TMP/nest" "$TMP/nest.c"
+	f="$TMP/nest"
+	set -- $(sym_range "$f" inner.0)
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	offs "$f" <"$TMP/addrs" >"$TMP/in"
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --inlines >"$TMP/llvm"
+	"$SYM" --leaf --inlines "$TMP/in" >"$TMP/ours"
+	grep -qx sq "$TMP/llvm"
+	grep -q '^sq .*\[inlined\]' "$TMP/ours"
+	run python3 "$COMPARE" --min=100 "$TMP/ours" "$TMP/llvm" "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 # --- 2. Untyped labels
 
 @test "labels: an untyped label after an unsized function is named, as llvm-symbolizer does" {
