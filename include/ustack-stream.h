@@ -77,6 +77,8 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 					 const struct ustack_stream_opts *opts);
 /* A stream over per-CPU files already written (tests the merge) */
 struct ustack_stream *ustack_stream_open_files(struct tep_handle *tep, char * const *files);
+/* Perf side-band records joining such a stream's merge (one drain a call) */
+int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t len);
 int ustack_stream_start(struct ustack_stream *st);
 /* Thread ids of the readers, i = 0.. until 0 (to keep them out of traces). */
 pid_t ustack_stream_tid(struct ustack_stream *st, int i);

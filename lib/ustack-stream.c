@@ -660,6 +660,29 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
 		qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
 }
 
+/**
+ * ustack_stream_add_sideband - perf side-band records for a read-back stream
+ * @st: from ustack_stream_open_files(), not consumed yet
+ * @buf: records as ustack_perf_drain() gives them (any ring order)
+ * @len: bytes in @buf
+ *
+ * The records wait to be merged with the files' records, as those of one
+ * drain of a live stream's side-band do: the read-back path has no
+ * side-band of its own, and the tests of the merge need one. Returns 0,
+ * or -1 (EINVAL) when @st is not a read-back stream or was consumed.
+ */
+int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t len)
+{
+	struct batch b = { .sb = (char *)buf, .sb_len = len };
+
+	if (!st->readback || st->replayed) {
+		errno = EINVAL;
+		return -1;
+	}
+	queue_sb(st, &b);
+	return 0;
+}
+
 static struct sb_item *sb_head(struct ustack_stream *st)
 {
 	return st->sb_pos < st->nr_sb ? st->sb[st->sb_pos] : NULL;

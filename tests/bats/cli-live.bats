@@ -168,6 +168,18 @@ ustack() {
 	[[ "$output" == "deep;"*"chain_19;chain_20 "* ]]
 }
 
+# -s takes microseconds, poll() milliseconds: a sleep under one would
+# be poll(.., 0), a reader spinning on a CPU for the whole run.
+@test "-s under a millisecond: the reader still sleeps 1 ms in poll(), never 0 (no busy loop)" {
+	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
+	run --separate-stderr strace -f -qq -e trace=poll -o "$TMP/st" \
+		"$USTACK" -B "$NAME" -q -s 1 -e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'sys_enter_getppid' <<< "$output")" -eq 3 ]
+	grep -qE 'poll\(\[.*\], [0-9]+, 1[) ]' "$TMP/st"
+	[ -z "$(grep -E 'poll\(\[.*\], [0-9]+, 0[) ]' "$TMP/st")" ]
+}
+
 @test "-c follows children, and only with -c" {
 	cat > "$TMP/parent.sh" <<EOT
 #!/bin/sh

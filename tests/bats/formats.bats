@@ -165,6 +165,22 @@ folded_as_pprof() {
 	done
 }
 
+@test "pprof --lines --inline: inlined functions and their caller start where their source defines them" {
+	need_go
+	capture --lines --inline --pprof "$TMP/p.pb.gz" -- "$PROGS/profile/inlchain" 3
+	go tool pprof -raw -symbolize=none "$TMP/p.pb.gz" > "$TMP/raw"
+	src="$ROOT/tests/progs/profile/inlchain.c"
+	for f in inl_leaf inl_mid outer_fn; do
+		want=$(grep -nE "^(static inline __attribute__\(\(always_inline\)\)|__attribute__\(\(noinline\)\)) void $f\(" "$src" | cut -d: -f1)
+		[ -n "$want" ]
+		grep -E " $f [^ ]*inlchain\.c:[0-9]+ s=[0-9]+$" "$TMP/raw" > "$TMP/loc" || true
+		cat "$TMP/loc"
+		[ -s "$TMP/loc" ]
+		[ "$(sed 's/.* s=//' "$TMP/loc" | sort -u)" = "$want" ] ||
+			{ echo "$f: want s=$want"; return 1; }
+	done
+}
+
 @test "pprof and flame graph: every event counted by default, one sample type per event, the event a label" {
 	need_go
 	require_capture

@@ -138,6 +138,87 @@ ours_names() {
 	grep -q '\[inlined\]' "$TMP/ours"
 }
 
+@test "inlines: a call inlined inside nested blocks (DW_TAG_lexical_block) agrees with llvm-symbolizer" {
+	need gcc llvm-symbolizer python3 readelf
+	cat >"$TMP/lb.c" <<-'C'
+	#include <stdio.h>
+	static inline __attribute__((always_inline)) int sq(int x)
+	{
+		return x * x + 1;
+	}
+	__attribute__((noinline)) int sum(int n)
+	{
+		int s = 0;
+
+		for (int i = 0; i < n; i++) {
+			volatile int t = i;
+
+			s += sq(t);
+		}
+		return s;
+	}
+	int main(int argc, char **argv)
+	{
+		printf("%d\n", sum(argc * 10));
+		return 0;
+	}
+	C
+	gcc -O2 -g -o "$TMP/lb" "$TMP/lb.c"
+	f="$TMP/lb"
+	# Precondition: the inlined call sits in a block inside a block
+	readelf --debug-dump=info "$f" | grep -E '^ <[0-9]+><' |
+		grep -A1 '<3><.*DW_TAG_lexical_block' | grep -q '<4><.*DW_TAG_variable\|<4><.*DW_TAG_inlined_subroutine'
+	set -- $(sym_range "$f" sum)
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	offs "$f" <"$TMP/addrs" >"$TMP/in"
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --inlines >"$TMP/llvm"
+	"$SYM" --leaf --inlines "$TMP/in" >"$TMP/ours"
+	grep -qx sq "$TMP/llvm"
+	grep -q '^sq .*\[inlined\]' "$TMP/ours"
+	run python3 "$COMPARE" --min=100 "$TMP/ours" "$TMP/llvm" "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# A function defined inside another (GNU C) is a subprogram DIE inside
+# code: walked as a function of its own, set aside until its parent's
+# subtree is done.
+@test "inlines: a GNU C nested function's inlined calls agree with llvm-symbolizer" {
+	need gcc llvm-symbolizer python3
+	cat >"$TMP/nest.c" <<-'C'
+	#include <stdio.h>
+	static inline __attribute__((always_inline)) int sq(int x)
+	{
+		return x * x + 1;
+	}
+	__attribute__((noinline)) int outer(int n)
+	{
+		__attribute__((noinline)) int inner(int y)
+		{
+			return sq(y) + n;
+		}
+		return inner(n) * 2 + inner(n + 1);
+	}
+	int main(int argc, char **argv)
+	{
+		printf("%d\n", outer(argc));
+		return 0;
+	}
+	C
+	gcc -O2 -g -o "$TMP/nest" "$TMP/nest.c"
+	f="$TMP/nest"
+	set -- $(sym_range "$f" inner.0)
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	offs "$f" <"$TMP/addrs" >"$TMP/in"
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --inlines >"$TMP/llvm"
+	"$SYM" --leaf --inlines "$TMP/in" >"$TMP/ours"
+	grep -qx sq "$TMP/llvm"
+	grep -q '^sq .*\[inlined\]' "$TMP/ours"
+	run python3 "$COMPARE" --min=100 "$TMP/ours" "$TMP/llvm" "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 # --- 2. Untyped labels
 
 @test "labels: an untyped label after an unsized function is named, as llvm-symbolizer does" {
@@ -239,6 +320,17 @@ frame_paths() {
 	frame_paths "$TMP/src/sub/prog"
 	# The inlined header function is there, from its own directory.
 	grep -qx "$TMP/src/sub/../inc/sq.h:[0-9]*" "$TMP/llvm.paths"
+	diff -u "$TMP/llvm.paths" "$TMP/ours.paths"
+}
+
+@test "source paths: a compile directory ending in '/' is joined without doubling it, as llvm-symbolizer does" {
+	need gcc llvm-symbolizer
+	# the map leaves DW_AT_comp_dir "/srcroot/sub/"; the include
+	# directory "../inc" stays relative to it
+	path_prog "$TMP" -fdebug-prefix-map="$TMP/src/sub=/srcroot/sub/"
+	readelf --debug-dump=info "$TMP/src/sub/prog" | grep -q 'DW_AT_comp_dir.*: /srcroot/sub/$'
+	frame_paths "$TMP/src/sub/prog"
+	grep -qx '/srcroot/sub/\.\./inc/sq\.h:[0-9]*' "$TMP/ours.paths"
 	diff -u "$TMP/llvm.paths" "$TMP/ours.paths"
 }
 
@@ -443,6 +535,34 @@ plt_prog() {
 		sed -E 's/\+0x[0-9a-f]+ \([^)]*\)$//' | grep '@plt$' | sort -u >"$TMP/ours.C"
 	grep -q '^std::.*)@plt$' "$TMP/ours.C"
 	diff -u "$TMP/objdump.C" "$TMP/ours.C"
+}
+
+# --- DWARF-only functions
+
+@test "DWARF only: a function the symbol table lacks is named from DWARF, offsets from its first byte" {
+	need gcc llvm-symbolizer
+	cat >"$TMP/ns.c" <<-'C'
+	__attribute__((noinline)) int first(int x) { return x * 7 - 2; }
+	__attribute__((noinline)) int hidden(int x) { return (x * 3 + 1) / (x | 1); }
+	__attribute__((noinline)) int outer(int x) { return hidden(x) ^ first(x); }
+	int main(int argc, char **argv) { return outer(argc); }
+	C
+	gcc -O2 -g -o "$TMP/ns" "$TMP/ns.c"
+	objcopy --strip-symbol=hidden "$TMP/ns" "$TMP/nosym"
+	f="$TMP/nosym"
+	# after a sized function: no symbol of the table covers it
+	set -- $(sym_range "$TMP/ns" hidden)
+	[ -z "$(sym_addr "$f" hidden)" ]
+	insns "$f" "$1" "$2" >"$TMP/addrs"
+	[ "$(wc -l <"$TMP/addrs")" -gt 2 ]
+	sed 's/^/0x/' "$TMP/addrs" | llvm-symbolizer --obj="$f" --no-inlines |
+		awk 'NR % 3 == 1' | sort -u >"$TMP/llvm"
+	[ "$(cat "$TMP/llvm")" = hidden ]
+	# (DWARF is read for lines: names mode reads none)
+	offs "$f" <"$TMP/addrs" | "$SYM" --leaf --lines | sed 's/) .*/)/' >"$TMP/ours"
+	while read -r a; do
+		printf 'hidden+0x%x (nosym)\n' $((0x$a - 0x$1))
+	done <"$TMP/addrs" | diff -u - "$TMP/ours"
 }
 
 # --- 5. Padding between functions

@@ -4,7 +4,8 @@
 # lib/ustack-stream.c's cross-CPU merge through tests/tools/ustack-stream-test:
 # hand-built per-CPU sub-buffer files read back as a direct-mode record
 # does once stopped (ustack_stream_open_files()), no tracefs needed.
-# Output lines: "CPU TS ID" per record, "lost CPU", "horizon TS".
+# Output lines: "CPU TS ID" per record, "lost CPU", "horizon TS", "sb TS PID
+# NAME" per side-band record.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -85,4 +86,16 @@ merge() {
 @test "stream: a loss is told before the first record after it, once" {
 	merge 2 "$(printf 'r 1 10 1\nlost 1\nr 1 30 3\nr 0 20 2\nr 0 40 4\n')"
 	[ "$output" = "$(printf '1 10 1\nlost 1\n0 20 2\n1 30 3\n0 40 4')" ]
+}
+
+# The side-band (perf's mmap, comm, fork records) joins the merge through
+# ustack_stream_add_sideband(), one drain a call, as a live stream's does.
+@test "stream: a side-band record goes before a trace record of the same time" {
+	merge 2 "$(printf 'r 0 10 1\nr 1 20 2\nr 0 30 3\nsb 20 100 exec\n')"
+	[ "$output" = "$(printf '0 10 1\nsb 20 100 exec\n1 20 2\n0 30 3')" ]
+}
+
+@test "stream: side-band records of one time keep their arrival order, in a drain and across drains" {
+	merge 1 "$(printf 'sb 20 1 a\nsb 20 2 b\nsb 10 3 c\ndrain\nsb 20 4 d\nsb 15 5 e\nr 0 20 9\n')"
+	[ "$output" = "$(printf 'sb 10 3 c\nsb 15 5 e\nsb 20 1 a\nsb 20 2 b\nsb 20 4 d\n0 20 9')" ]
 }

@@ -12,9 +12,13 @@
  *   fill CPU N TS STEP ID	N records from TS every STEP, IDs from ID
  *   page CPU		end CPU's sub-buffer here
  *   lost CPU		end it, the next one says events were lost before it
+ *   sb TS PID NAME	a perf side-band record (a COMM) at TS
+ *   drain		the sb records so far are one drain of the side-band
+ *			(ustack_stream_add_sideband()); the rest are the last
  *
- * Prints "CPU TS ID" per record handed out, "lost CPU" per loss told and
- * "horizon TS" per horizon, in the order the stream calls back.
+ * Prints "CPU TS ID" per record handed out, "lost CPU" per loss told,
+ * "horizon TS" per horizon and "sb TS PID NAME" per side-band record, in
+ * the order the stream calls back.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,7 +28,9 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <linux/perf_event.h>
 
+#include "ustack-sideband.h"
 #include "ustack-stream.h"
 
 #define PAGE_HDR	16		/* u64 time stamp, u64 commit */
@@ -41,7 +47,15 @@ struct cpu_file {
 	unsigned long long	last_ts;
 };
 
+/* Side-band drains: raw perf records, as ustack_perf_drain() gives them */
+struct drain {
+	char	*buf;
+	size_t	len;
+};
+
 static int subbuf;
+static struct drain drains[64];
+static int nr_drains;
 
 static void die(const char *msg)
 {
@@ -100,6 +114,38 @@ static void add(struct cpu_file *c, unsigned long long ts, uint32_t id)
 	c->last_ts = ts;
 }
 
+static void put_sb(struct drain *d, const void *p, size_t n)
+{
+	d->buf = realloc(d->buf, d->len + n);
+	if (!d->buf)
+		die("out of memory");
+	memcpy(d->buf + d->len, p, n);
+	d->len += n;
+}
+
+/* A PERF_RECORD_COMM with the sample id the side-band asks for */
+static void add_comm(unsigned long long ts, uint32_t pid, const char *name)
+{
+	struct perf_event_header hdr = { .type = PERF_RECORD_COMM };
+	uint32_t ids[2] = { pid, pid }, cpu[2] = { 0, 0 };
+	size_t name_len = (strlen(name) + 1 + 7) & ~(size_t)7;
+	char comm[64] = "";
+	uint64_t time = ts;
+	struct drain *d;
+
+	if (nr_drains == 64 || name_len > sizeof(comm))
+		die("too many drains or too long a name");
+	d = &drains[nr_drains];
+	strcpy(comm, name);
+	hdr.size = sizeof(hdr) + sizeof(ids) + name_len + 24;
+	put_sb(d, &hdr, sizeof(hdr));
+	put_sb(d, ids, sizeof(ids));
+	put_sb(d, comm, name_len);
+	put_sb(d, ids, sizeof(ids));
+	put_sb(d, &time, sizeof(time));
+	put_sb(d, cpu, sizeof(cpu));
+}
+
 static struct cpu_file *cpu_of(struct cpu_file *cpus, int nr, int cpu)
 {
 	if (cpu < 0 || cpu >= nr)
@@ -113,6 +159,7 @@ static void run_script(struct cpu_file *cpus, int nr)
 	char line[256], cmd[16];
 	int cpu, n, i;
 	unsigned int id;
+	char name[32];
 
 	while (fgets(line, sizeof(line), stdin)) {
 		if (sscanf(line, "%15s", cmd) != 1 || cmd[0] == '#')
@@ -128,6 +175,12 @@ static void run_script(struct cpu_file *cpus, int nr)
 		} else if (!strcmp(cmd, "lost") && sscanf(line, "lost %d", &cpu) == 1) {
 			flush(cpu_of(cpus, nr, cpu));
 			cpus[cpu].missed = true;
+		} else if (!strcmp(cmd, "sb") &&
+			   sscanf(line, "sb %llu %u %31s", &ts, &id, name) == 3) {
+			add_comm(ts, id, name);
+		} else if (!strcmp(cmd, "drain")) {
+			if (drains[nr_drains].len)
+				nr_drains++;
 		} else {
 			die("bad script line");
 		}
@@ -145,6 +198,11 @@ static void on_record(struct tep_record *rec, void *ctx)
 static void on_lost(int cpu, long long missed, void *ctx)
 {
 	printf("lost %d\n", cpu);
+}
+
+static void on_sideband(const struct ustack_sb_rec *rec, void *ctx)
+{
+	printf("sb %llu %d %s\n", (unsigned long long)rec->ts, rec->pid, rec->name);
 }
 
 static void on_horizon(unsigned long long ts, void *ctx)
@@ -175,12 +233,13 @@ int main(int argc, char **argv)
 		.record = on_record,
 		.lost = on_lost,
 		.horizon = on_horizon,
+		.sideband = on_sideband,
 	};
 	struct cpu_file *cpus;
 	struct ustack_stream *st;
 	struct tep_handle *tep;
 	char **files;
-	int nr, cpu, ret;
+	int nr, cpu, ret, i;
 
 	if (argc != 3 || (nr = atoi(argv[2])) <= 0)
 		die("usage: ustack-stream-test DIR NR_CPUS < SCRIPT");
@@ -208,6 +267,13 @@ int main(int argc, char **argv)
 	st = ustack_stream_open_files(tep, files);
 	if (!st)
 		die("cannot open the stream");
+	if (drains[nr_drains].len)
+		nr_drains++;
+	for (i = 0; i < nr_drains; i++) {
+		if (ustack_stream_add_sideband(st, drains[i].buf, drains[i].len) < 0)
+			die("cannot add the side-band");
+		free(drains[i].buf);
+	}
 	ret = ustack_stream_consume(st, &ops, NULL);
 	ustack_stream_free(st);
 	for (cpu = 0; cpu < nr; cpu++)

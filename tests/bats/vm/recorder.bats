@@ -69,6 +69,97 @@ record() {
 	grep -q "^burst;.*main;bu_level;.*bu_level;bu_loop 20000\$" "$TMP/folded"
 }
 
+# Files that refuse splice() (EINVAL) get the pipe's bytes copied through
+# one sub-buffer at a time: no file system of the VM's kernel refuses it,
+# so nosplice.so makes splice() into a regular file fail that way.
+@test "recorder: an output file that refuses splice gets the data copied: 20000 calls, 20000 stacks" {
+	[ -e "$PROGS/burst/nosplice.so" ] || skip "run make on the host first (nosplice.so missing)"
+	run --separate-stderr env LD_PRELOAD="$PROGS/burst/nosplice.so" \
+		"$USTACK" record -B "$NAME" -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-b 16384 -- "$BURST" 1 20000 0
+	[ "$status" -eq 0 ]
+	[ "$(instance_lost)" -eq 0 ]
+	[[ "$stderr" == *"ring-buffer losses:   0"* ]]
+	[ "$(folded_total "$TMP/t.dat")" -eq 20000 ]
+	"$USTACK" report -q -i "$TMP/t.dat" --folded >"$TMP/folded"
+	[ "$(wc -l <"$TMP/folded")" -eq 1 ]
+	grep -q "^burst;.*main;bu_level;.*bu_level;bu_loop 20000\$" "$TMP/folded"
+}
+
+# A splice that did not fill the pipe took every full sub-buffer there was
+# (move_full()): splicing again at once chased the next ones one by one.
+# Each recorder thread's system calls (strace -ff, a file per thread):
+# after a short splice from the ring buffer, the next one waits for a poll().
+@test "recorder: a splice that did not fill the pipe ends the drain: the thread polls before the next one" {
+	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
+	run --separate-stderr strace -ff -qq -e trace=poll,splice -o "$TMP/st" \
+		"$USTACK" record -B "$NAME" -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-q -b 16384 -- "$BURST" 1 3000 0
+	[ "$status" -eq 0 ]
+	[ "$(folded_total "$TMP/t.dat")" -eq 3000 ]
+	python3 - "$TMP"/st.* <<-'PY'
+	import re, sys
+	ring = re.compile(r"^splice\(.*, (\d+), SPLICE_F_MOVE\|SPLICE_F_NONBLOCK\) = (-?\d+)")
+	shorts = 0
+	for name in sys.argv[1:]:
+	    short = False
+	    for line in open(name):
+	        if line.startswith("poll("):
+	            short = False
+	        m = ring.match(line)
+	        if not m:
+	            continue
+	        if short:
+	            sys.exit("%s: splice again without a poll: %s" % (name, line.strip()))
+	        n, size = int(m.group(2)), int(m.group(1))
+	        short = 0 < n < size
+	        shorts += short
+	if not shorts:
+	    sys.exit("no short splice from a ring buffer was seen")
+	PY
+}
+
+# A wakeup whose drain moved nothing though the buffer had data (no full
+# sub-buffer yet) naps on the stop pipe alone; one that moved data polls
+# the buffer again. With a one-page pipe every splice fills it, so each
+# drain ends on an empty ring (EAGAIN) after moving data: never a nap
+# then. A small buffer wakes the thread by its watermark (POLLIN), not
+# only by the tick; what the burst overruns does not matter here.
+@test "recorder: a drain that moved data is followed by a poll of the buffer, one that moved nothing from a readable buffer by a nap" {
+	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
+	old=$(cat /proc/sys/fs/pipe-max-size)
+	echo 4096 >/proc/sys/fs/pipe-max-size
+	run --separate-stderr strace -ff -qq -e trace=poll,splice -o "$TMP/st" \
+		"$USTACK" record -B "$NAME" -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-q -b 1024 -- "$BURST" 1 20000 0
+	echo "$old" >/proc/sys/fs/pipe-max-size
+	[ "$status" -eq 0 ]
+	python3 - "$TMP"/st.* <<-'PY'
+	import re, sys
+	ring = re.compile(r"^splice\(.*, (\d+), SPLICE_F_MOVE\|SPLICE_F_NONBLOCK\) = (-?\d+)")
+	woken = 0
+	for name in sys.argv[1:]:
+	    moved = readable = False
+	    for line in open(name):
+	        m = ring.match(line)
+	        if m:
+	            moved = moved or int(m.group(2)) > 0
+	        elif line.startswith("poll(["):
+	            nap = re.match(r"poll\(\[[^]]*\], 1, ", line)
+	            if moved and nap:
+	                sys.exit("%s: a nap after a drain that moved data: %s" % (name, line.strip()))
+	            if readable and not moved and not nap:
+	                sys.exit("%s: the buffer polled again at once after a drain that moved nothing: %s" % (name, line.strip()))
+	            woken += moved and readable
+	            moved = False
+	            # the buffer (the first fd) readable, not the stop pipe
+	            fd = re.match(r"poll\(\[\{fd=(\d+),[^]]*\], 2, .*\) = ", line)
+	            readable = bool(fd) and ("{fd=%s, revents=POLLIN" % fd.group(1)) in line
+	if not woken:
+	    sys.exit("no drain after a watermark wakeup moved data")
+	PY
+}
+
 # record's summary is the kernel's count of what it took (per_cpu stats,
 # as trace-cmd record prints them): no record is read back (issue 13: no
 # more CPU than trace-cmd record). The count is checked against stock
@@ -120,6 +211,20 @@ build_parse_log() {
 	}
 	EOF
 	cc -shared -fPIC -o "$TMP/parselog.so" "$TMP/parselog.c" -ldl
+}
+
+# -s takes microseconds, poll() milliseconds: a tick under one would be
+# poll(.., 0), every CPU's thread spinning for the whole run.
+@test "recorder: -s under a millisecond: each CPU's thread still sleeps 1 ms in poll(), never 0" {
+	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
+	run --separate-stderr strace -f -qq -e trace=poll -o "$TMP/st" \
+		"$USTACK" record -B "$NAME" -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-q -s 1 -b 16384 -- "$BURST" 1 100 0
+	[ "$status" -eq 0 ]
+	[ "$(folded_total "$TMP/t.dat")" -eq 100 ]
+	# the threads' tick: poll() of the CPU's buffer and the stop pipe
+	grep -qE 'poll\(\[.*\], 2, 1[) ]' "$TMP/st"
+	[ -z "$(grep -E 'poll\(\[.*\], [0-9]+, 0[) ]' "$TMP/st")" ]
 }
 
 @test "recorder: parses no event format (it decodes no record); live, which does, parses them" {
