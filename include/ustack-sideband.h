@@ -62,6 +62,14 @@ enum ustack_sb_kind {
  *		not owned
  * @cut:	SAMPLE: the kernel stopped the chain at its frame limit (known
  *		to the recorder, kept in a trace.dat)
+ * @regs_mask:	SAMPLE: the user registers in @regs (perf's sample_regs_user
+ *		bits), 0: none (no --call-graph=dwarf)
+ * @regs:	SAMPLE: their values, lowest bit first; not owned
+ * @stack_size:	SAMPLE: bytes of user stack copied from the stack pointer up
+ * @stack:	SAMPLE: the copy; not owned
+ * @stack_valid: SAMPLE: from a trace.dat, which only keeps the words the
+ *		unwinder read: a bit per 8-byte word of @stack, set when kept;
+ *		NULL: all of @stack is
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -90,6 +98,11 @@ struct ustack_sb_rec {
 	uint32_t		raw_size;
 	const void		*raw;
 	bool			cut;
+	uint64_t		regs_mask;
+	const uint64_t		*regs;
+	uint32_t		stack_size;
+	const void		*stack;
+	const uint8_t		*stack_valid;
 	const char		*name;
 };
 
