@@ -94,6 +94,8 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
 	copy = *rec;
 	copy.cut = cs.truncated;
+	/* a stack copy: only the words the unwind read (all, if none ran) */
+	copy.stack_valid = ustack_session_stack_used(ms->env.session);
 	return ustack_sbfile_add(ms->sbfile, &copy);
 }
 
