@@ -284,6 +284,7 @@ struct ustack_session {
 	uint8_t				*used;		/* words the last unwind read */
 	size_t				used_alloc;
 	bool				used_set;
+	unsigned int			used_cut;	/* ... the limit it stopped at */
 };
 
 static struct tep_record *record_clone(const struct tep_record *rec)
@@ -1605,12 +1606,21 @@ static int fill_perf(struct ustack_session *s, struct ustk *st,
 	return 0;
 }
 
-/* Frames the unwinder may give a stack when no frame limit is set */
-#define DWARF_MAX_FRAMES	1024
-
 static int dwarf_max(const struct ustack_session *s)
 {
-	return s->opts.perf_max_stack ? (int)s->opts.perf_max_stack : DWARF_MAX_FRAMES;
+	return s->opts.perf_max_stack ? (int)s->opts.perf_max_stack : USTACK_DWARF_MAX_FRAMES;
+}
+
+/*
+ * A recording keeps the words the recorder's unwind read: where its frame
+ * limit stopped it (umax), report's stops too, or it would walk on into
+ * the words not kept.
+ */
+static int dwarf_limit(const struct ustack_session *s, const struct ustack_sb_rec *sb)
+{
+	int max = dwarf_max(s);
+
+	return sb->unwind_max && (int)sb->unwind_max < max ? (int)sb->unwind_max : max;
 }
 
 /* Room for the last unwind's words: what the recorder keeps of the copy */
@@ -1645,8 +1655,8 @@ static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct us
 		s->uframes = malloc(dwarf_max(s) * sizeof(*s->uframes));
 	if (!s->uframes)
 		return -1;
-	nr = ustack_dwarf_unwind(s->unw, s->hist, sb, tgid, s->uframes, dwarf_max(s), &res,
-				 dwarf_used(s, sb));
+	nr = ustack_dwarf_unwind(s->unw, s->hist, sb, tgid, s->uframes, dwarf_limit(s, sb),
+				 &res, dwarf_used(s, sb));
 	if (stack_alloc_frames(s, st, nr))
 		return -1;
 	st->how = nr ? (uint8_t *)(st->raw_id + nr) : NULL;
@@ -1655,6 +1665,7 @@ static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct us
 		st->raw_id[i] = USTACK_ID_NOMAP;
 		st->how[i] = s->uframes[i].how;
 	}
+	s->used_cut = res.err == USTACK_UNWIND_E_MAX_FRAMES ? dwarf_limit(s, sb) : 0;
 	if (res.err == USTACK_UNWIND_E_MAX_FRAMES) {
 		st->flags |= USTACK_STACK_TRUNCATED;
 		s->stats.truncated++;
@@ -1880,14 +1891,16 @@ void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinde
 
 /**
  * ustack_session_stack_used - the words of the last sample's stack copy its unwind read
- * @s:	the session
+ * @s:		the session
+ * @cut:	set to the frame limit the unwind stopped at, else 0
  *
  * For the recorder, which keeps only those (report then reads no other).
  * Returns a bitmap, a bit per 8-byte word of the copy, valid until the
  * next side-band record; NULL when the last sample was not unwound (left
  * out by the filters, no unwinder).
  */
-const uint8_t *ustack_session_stack_used(const struct ustack_session *s)
+const uint8_t *ustack_session_stack_used(const struct ustack_session *s, unsigned int *cut)
 {
+	*cut = s->used_set ? s->used_cut : 0;
 	return s->used_set ? s->used : NULL;
 }

@@ -11,7 +11,7 @@
  *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
  *	ustack-sb lost pid=P n=N
  *	ustack-sb sample pid=P tid=T cpu=C [cut=1] raw=HEX chain=E,E,...
- *		[regs=MASK:V,V,... stack=SIZE:W,W,...]
+ *		[regs=MASK:V,V,... stack=SIZE:W,W,...] [umax=N]
  *
  * key=value pairs separated by one blank; path= and comm= come last and
  * take the rest of the text (names may hold blanks).
@@ -31,7 +31,9 @@
  * "s" and its hex distance above the stack pointer (saved frame
  * pointers, addresses on the stack). A copy that does not fit in one
  * print record keeps the words that fit and says its SIZE ends there:
- * report then tells the walk ran out of copy, as it did.
+ * report then tells the walk ran out of copy, as it did. umax=N: the
+ * recorder's unwind stopped at its frame limit N, and so must report's
+ * (the words of the frames after it were not kept).
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -211,7 +213,7 @@ static void put_stack(const struct ustack_sb_rec *r, char **p, char *end, uint64
 		      uint32_t nw)
 {
 	const unsigned char *stack = r->stack;
-	uint32_t i, skip = 0, size = r->stack_size;
+	uint32_t i, skip = 0, size = r->stack_size & ~7U;
 	bool first = true;
 	uint64_t v;
 
@@ -273,6 +275,10 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 		put_regs(r, &p, end, sample_sp(r));
 		if (r->stack)
 			put_stack(r, &p, end, sample_sp(r), nw);
+		if (r->unwind_max) {
+			put_str(&p, end, " umax=");
+			put_dec(&p, end, r->unwind_max);
+		}
 	}
 	/* NUL-terminated when it fits, as snprintf() */
 	if (p < end)
@@ -288,7 +294,7 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
  */
 static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
-	uint32_t nr = r->nr_chain, nw = r->stack_size / 8;
+	uint32_t nr = r->nr_chain, nw = r->regs ? r->stack_size / 8 : 0;
 	size_t len = put_sample(r, buf, size, nr, nw, r->cut);
 
 	/* a stack copy too big loses its outer words first, halving what is over */
@@ -523,6 +529,8 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		r->cpu = strtol(val, NULL, 10);
 	else if (KEY("cut"))
 		r->cut = strtol(val, NULL, 10) != 0;
+	else if (KEY("umax"))
+		r->unwind_max = strtoul(val, NULL, 10);
 	else if (KEY("raw"))
 		return parse_raw(val, len, r);
 	else if (KEY("chain"))

@@ -76,3 +76,32 @@ teardown() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--call-graph=dwarf needs the perf stack source"* ]]
 }
+
+@test "perf dwarf: frames without CFI come from the frame pointer, and --why says so" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --why \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-nocfi-fp" 1
+	[ "$status" -eq 0 ]
+	# chain_11 .. main and the libc frame main returns to have no CFI
+	[ "$(grep -c ' # fp$' <<< "$output")" -eq 13 ]
+	grep -q '^  chain_11+0x[0-9a-f]* (cfi-nocfi-fp) # fp$' <<< "$output"
+	grep -q '^  _start+0x[0-9a-f]* (cfi-nocfi-fp) # cfi$' <<< "$output"
+}
+
+@test "perf dwarf: neither CFI nor frame pointer: the stack ends in a frame saying so" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-nocfi-nofp" 2
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-nocfi-nofp;[unwind: no CFI and no frame pointer];chain_12 2" ]
+}
+
+@test "perf dwarf: --max-stack cuts live and in report alike, marked [truncated]" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --max-stack 5 \
+		--folded -e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 2
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" --call-graph=dwarf --max-stack 5 \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 2
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+}
