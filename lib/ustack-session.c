@@ -79,6 +79,7 @@
 
 #include <event-parse.h>
 
+#include "ustack-array.h"
 #include "ustack-dwarf.h"
 #include "ustack-events.h"
 #include "ustack-fileids.h"
@@ -281,6 +282,7 @@ struct ustack_session {
 	/* --call-graph=dwarf samples (ustack_session_set_unwinder()) */
 	struct ustack_unwinder		*unw;
 	struct ustack_uframe		*uframes;
+	size_t				uframes_alloc;
 	uint8_t				*used;		/* words the last unwind read */
 	size_t				used_alloc;
 	bool				used_set;
@@ -1651,9 +1653,8 @@ static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct us
 	struct ustack_unwind_result res;
 	int i, nr;
 
-	if (!s->uframes)
-		s->uframes = malloc(dwarf_max(s) * sizeof(*s->uframes));
-	if (!s->uframes)
+	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, dwarf_limit(s, sb),
+			      sizeof(*s->uframes)))
 		return -1;
 	nr = ustack_dwarf_unwind(s->unw, s->hist, sb, tgid, s->uframes, dwarf_limit(s, sb),
 				 &res, dwarf_used(s, sb));
