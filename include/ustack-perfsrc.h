@@ -21,6 +21,12 @@
 
 struct ustack_sb_rec;
 
+/* --call-graph=dwarf: perf's default copy, and the most a record holds */
+#define USTACK_DWARF_SIZE_DEFAULT	8192
+#define USTACK_DWARF_SIZE_MAX		65528
+/* Frames the unwind of a copy goes to without --max-stack */
+#define USTACK_DWARF_MAX_FRAMES		1024
+
 /**
  * struct ustack_perfsrc_event - one tracepoint to sample
  * @id:		its tracefs id (events/SYSTEM/EVENT/id)
@@ -38,12 +44,16 @@ struct ustack_perfsrc_event {
  * @kernel:	the kernel callchain too (else exclude_callchain_kernel)
  * @max_stack:	frames asked for (sample_max_stack); 0: the kernel's
  *		kernel.perf_event_max_stack
+ * @dwarf_size:	bytes of user stack copied with the user registers at each
+ *		sample, to be unwound with CFI (perf's --call-graph dwarf);
+ *		0: the kernel's frame-pointer chain
  */
 struct ustack_perfsrc_opts {
 	const struct ustack_perfsrc_event	*events;
 	size_t					nr_events;
 	bool					kernel;
 	unsigned int				max_stack;
+	unsigned int				dwarf_size;
 };
 
 /**

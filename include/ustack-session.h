@@ -108,6 +108,10 @@ char **ustack_session_procmaps(struct ustack_session *s);
 /* Tasks: their thread group, the groups shown, /proc before a task goes */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);
 void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack);
+struct ustack_unwinder;
+void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinder *u);
+const uint8_t *ustack_session_stack_used(const struct ustack_session *s,
+					 unsigned int *cut);
 int ustack_session_follow(struct ustack_session *s, int tgid);
 void ustack_session_skip_until_exec(struct ustack_session *s, int pid);
 void ustack_session_learn_task(struct ustack_session *s, int pid);

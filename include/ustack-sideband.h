@@ -60,8 +60,19 @@ enum ustack_sb_kind {
  * @raw_size:	SAMPLE: bytes in @raw
  * @raw:	SAMPLE: the tracepoint's payload (a tracefs record's data);
  *		not owned
- * @cut:	SAMPLE: the kernel stopped the chain at its frame limit (known
- *		to the recorder, kept in a trace.dat)
+ * @cut:	SAMPLE: the kernel stopped the chain at its frame limit, or
+ *		the recorder's unwind of the copy stopped at it (known to the
+ *		recorder, kept in a trace.dat)
+ * @unwind_max:	SAMPLE: cut, the frame limit of the recorder's unwind (the
+ *		words it kept go no further); 0: none
+ * @regs_mask:	SAMPLE: the user registers in @regs (perf's sample_regs_user
+ *		bits), 0: none (no --call-graph=dwarf)
+ * @regs:	SAMPLE: their values, lowest bit first; not owned
+ * @stack_size:	SAMPLE: bytes of user stack copied from the stack pointer up
+ * @stack:	SAMPLE: the copy; not owned
+ * @stack_valid: SAMPLE: a bit per 8-byte word of @stack, set for the
+ *		words a trace.dat's copy holds (the words the recorder's
+ *		unwind read), or, written, for those to keep; NULL: all
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -90,6 +101,12 @@ struct ustack_sb_rec {
 	uint32_t		raw_size;
 	const void		*raw;
 	bool			cut;
+	uint32_t		unwind_max;
+	uint64_t		regs_mask;
+	const uint64_t		*regs;
+	uint32_t		stack_size;
+	const void		*stack;
+	const uint8_t		*stack_valid;
 	const char		*name;
 };
 

@@ -55,7 +55,7 @@ enum ustack_source {
  * @max_depth:	frames at most (0: no limit of its own); a deeper stack
  *		comes marked truncated (known once started)
  * @regs:	it adds user registers and a copy of the stack, to be
- *		unwound by CFI (none of today's sources)
+ *		unwound by CFI (the perf source with --call-graph=dwarf)
  */
 struct ustack_stack_caps {
 	bool		deferred;
@@ -72,6 +72,9 @@ struct ustack_stack_caps {
  * @clock_given: the user chose the trace clock
  * @kernel:	kernel stacks are wanted too
  * @max_stack:	frames asked for at most (0: the kernel's most)
+ * @dwarf_size:	perf source: bytes of user stack copied with the user
+ *		registers at each sample, unwound by CFI (--call-graph=dwarf);
+ *		0: the kernel's frame-pointer chain
  * @enable_events: enables the traced events in the instance; a source
  *		whose stacks the instance writes calls it when it opens
  * @ctx:	passed to @enable_events
@@ -82,6 +85,7 @@ struct ustack_stack_env {
 	bool			clock_given;
 	bool			kernel;
 	unsigned int		max_stack;
+	unsigned int		dwarf_size;
 	void			(*enable_events)(void *ctx);
 	void			*ctx;
 };

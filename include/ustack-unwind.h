@@ -93,6 +93,12 @@ typedef const struct ustack_mapping *(*ustack_unwind_map_fn)(void *ctx, int tgid
  * @stack_addr:	user address of @stack[0] (the stack pointer at the event)
  * @stack_size:	bytes in @stack
  * @map:	the mapping lookup, with @map_ctx
+ * @stack_valid: a bit per 8-byte word of @stack (word i at @stack_addr +
+ *		8 * i), set where @stack holds it: a copy kept in part (a
+ *		trace.dat keeps the words the recorder's unwind read); NULL:
+ *		all of it
+ * @stack_used:	NULL, or a bit per word of @stack, set here for each word
+ *		the unwind read (what a recording has to keep)
  */
 struct ustack_unwind_input {
 	int				tgid;
@@ -103,6 +109,8 @@ struct ustack_unwind_input {
 	size_t				stack_size;
 	ustack_unwind_map_fn		map;
 	void				*map_ctx;
+	const uint8_t			*stack_valid;
+	uint8_t				*stack_used;
 };
 
 /**
@@ -166,6 +174,7 @@ enum ustack_unwind_err {
 };
 
 const char *ustack_unwind_strerror(enum ustack_unwind_err err);
+int ustack_unwind_errcode(enum ustack_unwind_err err);
 
 /**
  * struct ustack_unwind_result - how an unwind went

@@ -96,6 +96,10 @@ enum ustack_sample_status {
  * @frames:	user frames, leaf first
  * @nr_kframes:	number of kernel frames (ftrace:kernel_stack), 0 if none
  * @kframes:	kernel addresses, leaf first
+ * @frame_how:	unwound from a stack copy (--call-graph=dwarf): how each
+ *		frame was found (enum ustack_unwind_how); NULL otherwise
+ * @unwind_end:	unwound: 0 when the walk reached the outermost frame, else
+ *		why it stopped (a negative code of lib/ustack-err.h)
  */
 struct ustack_sample {
 	uint64_t			ts;
@@ -112,6 +116,8 @@ struct ustack_sample {
 	const struct ustack_frame	*frames;
 	unsigned int			nr_kframes;
 	const uint64_t			*kframes;
+	const uint8_t			*frame_how;
+	int				unwind_end;
 };
 
 /**

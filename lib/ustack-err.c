@@ -28,6 +28,15 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 	[USTACK_ERR_UNREADABLE - USTACK_ERR__START]	= "cannot read this trace.dat file",
 	[USTACK_ERR_NO_BUFFER - USTACK_ERR__START]	= "no such buffer",
 	[USTACK_ERR_BAD_BUFFER - USTACK_ERR__START]	= "cannot read the buffer",
+	[USTACK_ERR_UW_MAX_FRAMES - USTACK_ERR__START]	= "too many frames",
+	[USTACK_ERR_UW_NO_REGS - USTACK_ERR__START]	= "no user registers",
+	[USTACK_ERR_UW_STACK_SIZE - USTACK_ERR__START]	= "stack copy too small",
+	[USTACK_ERR_UW_MEMORY - USTACK_ERR__START]	= "unreadable memory",
+	[USTACK_ERR_UW_NO_MAP - USTACK_ERR__START]	= "address in no file mapping",
+	[USTACK_ERR_UW_NO_FILE - USTACK_ERR__START]	= "file not found",
+	[USTACK_ERR_UW_NO_CFI - USTACK_ERR__START]	= "no CFI and no frame pointer",
+	[USTACK_ERR_UW_BAD_FRAME - USTACK_ERR__START]	= "bad frame",
+	[USTACK_ERR_UW_LIBDW - USTACK_ERR__START]	= "libdw unwind error",
 };
 
 /**

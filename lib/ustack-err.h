@@ -32,6 +32,16 @@ enum ustack_err {
 	USTACK_ERR_UNREADABLE,		/* libtracecmd cannot open it */
 	USTACK_ERR_NO_BUFFER,		/* no buffer of the name asked for */
 	USTACK_ERR_BAD_BUFFER,		/* libtracecmd cannot open that buffer */
+	/* why a CFI unwind ended before the outermost frame (ustack-unwind.h) */
+	USTACK_ERR_UW_MAX_FRAMES,
+	USTACK_ERR_UW_NO_REGS,
+	USTACK_ERR_UW_STACK_SIZE,
+	USTACK_ERR_UW_MEMORY,
+	USTACK_ERR_UW_NO_MAP,
+	USTACK_ERR_UW_NO_FILE,
+	USTACK_ERR_UW_NO_CFI,
+	USTACK_ERR_UW_BAD_FRAME,
+	USTACK_ERR_UW_LIBDW,
 	USTACK_ERR__END,
 };
 

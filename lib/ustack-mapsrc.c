@@ -88,12 +88,17 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 {
 	struct ustack_perfsrc_stack cs;
 	struct ustack_sb_rec copy;
+	unsigned int cut;
 
 	if (rec->kind != USTACK_SB_SAMPLE)
 		return ustack_sbfile_add(ms->sbfile, rec);
 	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
 	copy = *rec;
 	copy.cut = cs.truncated;
+	/* a stack copy: only the words the unwind read (all, if none ran) */
+	copy.stack_valid = ustack_session_stack_used(ms->env.session, &cut);
+	copy.unwind_max = cut;
+	copy.cut |= cut != 0;
 	return ustack_sbfile_add(ms->sbfile, &copy);
 }
 

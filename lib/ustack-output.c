@@ -171,11 +171,16 @@ static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
 /* The frame's line ends, with its reason when it has one and --why. */
 static void end_rframe(struct ustack_output *o, const struct rframe *rf)
 {
+	const char *origin = o->opts.why ? ustack_render_origin(rf) : NULL;
+
 	if (o->opts.why && rf->why)
 		fprintf(o->fp, " # %s", ustack_unresolved_str(rf->why));
 	else if (o->opts.why && rf->no_lines)
 		fputs(" # no line: its DWARF is compressed in a way this libelf cannot read",
 		      o->fp);
+	/* unwound from a stack copy: by the caller's CFI, or its frame pointer */
+	if (origin)
+		fprintf(o->fp, "%s%s", rf->why || rf->no_lines ? ", " : " # ", origin);
 	fputc('\n', o->fp);
 }
 
@@ -235,6 +240,8 @@ static void print_stacks(struct ustack_output *o, const struct ustack_sample *s)
 		fprintf(o->fp, "  %s\n", note);
 	if (ustack_render_truncated(s))
 		fprintf(o->fp, "  [truncated]\n");
+	if (ustack_render_unwind_end(s))
+		fprintf(o->fp, "  %s\n", ustack_render_unwind_end(s));
 }
 
 /* ------------------------------------------------------------------ */
@@ -277,7 +284,8 @@ static int build_key(struct ustack_output *o, const struct ustack_sample *s)
 	if (ustack_array_grow((void **)&o->key, &o->key_alloc, o->key_len, sizeof(*o->key)))
 		return -1;
 	k = o->key;
-	*k++ = (uint64_t)s->status << 32 | ustack_render_truncated(s);
+	*k++ = (uint64_t)s->status << 32 | (uint64_t)(uint16_t)s->unwind_end << 1 |
+	       ustack_render_truncated(s);
 	*k++ = o->opts.fold_pid ? (uint64_t)(unsigned int)s->pid : 0;
 	*k++ = o->opts.fold_event ? (uint64_t)(uintptr_t)s->event : 0;
 	*k++ = (uint64_t)nr << 32 | nr_k;
@@ -336,6 +344,8 @@ static void print_folded(struct ustack_output *o, const struct ustack_sample *s)
 	fold_root(o, s);
 	if (ustack_render_truncated(s))
 		ustack_fold_push(o->fold, "[truncated]", NULL);
+	if (ustack_render_unwind_end(s))
+		ustack_fold_push(o->fold, ustack_render_unwind_end(s), NULL);
 	if (note)
 		ustack_fold_push(o->fold, note, NULL);
 	for (i = o->nr_rf; i > nr_k; i--)
@@ -459,6 +469,8 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 	 */
 	if (ustack_render_truncated(s))
 		fprintf(o->fp, "\t0 [truncated] ([unknown])\n");
+	if (ustack_render_unwind_end(s))
+		fprintf(o->fp, "\t0 %s ([unknown])\n", ustack_render_unwind_end(s));
 	fputc('\n', o->fp);
 }
 

@@ -581,6 +581,9 @@ struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
 	 */
 	if (src)
 		po.ring_kb = 4096;
+	/* with a stack copy in each, a sample is a hundred times bigger */
+	if (src && src->dwarf_size)
+		po.ring_kb = 16384;
 	p = ustack_perf_open(&po, why, why_size);
 	free(tids);
 	if (p)

@@ -20,6 +20,10 @@
  *  - inherit for a task: the tasks it creates are sampled too;
  *  - disabled until the capture turns tracing on: a launched command is
  *    held before its exec, and what it does until then is not traced.
+ *
+ * --call-graph=dwarf (fill_dwarf()): REGS_USER and STACK_USER come after
+ * RAW in the record, and the kernel's user callchain is left out (the
+ * frame-pointer walk it does would be thrown away).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 #include "ustack-perfsrc.h"
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
+#include "ustack-unwind.h"
 
 #define SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
@@ -60,6 +65,14 @@ unsigned int ustack_perfsrc_max_stack(void)
 	return v;
 }
 
+static void fill_dwarf(struct perf_event_attr *attr, unsigned int size)
+{
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr->sample_regs_user = USTACK_REGS_USER_X86_64;
+	attr->sample_stack_user = size;
+	attr->exclude_callchain_user = 1;
+}
+
 static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_opts *o,
 		      int id, int pid, int clockid)
 {
@@ -79,6 +92,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 		attr->use_clockid = 1;
 		attr->clockid = clockid;
 	}
+	if (o->dwarf_size)
+		fill_dwarf(attr, o->dwarf_size);
 }
 
 /**
@@ -117,6 +132,40 @@ int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu
 	return 0;
 }
 
+/*
+ * What follows RAW with --call-graph=dwarf: abi, the registers (when abi
+ * is not NONE), the copy's size, the copy and how much of it the kernel
+ * filled (dyn_size). @off is where abi is.
+ */
+static bool parse_dwarf(const char *rec, size_t size, size_t off, struct ustack_sb_rec *out)
+{
+	uint64_t abi, ssize, dyn = 0;
+	size_t nr = __builtin_popcountll(USTACK_REGS_USER_X86_64);
+
+	if (off + 8 > size)
+		return false;
+	memcpy(&abi, rec + off, 8);
+	off += 8;
+	if (abi) {
+		if (off + nr * 8 > size)
+			return false;
+		out->regs_mask = USTACK_REGS_USER_X86_64;
+		out->regs = (const uint64_t *)(rec + off);
+		off += nr * 8;
+	}
+	if (off + 8 > size)
+		return false;
+	memcpy(&ssize, rec + off, 8);
+	off += 8;
+	if (ssize > size - off || (ssize && size - off - ssize < 8))
+		return false;
+	out->stack = rec + off;
+	if (ssize)
+		memcpy(&dyn, rec + off + ssize, 8);
+	out->stack_size = dyn < ssize ? dyn : ssize;
+	return true;
+}
+
 /**
  * ustack_perfsrc_parse - a PERF_RECORD_SAMPLE of our events as a side-band record
  * @rec:	the record, header included, 8-byte aligned
@@ -124,7 +173,9 @@ int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu
  * @out:	filled in (USTACK_SB_SAMPLE; chain and raw point into @rec)
  *
  * Layout (SAMPLE_TYPE): pid, tid, time, cpu, reserved, nr, ips[nr],
- * raw size, raw bytes. Returns false for a record that does not fit it.
+ * raw size, raw bytes, then with --call-graph=dwarf the user registers
+ * and stack (parse_dwarf()). Returns false for a record that does not
+ * fit it.
  */
 bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out)
 {
@@ -152,7 +203,9 @@ bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *ou
 	out->chain = (const uint64_t *)(rec + CHAIN_OFF);
 	out->raw_size = raw_size;
 	out->raw = rec + off + 4;
-	return true;
+	/* RAW is padded to 8 bytes: anything after it is the stack copy */
+	off += 4 + raw_size;
+	return off >= size || parse_dwarf(rec, size, off, out);
 }
 
 /**

@@ -504,6 +504,9 @@ static int sample_locs(struct ustack_profile *p, const struct ustack_sample *s,
 		return -1;
 	if (ustack_render_truncated(s) && cur_push(p, pseudo_loc(p, "[truncated]", PF_NOTE)))
 		return -1;
+	if (ustack_render_unwind_end(s) &&
+	    cur_push(p, pseudo_loc(p, ustack_render_unwind_end(s), PF_NOTE)))
+		return -1;
 	return 0;
 }
 

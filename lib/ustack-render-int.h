@@ -54,6 +54,7 @@ struct rframe {
 	uint64_t	id;
 	uint8_t		why;
 	bool		no_lines;	/* named, DWARF unreadable: no line */
+	uint8_t		origin;		/* unwound: 1 + enum ustack_unwind_how */
 };
 
 /**
@@ -87,6 +88,8 @@ const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 
 bool ustack_render_has_stack(const struct ustack_sample *s);
 bool ustack_render_truncated(const struct ustack_sample *s);
+const char *ustack_render_unwind_end(const struct ustack_sample *s);
+const char *ustack_render_origin(const struct rframe *rf);
 const char *ustack_render_note(const struct ustack_sample *s);
 /* ustack-output.c: what the profiles' subtitles say of synchronous stacks */
 const char *ustack_stats_sync_note(const struct ustack_stats *st);

@@ -16,6 +16,8 @@
 #include "ustack-render.h"
 #include "ustack-render-int.h"
 #include "ustack-array.h"
+#include "ustack-err.h"
+#include "ustack-unwind.h"
 
 #define MAX_INLINE	16
 #define MAX_CONSUMERS	4
@@ -32,6 +34,7 @@ struct ustack_render {
 	size_t				nr_rf;
 	size_t				alloc_rf;
 	bool				stable;		/* of the sample being rendered */
+	uint8_t				next_origin;	/* see mark_origin() */
 	struct ustack_render_counts	counts;
 	const struct ustack_mapping	*memo_map;	/* see res_dso() */
 	struct ustack_dso		*memo_dso;
@@ -188,6 +191,7 @@ static struct rframe *rf_add(struct ustack_render *r, enum rf_kind kind)
 	rf = &r->rf[r->nr_rf++];
 	memset(rf, 0, sizeof(*rf));
 	rf->kind = kind;
+	rf->origin = r->next_origin;
 	return rf;
 }
 
@@ -317,6 +321,15 @@ static void render_anon(struct ustack_render *r, const struct ustack_sample *s,
 	}
 }
 
+/*
+ * How an unwound frame was found, on the rframes it renders to (a frame
+ * may render to several: its inlined calls): set on the next one added.
+ */
+static void mark_origin(struct ustack_render *r, const struct ustack_sample *s, unsigned int i)
+{
+	r->next_origin = s->frame_how ? 1 + s->frame_how[i] : 0;
+}
+
 static void render_user(struct ustack_render *r, const struct ustack_sample *s)
 {
 	const struct ustack_frame *fr;
@@ -326,6 +339,7 @@ static void render_user(struct ustack_render *r, const struct ustack_sample *s)
 	r->counts.frames += s->nr_frames;
 	for (i = 0; i < s->nr_frames; i++) {
 		fr = &s->frames[i];
+		mark_origin(r, s, i);
 		if (fr->map) {
 			render_file(r, fr, i > 0);
 		} else if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP) {
@@ -339,6 +353,7 @@ static void render_user(struct ustack_render *r, const struct ustack_sample *s)
 			}
 		}
 	}
+	r->next_origin = 0;
 }
 
 static void render(struct ustack_render *r, const struct ustack_sample *s)
@@ -437,6 +452,42 @@ bool ustack_render_has_stack(const struct ustack_sample *s)
 bool ustack_render_truncated(const struct ustack_sample *s)
 {
 	return ustack_render_has_stack(s) && (s->stack_flags & USTACK_STACK_TRUNCATED);
+}
+
+/**
+ * ustack_render_unwind_end - the frame a stack its unwinder could not finish ends in
+ * @s: the sample
+ *
+ * "[unwind: REASON]" (no CFI for a file, stack copy too small, unreadable
+ * memory...), or NULL for a stack that is whole or was not unwound.
+ */
+const char *ustack_render_unwind_end(const struct ustack_sample *s)
+{
+	static char text[USTACK_ERR__END - USTACK_ERR__START][80];
+	int code = s->unwind_end;
+	char *t;
+
+	if (!ustack_render_has_stack(s) || !code)
+		return NULL;
+	if (code < USTACK_ERR__START || code >= USTACK_ERR__END)
+		code = USTACK_ERR_UW_LIBDW;
+	t = text[code - USTACK_ERR__START];
+	if (!t[0])
+		snprintf(t, sizeof(text[0]), "[unwind: %s]", ustack_strerror(code));
+	return t;
+}
+
+/**
+ * ustack_render_origin - "cfi" or "fp" for a frame unwound from a stack copy
+ * @rf: the frame
+ *
+ * Returns NULL for a frame that was not (or the leaf, from the registers).
+ */
+const char *ustack_render_origin(const struct rframe *rf)
+{
+	if (!rf->origin || rf->origin - 1 == USTACK_UNWIND_HOW_REGS)
+		return NULL;
+	return ustack_unwind_how_str(rf->origin - 1);
 }
 
 /**

@@ -79,6 +79,8 @@
 
 #include <event-parse.h>
 
+#include "ustack-array.h"
+#include "ustack-dwarf.h"
 #include "ustack-events.h"
 #include "ustack-fileids.h"
 #include "ustack-hash.h"
@@ -193,6 +195,8 @@ struct ustk {
 	unsigned int		nr;
 	uint64_t		*raw_off;
 	uint64_t		*raw_id;
+	uint8_t			*how;		/* unwound: enum ustack_unwind_how */
+	int			unwind_end;	/* unwound: why it ended (ustack-err.h) */
 	struct ustack_frame	*frames;
 	struct frame_set	*set;		/* frames shared, or NULL: own */
 	uint64_t		answered;	/* samples it completed */
@@ -274,6 +278,15 @@ struct ustack_session {
 	struct pool			samples;	/* struct usample */
 	struct pool			stks;		/* struct ustk */
 	struct pool			nodes;		/* struct tl_node */
+
+	/* --call-graph=dwarf samples (ustack_session_set_unwinder()) */
+	struct ustack_unwinder		*unw;
+	struct ustack_uframe		*uframes;
+	size_t				uframes_alloc;
+	uint8_t				*used;		/* words the last unwind read */
+	size_t				used_alloc;
+	bool				used_set;
+	unsigned int			used_cut;	/* ... the limit it stopped at */
 };
 
 static struct tep_record *record_clone(const struct tep_record *rec)
@@ -334,6 +347,7 @@ static void drop_frames(struct ustack_session *s, struct ustk *st)
 	st->set = NULL;
 	st->frames = NULL;
 	st->raw_off = st->raw_id = NULL;
+	st->how = NULL;
 }
 
 /*
@@ -519,6 +533,8 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 		pub->nr_frames = st->nr;
 		pub->frames = st->frames;
 		pub->stack_flags = st->flags;
+		pub->frame_how = st->how;
+		pub->unwind_end = st->unwind_end;
 	}
 	count_sample(s, pub);
 	if (s->fn && !s->opts.count_only && sample_wanted(s, pub))
@@ -668,14 +684,14 @@ static bool bind_stack(struct ustack_session *s, struct ustk *st, bool force)
 	return bind_deferred(s, st, force);
 }
 
-/* One block: the frames, then the raw offsets, then the raw ids */
+/* One block: the frames, the raw offsets, the raw ids, how each was found */
 static int stack_alloc_frames(struct ustack_session *s, struct ustk *st, unsigned int nr)
 {
 	drop_frames(s, st);
 	st->nr = nr;
 	if (!nr)
 		return 0;
-	st->frames = calloc(nr, sizeof(*st->frames) + 2 * sizeof(uint64_t));
+	st->frames = calloc(nr, sizeof(*st->frames) + 2 * sizeof(uint64_t) + 1);
 	if (!st->frames) {
 		st->nr = 0;
 		return -1;
@@ -1364,6 +1380,8 @@ void ustack_session_free(struct ustack_session *s)
 	pool_drain(&s->samples);
 	pool_drain(&s->stks);
 	pool_drain(&s->nodes);
+	free(s->uframes);
+	free(s->used);
 	free(s);
 }
 
@@ -1590,6 +1608,82 @@ static int fill_perf(struct ustack_session *s, struct ustk *st,
 	return 0;
 }
 
+static int dwarf_max(const struct ustack_session *s)
+{
+	return s->opts.perf_max_stack ? (int)s->opts.perf_max_stack : USTACK_DWARF_MAX_FRAMES;
+}
+
+/*
+ * A recording keeps the words the recorder's unwind read: where its frame
+ * limit stopped it (umax), report's stops too, or it would walk on into
+ * the words not kept.
+ */
+static int dwarf_limit(const struct ustack_session *s, const struct ustack_sb_rec *sb)
+{
+	int max = dwarf_max(s);
+
+	return sb->unwind_max && (int)sb->unwind_max < max ? (int)sb->unwind_max : max;
+}
+
+/* Room for the last unwind's words: what the recorder keeps of the copy */
+static uint8_t *dwarf_used(struct ustack_session *s, const struct ustack_sb_rec *sb)
+{
+	size_t need = ustack_dwarf_map_bytes(sb->stack_size);
+
+	if (need > s->used_alloc) {
+		free(s->used);
+		s->used = calloc(1, need);
+		s->used_alloc = s->used ? need : 0;
+		if (!s->used)
+			return NULL;
+	}
+	memset(s->used, 0, need);
+	s->used_set = true;
+	return s->used;
+}
+
+/*
+ * --call-graph=dwarf: the frames come from the unwinder (the file offsets
+ * are bound as for a frame-pointer chain); a walk cut by the frame limit
+ * is truncated as a chain the kernel cut, any other early end keeps why.
+ */
+static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
+		      int tgid)
+{
+	struct ustack_unwind_result res;
+	int i, nr;
+
+	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, dwarf_limit(s, sb),
+			      sizeof(*s->uframes)))
+		return -1;
+	nr = ustack_dwarf_unwind(s->unw, s->hist, sb, tgid, s->uframes, dwarf_limit(s, sb),
+				 &res, dwarf_used(s, sb));
+	if (stack_alloc_frames(s, st, nr))
+		return -1;
+	st->how = nr ? (uint8_t *)(st->raw_id + nr) : NULL;
+	for (i = 0; i < nr; i++) {
+		st->raw_off[i] = s->uframes[i].addr;
+		st->raw_id[i] = USTACK_ID_NOMAP;
+		st->how[i] = s->uframes[i].how;
+	}
+	s->used_cut = res.err == USTACK_UNWIND_E_MAX_FRAMES ? dwarf_limit(s, sb) : 0;
+	if (res.err == USTACK_UNWIND_E_MAX_FRAMES) {
+		st->flags |= USTACK_STACK_TRUNCATED;
+		s->stats.truncated++;
+	} else {
+		st->unwind_end = ustack_unwind_errcode(res.err);
+	}
+	return 0;
+}
+
+static int fill_sample(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
+		       const struct ustack_perfsrc_stack *cs, int tgid)
+{
+	if (sb->regs_mask && s->unw)
+		return fill_dwarf(s, st, sb, tgid);
+	return fill_perf(s, st, cs);
+}
+
 /*
  * A sample of the perf stack source: the event (its payload is a tracefs
  * record's data) and its synchronous stack in one record, so nothing has
@@ -1622,7 +1716,7 @@ static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *
 	if (s->opts.want_kernel)
 		perf_kframes(smp, &cs);
 	st = ustk_new(s);
-	if (!st || fill_perf(s, st, &cs)) {
+	if (!st || fill_sample(s, st, sb, &cs, sb->pid > 0 ? sb->pid : pid)) {
 		ustk_put(s, st);
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
 		return -1;
@@ -1651,8 +1745,13 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	/* the side-band knows the thread group of every task it names */
 	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)
 		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
-	if (rec->kind == USTACK_SB_SAMPLE)
+	if (rec->kind == USTACK_SB_SAMPLE) {
+		s->used_set = false;
 		return on_perf_sample(s, rec);
+	}
+	/* a new program: the unwinder's files of the old one are no use */
+	if (rec->kind == USTACK_SB_COMM && rec->exec && s->unw)
+		ustack_unwinder_forget(s->unw, rec->pid);
 	s->stats.sideband++;
 	if (rec->kind == USTACK_SB_LOST)
 		s->stats.sideband_lost += rec->lost;
@@ -1778,4 +1877,31 @@ void ustack_session_learn_task(struct ustack_session *s, int pid)
 void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack)
 {
 	s->opts.perf_max_stack = max_stack;
+}
+
+/**
+ * ustack_session_set_unwinder - unwind the perf source's stack copies
+ * @s:	the session
+ * @u:	the unwinder (outlives the session); NULL: samples with registers
+ *	and a stack copy (--call-graph=dwarf) get no user frames
+ */
+void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinder *u)
+{
+	s->unw = u;
+}
+
+/**
+ * ustack_session_stack_used - the words of the last sample's stack copy its unwind read
+ * @s:		the session
+ * @cut:	set to the frame limit the unwind stopped at, else 0
+ *
+ * For the recorder, which keeps only those (report then reads no other).
+ * Returns a bitmap, a bit per 8-byte word of the copy, valid until the
+ * next side-band record; NULL when the last sample was not unwound (left
+ * out by the filters, no unwinder).
+ */
+const uint8_t *ustack_session_stack_used(const struct ustack_session *s, unsigned int *cut)
+{
+	*cut = s->used_set ? s->used_cut : 0;
+	return s->used_set ? s->used : NULL;
 }

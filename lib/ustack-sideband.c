@@ -11,6 +11,7 @@
  *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
  *	ustack-sb lost pid=P n=N
  *	ustack-sb sample pid=P tid=T cpu=C [cut=1] raw=HEX chain=E,E,...
+ *		[regs=MASK:V,V,... stack=SIZE:W,W,...] [umax=N]
  *
  * key=value pairs separated by one blank; path= and comm= come last and
  * take the rest of the text (names may hold blanks).
@@ -21,8 +22,21 @@
  * the hex difference from the address before it ("-" when lower): the
  * frames of one program lie close together, so most take a few digits.
  * cut=1: the kernel stopped at its frame limit.
+ *
+ * With --call-graph=dwarf, regs= has the user registers (perf's
+ * sample_regs_user MASK, then a value per bit) and stack= the copy of
+ * SIZE bytes from the stack pointer up, but only the 8-byte words the
+ * recorder's unwind read (a few a frame, where perf keeps all): "~N"
+ * skips N words, a value stands for the next word. A value is hex, or
+ * "s" and its hex distance above the stack pointer (saved frame
+ * pointers, addresses on the stack). A copy that does not fit in one
+ * print record keeps the words that fit and says its SIZE ends there:
+ * report then tells the walk ran out of copy, as it did. umax=N: the
+ * recorder's unwind stopped at its frame limit N, and so must report's
+ * (the words of the frames after it were not kept).
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,6 +47,7 @@
 
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
+#include "ustack-unwind.h"
 
 static const char *const kind_names[] = {
 	[USTACK_SB_MMAP]	= "mmap",
@@ -47,9 +62,17 @@ static const char *const kind_names[] = {
 #define SAMPLE_RAW_MAX		4096
 #define SAMPLE_CHAIN_MAX	2048
 
+#define SAMPLE_REGS_MAX		64
+#define SAMPLE_STACK_MAX	65536
+
 /* Where a parsed sample's payload and chain are (see ustack_sb_parse()) */
 static __thread unsigned char sample_raw[SAMPLE_RAW_MAX];
 static __thread uint64_t sample_chain[SAMPLE_CHAIN_MAX];
+static __thread uint64_t sample_regs[SAMPLE_REGS_MAX];
+static __thread uint64_t sample_stack[SAMPLE_STACK_MAX / 8];
+static __thread uint8_t sample_valid[SAMPLE_STACK_MAX / 64];
+
+#define WORD_SET(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
 
 static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
@@ -144,9 +167,87 @@ static void put_entry(char **p, char *end, uint64_t e, uint64_t *prev)
 	}
 }
 
-/* The text of @r with the first @nr entries of its chain */
+/* The stack pointer of a sample with registers, 0 without */
+static uint64_t sample_sp(const struct ustack_sb_rec *r)
+{
+	uint64_t below = r->regs_mask & ((1ULL << USTACK_REG_SP) - 1);
+
+	if (!r->regs || !(r->regs_mask & (1ULL << USTACK_REG_SP)))
+		return 0;
+	return r->regs[__builtin_popcountll(below)];
+}
+
+/* A register or stack word: near the stack pointer, as its distance */
+static void put_word(char **p, char *end, uint64_t v, uint64_t sp)
+{
+	if (sp && v >= sp && v - sp < SAMPLE_STACK_MAX) {
+		put_char(p, end, 's');
+		v -= sp;
+	}
+	put_hex(p, end, v);
+}
+
+static void put_regs(const struct ustack_sb_rec *r, char **p, char *end, uint64_t sp)
+{
+	int i, nr = __builtin_popcountll(r->regs_mask);
+
+	put_str(p, end, " regs=");
+	put_hex(p, end, r->regs_mask);
+	put_char(p, end, ':');
+	for (i = 0; i < nr; i++) {
+		if (i)
+			put_char(p, end, ',');
+		/* the stack pointer itself: plain, the others are relative to it */
+		put_word(p, end, r->regs[i], sp == r->regs[i] ? 0 : sp);
+	}
+}
+
+/* Is word @i of @r's copy kept (stack_valid: the words the unwind read)? */
+static bool word_kept(const struct ustack_sb_rec *r, uint32_t i)
+{
+	return !r->stack_valid || WORD_SET(r->stack_valid, i);
+}
+
+/* The kept words among the first @nw of the copy */
+static void put_stack(const struct ustack_sb_rec *r, char **p, char *end, uint64_t sp,
+		      uint32_t nw)
+{
+	const unsigned char *stack = r->stack;
+	uint32_t i, skip = 0, size = r->stack_size & ~7U;
+	bool first = true;
+	uint64_t v;
+
+	/* cut short: the copy ends after the last word written */
+	if (nw < size / 8)
+		size = nw * 8;
+	put_str(p, end, " stack=");
+	put_hex(p, end, size);
+	put_char(p, end, ':');
+	for (i = 0; i < nw; i++) {
+		if (!word_kept(r, i)) {
+			skip++;
+			continue;
+		}
+		if (!first)
+			put_char(p, end, ',');
+		first = false;
+		if (skip) {
+			put_char(p, end, '~');
+			put_hex(p, end, skip);
+			put_char(p, end, ',');
+			skip = 0;
+		}
+		memcpy(&v, stack + i * 8, 8);
+		put_word(p, end, v, sp);
+	}
+}
+
+/*
+ * The text of @r with the first @nr entries of its chain and the first
+ * @nw words of its stack copy
+ */
 static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, uint32_t nr,
-			 bool cut)
+			 uint32_t nw, bool cut)
 {
 	const unsigned char *raw = r->raw;
 	char *p = buf, *end = buf + size;
@@ -170,6 +271,15 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 			put_char(&p, end, ',');
 		put_entry(&p, end, r->chain[i], &prev);
 	}
+	if (r->regs_mask && r->regs) {
+		put_regs(r, &p, end, sample_sp(r));
+		if (r->stack)
+			put_stack(r, &p, end, sample_sp(r), nw);
+		if (r->unwind_max) {
+			put_str(&p, end, " umax=");
+			put_dec(&p, end, r->unwind_max);
+		}
+	}
 	/* NUL-terminated when it fits, as snprintf() */
 	if (p < end)
 		*p = '\0';
@@ -184,12 +294,17 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
  */
 static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
-	uint32_t nr = r->nr_chain;
-	size_t len = put_sample(r, buf, size, nr, r->cut);
+	uint32_t nr = r->nr_chain, nw = r->regs ? r->stack_size / 8 : 0;
+	size_t len = put_sample(r, buf, size, nr, nw, r->cut);
 
+	/* a stack copy too big loses its outer words first, halving what is over */
+	while (len >= size && nw) {
+		nw = nw > 16 ? nw - (nw + 15) / 16 : nw - 1;
+		len = put_sample(r, buf, size, nr, nw, r->cut);
+	}
 	while (len >= size && nr) {
 		nr--;
-		len = put_sample(r, buf, size, nr, true);
+		len = put_sample(r, buf, size, nr, nw, true);
 	}
 	return len;
 }
@@ -221,6 +336,87 @@ static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
 		return -1;
 	r->raw = sample_raw;
 	r->raw_size = n;
+	return 0;
+}
+
+/* One value of regs= or stack=: hex, or "s" and a distance (@rel) */
+static int parse_word(const char **p, const char *end, uint64_t *v, bool *rel)
+{
+	char *next;
+
+	*rel = **p == 's';
+	if (*rel)
+		(*p)++;
+	if (*p >= end || !isxdigit((unsigned char)**p))
+		return -1;
+	*v = strtoull(*p, &next, 16);
+	if (next > end || (next < end && *next != ','))
+		return -1;
+	*p = next + (next < end);
+	return 0;
+}
+
+static int parse_regs(const char *p, size_t len, struct ustack_sb_rec *r)
+{
+	const char *end = p + len;
+	uint64_t mask, rel_mask = 0;
+	size_t i, nr, sp_at;
+	char *next;
+	bool rel;
+
+	mask = strtoull(p, &next, 16);
+	nr = __builtin_popcountll(mask);
+	if (next >= end || *next != ':' || !nr || nr > SAMPLE_REGS_MAX ||
+	    !(mask & (1ULL << USTACK_REG_SP)))
+		return -1;
+	p = next + 1;
+	for (i = 0; i < nr; i++) {
+		if (p >= end || parse_word(&p, end, &sample_regs[i], &rel))
+			return -1;
+		rel_mask |= (uint64_t)rel << i;
+	}
+	/* relative to the stack pointer, known once all are read */
+	sp_at = __builtin_popcountll(mask & ((1ULL << USTACK_REG_SP) - 1));
+	if (rel_mask & (1ULL << sp_at))
+		return -1;
+	for (i = 0; i < nr; i++)
+		if (rel_mask & (1ULL << i))
+			sample_regs[i] += sample_regs[sp_at];
+	r->regs_mask = mask;
+	r->regs = sample_regs;
+	return p == end ? 0 : -1;
+}
+
+/* After regs= (the stack pointer): the kept words; the others are holes */
+static int parse_stack(const char *p, size_t len, struct ustack_sb_rec *r)
+{
+	const char *end = p + len;
+	uint64_t size, v, sp = sample_sp(r), i = 0;
+	char *next;
+	bool rel;
+
+	size = strtoull(p, &next, 16);
+	if (!r->regs || next >= end || *next != ':' || size > SAMPLE_STACK_MAX || size % 8)
+		return -1;
+	p = next + 1;
+	memset(sample_valid, 0, sizeof(sample_valid));
+	while (p < end) {
+		if (*p == '~') {
+			p++;
+			if (parse_word(&p, end, &v, &rel) || rel || v > size / 8 - i)
+				return -1;
+			i += v;
+			continue;
+		}
+		if (i >= size / 8 || parse_word(&p, end, &v, &rel))
+			return -1;
+		sample_stack[i] = v + (rel ? sp : 0);
+		sample_valid[i / 8] |= 1U << (i % 8);
+		i++;
+	}
+	r->stack = sample_stack;
+	r->stack_size = size;
+	r->stack_valid = sample_valid;
 	return 0;
 }
 
@@ -333,10 +529,16 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		r->cpu = strtol(val, NULL, 10);
 	else if (KEY("cut"))
 		r->cut = strtol(val, NULL, 10) != 0;
+	else if (KEY("umax"))
+		r->unwind_max = strtoul(val, NULL, 10);
 	else if (KEY("raw"))
 		return parse_raw(val, len, r);
 	else if (KEY("chain"))
 		return parse_chain(val, len, r);
+	else if (KEY("regs"))
+		return parse_regs(val, len, r);
+	else if (KEY("stack"))
+		return parse_stack(val, len, r);
 	return 0;
 #undef KEY
 }

@@ -132,6 +132,18 @@ static void raise_file_limit(void)
 
 static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_size);
 
+/*
+ * --call-graph=dwarf: the copy is unwound in user space, which the
+ * kernel's perf_event_max_stack does not bound: --max-stack does
+ */
+static void perf_dwarf(struct ustack_stack_source *ss)
+{
+	ss->perf.dwarf_size = ss->env.dwarf_size;
+	ss->caps.regs = true;
+	ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack : USTACK_DWARF_MAX_FRAMES;
+	ustack_session_set_perf_max_stack(ss->feed.session, ss->env.max_stack);
+}
+
 /* Its events write into the side-band's rings: one ring, one clock */
 static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size)
 {
@@ -146,6 +158,8 @@ static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size
 		ss->perf.max_stack = ss->env.max_stack;
 	ss->caps.max_depth = ss->perf.max_stack;
 	ustack_session_set_perf_max_stack(ss->feed.session, ss->perf.max_stack);
+	if (ss->env.dwarf_size)
+		perf_dwarf(ss);
 	raise_file_limit();
 	ret = ustack_map_source_open_sideband(ss->maps, &ss->perf);
 	if (ret <= 0)
@@ -155,6 +169,13 @@ static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size
 
 static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
 {
+	if (ss->perf.dwarf_size) {
+		snprintf(buf, size, NO_DEFERRED_NOTICE
+			 "stacks from perf events, user registers and %u bytes of stack "
+			 "unwound with the files' CFI (--call-graph=dwarf), at most %u frames, %s",
+			 ss->perf.dwarf_size, ss->caps.max_depth, sideband_notice);
+		return;
+	}
 	snprintf(buf, size, NO_DEFERRED_NOTICE
 		 "stacks from perf events, synchronous, at most %u frames (%s), %s",
 		 ss->perf.max_stack,

@@ -585,11 +585,29 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 /* The side-band                                                      */
 /* ------------------------------------------------------------------ */
 
+/* A sample's parts, each 8-byte aligned */
+#define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
+
 static size_t sb_data_size(const struct ustack_sb_rec *rec)
 {
 	if (rec->kind == USTACK_SB_SAMPLE)
-		return rec->nr_chain * sizeof(uint64_t) + rec->raw_size;
+		return rec->nr_chain * sizeof(uint64_t) + ALIGN8(rec->raw_size) +
+		       __builtin_popcountll(rec->regs_mask) * sizeof(uint64_t) +
+		       rec->stack_size;
 	return rec->name ? strlen(rec->name) + 1 : 0;
+}
+
+/* --call-graph=dwarf: the registers and the stack copy */
+static void copy_sb_stack(struct sb_item *it, const struct ustack_sb_rec *rec, char *data)
+{
+	size_t nr = __builtin_popcountll(rec->regs_mask);
+
+	memcpy(data, rec->regs, nr * sizeof(uint64_t));
+	it->rec.regs = nr ? (const uint64_t *)data : NULL;
+	data += nr * sizeof(uint64_t);
+	memcpy(data, rec->stack, rec->stack_size);
+	it->rec.stack = rec->stack_size ? data : NULL;
+	it->rec.stack_valid = NULL;	/* live: the copy is whole */
 }
 
 static void copy_sb_data(struct sb_item *it, const struct ustack_sb_rec *rec, size_t len)
@@ -599,9 +617,10 @@ static void copy_sb_data(struct sb_item *it, const struct ustack_sb_rec *rec, si
 	if (rec->kind == USTACK_SB_SAMPLE) {
 		memcpy(data, rec->raw, rec->raw_size);
 		it->rec.raw = data;
-		data += (rec->raw_size + 7) & ~(size_t)7;
+		data += ALIGN8(rec->raw_size);
 		memcpy(data, rec->chain, rec->nr_chain * sizeof(uint64_t));
 		it->rec.chain = (const uint64_t *)data;
+		copy_sb_stack(it, rec, data + rec->nr_chain * sizeof(uint64_t));
 	} else if (rec->name) {
 		memcpy(data, rec->name, len);
 		it->rec.name = data;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "ustack-err.h"
 #include "ustack-hash.h"
 #include "ustack-resolve-int.h"
 #include "ustack-unwind.h"
@@ -104,19 +105,34 @@ struct ustack_unwinder {
 	Elf64_Ehdr		ehdr;
 };
 
-static const char * const err_str[USTACK_UNWIND_E_NR] = {
-	[USTACK_UNWIND_OK]		= "complete",
-	[USTACK_UNWIND_E_MAX_FRAMES]	= "too many frames",
-	[USTACK_UNWIND_E_NO_REGS]	= "no user registers",
-	[USTACK_UNWIND_E_STACK_SIZE]	= "stack copy too small",
-	[USTACK_UNWIND_E_MEMORY]	= "unreadable memory",
-	[USTACK_UNWIND_E_NO_MAP]	= "address in no file mapping",
-	[USTACK_UNWIND_E_NO_FILE]	= "file not found",
-	[USTACK_UNWIND_E_NO_CFI]	= "no CFI and no frame pointer",
-	[USTACK_UNWIND_E_BAD_FRAME]	= "bad frame",
-	[USTACK_UNWIND_E_LIBDW]		= "libdw unwind error",
-	[USTACK_UNWIND_E_NOMEM]		= "out of memory",
+/* The error model's code for each end: its text is kept there, once. */
+static const int err_code[USTACK_UNWIND_E_NR] = {
+	[USTACK_UNWIND_OK]		= 0,
+	[USTACK_UNWIND_E_MAX_FRAMES]	= USTACK_ERR_UW_MAX_FRAMES,
+	[USTACK_UNWIND_E_NO_REGS]	= USTACK_ERR_UW_NO_REGS,
+	[USTACK_UNWIND_E_STACK_SIZE]	= USTACK_ERR_UW_STACK_SIZE,
+	[USTACK_UNWIND_E_MEMORY]	= USTACK_ERR_UW_MEMORY,
+	[USTACK_UNWIND_E_NO_MAP]	= USTACK_ERR_UW_NO_MAP,
+	[USTACK_UNWIND_E_NO_FILE]	= USTACK_ERR_UW_NO_FILE,
+	[USTACK_UNWIND_E_NO_CFI]	= USTACK_ERR_UW_NO_CFI,
+	[USTACK_UNWIND_E_BAD_FRAME]	= USTACK_ERR_UW_BAD_FRAME,
+	[USTACK_UNWIND_E_LIBDW]		= USTACK_ERR_UW_LIBDW,
+	[USTACK_UNWIND_E_NOMEM]		= USTACK_ERR_NOMEM,
 };
+
+/**
+ * ustack_unwind_errcode - an unwind's end as a code of the error model
+ * @err: a USTACK_UNWIND_* value
+ *
+ * Returns 0 for a complete walk, else a negative enum ustack_err code
+ * (text: ustack_strerror()).
+ */
+int ustack_unwind_errcode(enum ustack_unwind_err err)
+{
+	if (err < 0 || err >= USTACK_UNWIND_E_NR)
+		return USTACK_ERR_UW_LIBDW;
+	return err_code[err];
+}
 
 /**
  * ustack_unwind_strerror - short text for why an unwind ended
@@ -124,9 +140,9 @@ static const char * const err_str[USTACK_UNWIND_E_NR] = {
  */
 const char *ustack_unwind_strerror(enum ustack_unwind_err err)
 {
-	if (err < 0 || err >= USTACK_UNWIND_E_NR)
-		return "unknown unwind error";
-	return err_str[err];
+	if (err == USTACK_UNWIND_OK)
+		return "complete";
+	return ustack_strerror(ustack_unwind_errcode(err));
 }
 
 /**
@@ -372,6 +388,29 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 	return e->fd >= 0 && pread(e->fd, val, 8, off) == 8;
 }
 
+#define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
+
+/*
+ * 8 bytes at @off of the copy: the one or two words under them must be
+ * kept (@stack_valid), and are marked read (@stack_used).
+ */
+static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, Dwarf_Word *result)
+{
+	uint64_t first = off / 8, last = (off + 7) / 8;
+
+	if (last * 8 >= in->stack_size)
+		last = first;
+	if (in->stack_valid && (!WORD_BIT(in->stack_valid, first) ||
+				!WORD_BIT(in->stack_valid, last)))
+		return false;
+	if (in->stack_used) {
+		in->stack_used[first / 8] |= 1U << (first % 8);
+		in->stack_used[last / 8] |= 1U << (last % 8);
+	}
+	memcpy(result, (const char *)in->stack + off, 8);
+	return true;
+}
+
 static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct uw_space *s = arg;
@@ -380,8 +419,13 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 	if (addr >= in->stack_addr && in->stack_size >= 8 &&
 	    addr - in->stack_addr <= in->stack_size - 8) {
-		memcpy(result, (const char *)in->stack + (addr - in->stack_addr), 8);
-		return true;
+		if (copy_read(in, addr - in->stack_addr, result))
+			return true;
+		if (!w->read_failed) {
+			w->read_failed = true;
+			w->bad_read = addr;
+		}
+		return false;
 	}
 	if (file_read(s, addr, result))
 		return true;

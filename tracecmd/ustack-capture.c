@@ -141,6 +141,7 @@ static void choose_source(struct capture *c)
 	struct ustack_stack_env env = {
 		.ui = c->ui, .want = o->source, .clock_given = o->clock != NULL,
 		.kernel = o->out.kernel, .max_stack = o->max_stack,
+		.dwarf_size = o->dwarf_size,
 		.enable_events = enable_specs, .ctx = c,
 	};
 	char why[320];

@@ -79,6 +79,7 @@ struct ustack_opts {
 	bool			quiet;
 	enum ustack_source	source;		/* --stack-source, --fallback */
 	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
+	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE; 0: fp */
 	bool			text_set;	/* --folded or --perf-script given */
 	const char		*flamegraph;	/* --flamegraph FILE.svg */
 	const char		*pprof;		/* --pprof FILE.pb.gz */
@@ -102,7 +103,8 @@ bool ustack_opts_profile(const struct ustack_opts *o);
  * @o:		the command line
  * @events:	our events in the formats of the data
  * @session:	pairs the records, hands out samples
- * @resolver:	symbolizer (when printing)
+ * @resolver:	symbolizer (when printing or unwinding)
+ * @unwinder:	CFI unwinder of stack copies (--call-graph=dwarf, report)
  * @printer:	prints samples (live and report; NULL when recording)
  * @profile:	aggregates them for --flamegraph, --pprof, --speedscope
  * @output_failed: stdout went away (| head): the run stops
@@ -112,6 +114,7 @@ struct ustack_run {
 	struct ustack_events		*events;
 	struct ustack_session		*session;
 	struct ustack_resolver		*resolver;
+	struct ustack_unwinder		*unwinder;
 	struct ustack_render		*render;
 	struct ustack_output		*printer;
 	struct ustack_profile		*profile;

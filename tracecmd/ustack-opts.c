@@ -15,6 +15,7 @@
 #include <sysexits.h>
 
 #include "ustack-cmd.h"
+#include "ustack-perfsrc.h"
 
 enum {
 	OPT_FOLDED = 256,
@@ -36,6 +37,7 @@ enum {
 	OPT_REVERSE,
 	OPT_STACK_SOURCE,
 	OPT_MAX_STACK,
+	OPT_CALL_GRAPH,
 	OPT_WHY,
 };
 
@@ -91,6 +93,10 @@ static struct argp_option options[] = {
 	{ "max-stack", OPT_MAX_STACK, "N", 0,
 	  "perf source: at most N frames per stack (default and most: "
 	  "kernel.perf_event_max_stack)", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
+	  "perf source: the kernel's frame-pointer chain (fp, default), or the user "
+	  "registers and SIZE bytes of the user stack (default 8192) unwound with the "
+	  "files' CFI (dwarf), as perf record --call-graph", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
 	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
 	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
@@ -209,6 +215,27 @@ static unsigned long parse_ulong(const char *arg, const char *what, unsigned lon
 	return v;
 }
 
+/*
+ * --call-graph=fp|dwarf[,SIZE]: SIZE as perf takes it, a multiple of 8
+ * (rounded up) that a perf record's 16-bit size leaves room for
+ */
+static void parse_call_graph(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!strcmp(arg, "fp")) {
+		o->dwarf_size = 0;
+		return;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		argp_error(state, "bad --call-graph '%s' (want fp or dwarf[,SIZE])", arg);
+	o->dwarf_size = USTACK_DWARF_SIZE_DEFAULT;
+	if (comma)
+		o->dwarf_size = parse_ulong(comma + 1, "--call-graph dwarf size", 8,
+					    USTACK_DWARF_SIZE_MAX, state);
+	o->dwarf_size = (o->dwarf_size + 7) & ~7U;
+}
+
 /* Seconds, decimal: strtod() alone also takes nan, inf, hex and 1e309. */
 #define MIN_DURATION	0.001
 #define MAX_DURATION	31536000.0	/* a year */
@@ -289,6 +316,21 @@ static void add_debug_dir(struct ustack_opts *o, const char *dir,
 	o->resolve.debug_dirs = v;
 }
 
+/* A stack copy is the perf source's: dwarf picks it, or needs it picked */
+static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
+{
+	if (!o->dwarf_size)
+		return;
+	if (o->mode == MODE_REPORT)
+		argp_error(state, "--call-graph only applies when recording (report unwinds "
+			   "what the file holds)");
+	if (o->source == USTACK_SOURCE_AUTO)
+		o->source = USTACK_SOURCE_PERF;
+	if (o->source != USTACK_SOURCE_PERF)
+		argp_error(state, "--call-graph=dwarf needs the perf stack source "
+			   "(--stack-source=perf)");
+}
+
 static void check_opts(struct ustack_opts *o, struct argp_state *state)
 {
 	bool capture = o->mode != MODE_REPORT;
@@ -312,6 +354,7 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 			   "recorded file (report -i FILE) or live");
 	if (o->reverse && !o->flamegraph)
 		argp_error(state, "--reverse is for --flamegraph");
+	check_call_graph(o, state);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -424,6 +467,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAX_STACK:
 		o->max_stack = parse_ulong(arg, "--max-stack", 1, 65535, state);
+		break;
+	case OPT_CALL_GRAPH:
+		parse_call_graph(o, arg, state);
 		break;
 	case OPT_STACK_SOURCE:
 		if (!strcmp(arg, "tracefs-deferred"))

@@ -12,6 +12,7 @@
 #include "ustack-cmd.h"
 #include "ustack-events.h"
 #include "ustack-session.h"
+#include "ustack-unwind.h"
 
 static void on_sample(const struct ustack_sample *smp, void *data)
 {
@@ -93,6 +94,27 @@ static void open_render(struct ustack_run *run, struct tep_handle *tep, bool liv
 	}
 }
 
+/*
+ * Stack copies (--call-graph=dwarf) are unwound live and when recording
+ * (which keeps only the words the unwind read), and in report, whose
+ * file may hold them: through the symbolizer's file lookup and caches.
+ */
+static void open_unwinder(struct ustack_run *run, bool live)
+{
+	struct ustack_resolver_opts ro = run->o->resolve;
+
+	if (!run->resolver) {
+		ro.live = live;
+		run->resolver = ustack_resolver_new(&ro);
+		if (!run->resolver)
+			die("cannot set up the symbolizer: %s", strerror(errno));
+	}
+	run->unwinder = ustack_unwinder_new(run->resolver);
+	if (!run->unwinder)
+		die("cannot set up the unwinder: %s", strerror(errno));
+	ustack_session_set_unwinder(run->session, run->unwinder);
+}
+
 /**
  * ustack_run_open - set up the session (and the printer) of a run
  * @run:	filled in
@@ -109,6 +131,8 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 	open_session(run, tep, live, print);
 	if (print)
 		open_render(run, tep, live);
+	if (o->dwarf_size || o->mode == MODE_REPORT)
+		open_unwinder(run, live);
 }
 
 /**
@@ -137,6 +161,8 @@ void ustack_run_close(struct ustack_run *run)
 	ustack_render_free(run->render);
 	ustack_output_free(run->printer);
 	ustack_profile_free(run->profile);
+	ustack_session_set_unwinder(run->session, NULL);
+	ustack_unwinder_free(run->unwinder);
 	ustack_resolver_free(run->resolver);
 	ustack_session_free(run->session);
 	ustack_events_free(run->events);

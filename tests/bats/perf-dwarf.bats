@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# The perf source's --call-graph=dwarf on this machine's kernel: user
+# registers and a stack copy with each sample, unwound with the files'
+# CFI (lib/ustack-dwarf.c, lib/ustack-unwind.c), live and from a
+# recording; tests/progs/cfi/cfi-deep is built -O2 -fomit-frame-pointer,
+# so the kernel's frame-pointer chain has chain_12 alone, and only CFI
+# finds its callers. Every run uses its own -B instance.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+CFI="$ROOT/tests/progs/cfi"
+# the whole known chain of cfi-chain.c, root first
+CHAIN="cfi-deep;_start;__libc_start_main;__libc_start_call_main;main;chain_01;chain_02;chain_03;chain_04;chain_05;chain_06;chain_07;chain_08;chain_09;chain_10;chain_11;chain_12"
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	require_capture
+	has_deferred && skip "the patched kernel: its tests are in tests/bats/vm/"
+	command -v perf >/dev/null || skip "no perf"
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+teardown() {
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	rm -rf "$TMP"
+}
+
+@test "perf dwarf: live, every stack of the no-frame-pointer chain is whole" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 5
+	[ "$status" -eq 0 ]
+	[ "$output" = "$CHAIN 5" ]
+}
+
+@test "perf dwarf: record then report unwinds the kept words to the whole chain" {
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" --call-graph=dwarf \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 4
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "$CHAIN 4" ]
+	# the file keeps a few words a frame, not the 8 KiB copy
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'ustack-sb sample .* regs=[0-9a-f]*:.* stack=' <<< "$output")" -eq 4 ]
+	[ "$(grep 'ustack-sb sample' <<< "$output" | awk '{ print length($0) }' | sort -n | tail -1)" -lt 2048 ]
+}
+
+@test "perf dwarf: a copy too small for the chain ends in a frame saying so" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf,64 --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 3
+	[ "$status" -eq 0 ]
+	[[ "$output" == "cfi-deep;[unwind: stack copy too small];"*";chain_12 3" ]]
+}
+
+@test "perf dwarf: --why says each caller was found by CFI" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --why \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 1
+	[ "$status" -eq 0 ]
+	grep -q '^  chain_12+0x[0-9a-f]* (cfi-deep)$' <<< "$output"
+	[ "$(grep -c '^  chain_[01][0-9]+0x[0-9a-f]* (cfi-deep) # cfi$' <<< "$output")" -eq 11 ]
+	grep -q '^  main+0x[0-9a-f]* (cfi-deep) # cfi$' <<< "$output"
+}
+
+@test "perf dwarf: --call-graph takes fp or dwarf[,SIZE] and needs the perf source" {
+	run "$USTACK" --call-graph=bogus -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bad --call-graph 'bogus' (want fp or dwarf[,SIZE])"* ]]
+	run "$USTACK" --call-graph=dwarf --stack-source=userstacktrace -- true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--call-graph=dwarf needs the perf stack source"* ]]
+}
+
+@test "perf dwarf: frames without CFI come from the frame pointer, and --why says so" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --why \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-nocfi-fp" 1
+	[ "$status" -eq 0 ]
+	# chain_11 .. main and the libc frame main returns to have no CFI
+	[ "$(grep -c ' # fp$' <<< "$output")" -eq 13 ]
+	grep -q '^  chain_11+0x[0-9a-f]* (cfi-nocfi-fp) # fp$' <<< "$output"
+	grep -q '^  _start+0x[0-9a-f]* (cfi-nocfi-fp) # cfi$' <<< "$output"
+}
+
+@test "perf dwarf: neither CFI nor frame pointer: the stack ends in a frame saying so" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-nocfi-nofp" 2
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-nocfi-nofp;[unwind: no CFI and no frame pointer];chain_12 2" ]
+}
+
+@test "perf dwarf: --max-stack cuts live and in report alike, marked [truncated]" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --call-graph=dwarf --max-stack 5 \
+		--folded -e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 2
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" --call-graph=dwarf --max-stack 5 \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 2
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+}
