@@ -541,9 +541,10 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
  * @td: the file being iterated
  *
  * Called from a callback: the record it was given is the last one. Reading
- * less matters on compressed files, where libtracecmd 1.3 (trace-cmd
- * 3.1.6) pays for every page read in time that grows with the pages read
- * before (see bench/pipeline/NOTES.md).
+ * less matters on compressed files that libtracecmd reads itself (see
+ * ustack-tdread.c), where libtracecmd 1.3 (trace-cmd 3.1.6) pays for every
+ * page read in time that grows with the pages read before (see
+ * bench/pipeline/NOTES.md).
  */
 void ustack_tracedat_stop(struct ustack_tracedat *td)
 {
