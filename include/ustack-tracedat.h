@@ -2,11 +2,15 @@
 /*
  * trace.dat files of trace-cmd ustack: written with libtracecmd's writer so
  * that stock `trace-cmd report` and KernelShark open them (our data is an
- * instance buffer, as `trace-cmd record -B` makes), read back through the
- * public libtracecmd API.
+ * instance buffer, as `trace-cmd record -B` makes), opened through the
+ * public libtracecmd API; their CPU data is read in bounded memory by our
+ * own reader where the file allows (lib/ustack-tdread.c), else by
+ * libtracecmd.
  */
 #ifndef _USTACK_TRACEDAT_H
 #define _USTACK_TRACEDAT_H
+
+#include <stdbool.h>
 
 struct tep_handle;
 struct tep_record;
@@ -72,6 +76,8 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 void ustack_tracedat_stop(struct ustack_tracedat *td);
 /* Records skipped because their length runs past their sub-buffer */
 unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td);
+unsigned long ustack_tracedat_bad_pages(const struct ustack_tracedat *td);
+bool ustack_tracedat_own_reader(const struct ustack_tracedat *td);
 void ustack_tracedat_close(struct ustack_tracedat *td);
 
 #endif /* _USTACK_TRACEDAT_H */

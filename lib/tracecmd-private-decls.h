@@ -11,6 +11,7 @@
 #define _TRACECMD_PRIVATE_DECLS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct tracecmd_output;
 struct tracecmd_option;
@@ -29,8 +30,11 @@ enum {
 	USTACK_TRACECMD_OPTION_BUFFER		= 3,
 	USTACK_TRACECMD_OPTION_TRACECLOCK	= 4,
 	USTACK_TRACECMD_OPTION_UNAME		= 5,
+	USTACK_TRACECMD_OPTION_OFFSET		= 7,
 	USTACK_TRACECMD_OPTION_VERSION		= 9,
 	USTACK_TRACECMD_OPTION_PROCMAPS		= 10,
+	USTACK_TRACECMD_OPTION_TIME_SHIFT	= 12,
+	USTACK_TRACECMD_OPTION_TSC2NSEC		= 14,
 	USTACK_TRACECMD_OPTION_HEADER_INFO	= 16,
 	USTACK_TRACECMD_OPTION_PRINTK		= 20,
 	USTACK_TRACECMD_OPTION_CMDLINES		= 21,
@@ -50,5 +54,28 @@ int tracecmd_append_buffer_cpu_data(struct tracecmd_output *handle, const char *
 				    int cpus, char * const *cpu_data_files);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
 void tracecmd_output_close(struct tracecmd_output *handle);
+
+/*
+ * Decompressing the chunks of compressed CPU data (ustack-tdread.c), with
+ * whichever algorithm the file names and the library has. The chunk's
+ * layout is the same from 3.1.6 through 3.4.
+ */
+struct tracecmd_compression;
+struct tracecmd_msg_handle;
+struct tep_handle;
+
+struct tracecmd_compress_chunk {
+	unsigned int		size;		/* decompressed */
+	unsigned int		zsize;		/* compressed */
+	off_t			zoffset;	/* file offset of its sizes */
+	off_t			offset;		/* in the decompressed data */
+};
+
+struct tracecmd_compression *tracecmd_compress_alloc(const char *name, const char *version,
+						     int fd, struct tep_handle *tep,
+						     struct tracecmd_msg_handle *msg_handle);
+void tracecmd_compress_destroy(struct tracecmd_compression *handle);
+int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
+			      struct tracecmd_compress_chunk *chunk, char *data);
 
 #endif /* _TRACECMD_PRIVATE_DECLS_H */

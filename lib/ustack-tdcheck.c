@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "tracecmd-private-decls.h"
+#include "ustack-array.h"
 #include "ustack-tdcheck.h"
 
 #define SEC_FL_COMPRESS		1
@@ -54,6 +55,7 @@ struct tdc {
 	unsigned int	nr_seen;
 	char		*msg;
 	size_t		msg_size;
+	struct ustack_tdlayout *layout;	/* filled in when not NULL */
 };
 
 static int bad(struct tdc *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -202,6 +204,22 @@ static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 #define COMMIT_MASK		((1U << 27) - 1)
 #define COMMIT_MISSED_STORED	(1U << 30)
 
+/**
+ * ustack_tdcheck_commit_fits - whether a sub-buffer's commit fits its page
+ * @commit: the commit word of the sub-buffer header
+ * @page: the page size
+ * @lsize: the long size of the traced kernel (that of the commit word)
+ *
+ * The rule for sub-buffers read from the file here and for those
+ * decompressed by the reader (ustack-tdread.c).
+ */
+bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize)
+{
+	uint64_t room = page - 8 - lsize;
+
+	return (commit & COMMIT_MASK) + (commit & COMMIT_MISSED_STORED ? lsize : 0) <= room;
+}
+
 static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 {
 	uint64_t page, commit, room = t->page - 8 - t->lsize;
@@ -213,8 +231,7 @@ static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 			return -1;
 		if (t->lsize != 8)
 			commit = commit32;
-		if ((commit & COMMIT_MASK) +
-		    (commit & COMMIT_MISSED_STORED ? t->lsize : 0) > room)
+		if (!ustack_tdcheck_commit_fits(commit, t->page, t->lsize))
 			return bad(t, "CPU %d: sub-buffer at %" PRIu64 " claims %" PRIu64
 				   " bytes of %" PRIu64, cpu, page, commit & COMMIT_MASK, room);
 	}
@@ -271,19 +288,53 @@ static int check_section(struct tdc *t, uint64_t off, uint16_t id)
 	return 0;
 }
 
+/*
+ * A buffer's entry in the layout, its CPUs left for the caller to fill
+ * in; NULL when no layout is wanted or memory ran out (then marked
+ * incomplete: the reader falls back on libtracecmd's).
+ */
+static struct ustack_tdlayout_buffer *layout_buffer(struct tdc *t, const char *name,
+						    uint32_t page, uint32_t cpus)
+{
+	struct ustack_tdlayout *l = t->layout;
+	struct ustack_tdlayout_buffer *b;
+
+	if (!l || l->incomplete)
+		return NULL;
+	if (ustack_array_grow((void **)&l->buffers, &l->alloc_buffers, l->nr_buffers + 1,
+			      sizeof(*l->buffers)))
+		goto fail;
+	b = &l->buffers[l->nr_buffers];
+	b->name = strdup(name);
+	b->cpus = calloc(cpus ? cpus : 1, sizeof(*b->cpus));
+	if (!b->name || !b->cpus) {
+		free(b->name);
+		free(b->cpus);
+		goto fail;
+	}
+	b->page = page;
+	b->nr_cpus = cpus;
+	l->nr_buffers++;
+	return b;
+ fail:
+	l->incomplete = true;
+	return NULL;
+}
+
 /* BUFFER: section offset, name, clock, page size, CPUs and their data */
 static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 {
 	uint64_t end = off + len, soff, doff, dsize;
+	struct ustack_tdlayout_buffer *b;
 	uint32_t page, cpus, id, i;
-	char buf[MAX_NAME];
+	char buf[MAX_NAME], name[MAX_NAME];
 	int n;
 
 	if (len < 8 || get64(t, off, &soff, "buffer option") ||
 	    check_section(t, soff, USTACK_TRACECMD_OPTION_BUFFER))
 		return len < 8 ? bad(t, "buffer option at %" PRIu64 " is too short", off) : -1;
 	off += 8;
-	n = get_string(t, off, end - off, buf, sizeof(buf), "buffer name");
+	n = get_string(t, off, end - off, name, sizeof(name), "buffer name");
 	if (n < 0)
 		return -1;
 	off += n;
@@ -299,12 +350,37 @@ static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 	off += 8;
 	if (cpus > MAX_CPUS || cpus * 20ULL > end - off)
 		return bad(t, "buffer option at %" PRIu64 " claims %" PRIu32 " CPUs", off, cpus);
+	b = layout_buffer(t, name, page, cpus);
 	for (i = 0; i < cpus; i++, off += 20) {
 		if (get32(t, off, &id, "cpu") || get64(t, off + 4, &doff, "cpu") ||
 		    get64(t, off + 12, &dsize, "cpu") || check_cpu_data(t, doff, dsize, id))
 			return -1;
+		if (b)
+			b->cpus[i] = (struct ustack_tdlayout_cpu){ id, doff, dsize };
 	}
 	return 0;
+}
+
+/*
+ * Options after which libtracecmd's records are not the ring buffer's as
+ * they are stored: timestamps shifted (DATE, OFFSET, TIME_SHIFT) or
+ * scaled (TSC2NSEC), latency text instead of sub-buffers.
+ */
+static void note_option(struct tdc *t, uint16_t id)
+{
+	if (!t->layout)
+		return;
+	switch (id) {
+	case USTACK_TRACECMD_OPTION_DATE:
+	case USTACK_TRACECMD_OPTION_OFFSET:
+	case USTACK_TRACECMD_OPTION_TIME_SHIFT:
+	case USTACK_TRACECMD_OPTION_TSC2NSEC:
+		t->layout->ts_options = true;
+		break;
+	case USTACK_TRACECMD_OPTION_BUFFER_TEXT:
+		t->layout->latency = true;
+		break;
+	}
 }
 
 /* One option of a v7 options section; *@next is set by DONE */
@@ -313,6 +389,7 @@ static int check_option_v7(struct tdc *t, uint16_t id, uint64_t off, uint32_t le
 {
 	uint64_t soff;
 
+	note_option(t, id);
 	switch (id) {
 	case USTACK_TRACECMD_OPTION_DONE:
 		if (len < 8)
@@ -359,8 +436,11 @@ static int check_v7(struct tdc *t, uint64_t off)
 		    get64(t, off + 8, &size, "section"))
 			return -1;
 		/* libtracecmd 1.3 writes them uncompressed: nothing more to see */
-		if (flags & SEC_FL_COMPRESS)
+		if (flags & SEC_FL_COMPRESS) {
+			if (t->layout)
+				t->layout->incomplete = true;
 			return 0;
+		}
 		pos = off + SEC_HEADER_SIZE;
 		end = pos + size;
 		next = UINT64_MAX;
@@ -537,10 +617,14 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
 	if (n < 0)
 		return -1;
 	t->compressed = strcmp(buf, "none") != 0;
+	if (t->layout)
+		strcpy(t->layout->compression, buf);
 	*off += n;
 	n = get_string(t, *off, sizeof(buf), buf, sizeof(buf), "compression version");
 	if (n < 0)
 		return -1;
+	if (t->layout)
+		strcpy(t->layout->compression_version, buf);
 	*off += n;
 	return 0;
 }
@@ -556,7 +640,23 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
  */
 int ustack_tracedat_check(int fd, char *msg, size_t size)
 {
-	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size };
+	return ustack_tracedat_layout(fd, NULL, msg, size);
+}
+
+/**
+ * ustack_tracedat_layout - ustack_tracedat_check(), keeping what it found
+ * @fd: the file, open for reading (its magic already seen)
+ * @layout: filled in (zero it first; free it with ustack_tdlayout_free()
+ *	whatever the result), or NULL
+ * @msg: set to a one-line reason when it is refused
+ * @size: of @msg
+ *
+ * The buffers and their CPUs' data are those of a version 7 file only: a
+ * version 6 file has none in @layout. Returns as ustack_tracedat_check().
+ */
+int ustack_tracedat_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
+{
+	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .layout = layout };
 	struct stat st;
 	uint64_t off = 0, first;
 	int version = 0;
@@ -566,6 +666,13 @@ int ustack_tracedat_check(int fd, char *msg, size_t size)
 	t.size = st.st_size;
 	if (check_header(&t, &off, &version))
 		return -1;
+	if (layout) {
+		layout->version = version;
+		layout->big = t.big;
+		layout->compressed = t.compressed;
+		layout->lsize = t.lsize;
+		layout->page = t.page;
+	}
 	if (version == 6)
 		return check_v6(&t, off);
 	if (get64(&t, off, &first, "first option section"))
@@ -573,4 +680,17 @@ int ustack_tracedat_check(int fd, char *msg, size_t size)
 	if (!first)
 		return bad(&t, "no option section");
 	return check_v7(&t, first);
+}
+
+void ustack_tdlayout_free(struct ustack_tdlayout *layout)
+{
+	size_t i;
+
+	for (i = 0; i < layout->nr_buffers; i++) {
+		free(layout->buffers[i].name);
+		free(layout->buffers[i].cpus);
+	}
+	free(layout->buffers);
+	layout->buffers = NULL;
+	layout->nr_buffers = layout->alloc_buffers = 0;
 }

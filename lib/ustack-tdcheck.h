@@ -1,13 +1,51 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * Private to lib/: the structure of a trace.dat checked before
- * libtracecmd reads it (ustack-tdcheck.c).
+ * libtracecmd reads it (ustack-tdcheck.c), and what the check found where
+ * (the layout ustack-tdread.c reads CPU data by).
  */
 #ifndef _USTACK_TDCHECK_H
 #define _USTACK_TDCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* One CPU's data as the buffer option gives it */
+struct ustack_tdlayout_cpu {
+	uint32_t	cpu;
+	uint64_t	offset;
+	uint64_t	size;		/* without the chunk count, when compressed */
+};
+
+/* One buffer option of a version 7 file, "" being the top buffer */
+struct ustack_tdlayout_buffer {
+	char				*name;
+	uint32_t			page;
+	uint32_t			nr_cpus;
+	struct ustack_tdlayout_cpu	*cpus;
+};
+
+struct ustack_tdlayout {
+	int				version;
+	bool				big;		/* big-endian file */
+	bool				compressed;
+	unsigned int			lsize;		/* long size of the traced kernel */
+	unsigned int			page;		/* the file header's */
+	char				compression[64];
+	char				compression_version[64];
+	/* options that make libtracecmd shift or scale timestamps, latency buffers */
+	bool				ts_options;
+	bool				latency;
+	bool				incomplete;	/* out of memory while filling it in */
+	struct ustack_tdlayout_buffer	*buffers;
+	size_t				nr_buffers;
+	size_t				alloc_buffers;
+};
 
 int ustack_tracedat_check(int fd, char *msg, size_t size);
+int ustack_tracedat_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
+void ustack_tdlayout_free(struct ustack_tdlayout *layout);
+bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
 
 #endif /* _USTACK_TDCHECK_H */

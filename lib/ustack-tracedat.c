@@ -27,6 +27,7 @@
 #include "tracecmd-private-decls.h"
 #include "ustack-open.h"
 #include "ustack-tdcheck.h"
+#include "ustack-tdread.h"
 #include "ustack-tracedat.h"
 
 struct ustack_tracedat {
@@ -34,6 +35,13 @@ struct ustack_tracedat {
 	struct tracecmd_input	*buf;		/* == top when no instance is used */
 	char			*name;
 	char			*file;
+	int			fd;
+	struct ustack_tdlayout	layout;		/* of @fd, what the structure check saw */
+	/*
+	 * The CPU data of buf and of top, read in bounded memory where the
+	 * file allows (ustack-tdread.c); NULL: read by libtracecmd.
+	 */
+	struct ustack_tdread	*own[2];
 	unsigned long		corrupt;	/* records dropped by fits_page() */
 	bool			stop;		/* ustack_tracedat_stop() was called */
 	int			err;		/* why it could not be opened */
@@ -173,7 +181,8 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 
 /*
  * trace.dat files start with "\027\010\104tracing". Returns 0 or a code
- * (a corrupt file's reason goes to td->why).
+ * (a corrupt file's reason goes to td->why). The file stays open in
+ * td->fd, its layout in td->layout, for the reader.
  */
 static int check_tracedat(struct ustack_tracedat *td)
 {
@@ -185,18 +194,15 @@ static int check_tracedat(struct ustack_tracedat *td)
 	fd = ustack_open_regular(td->file);
 	if (fd < 0)
 		return fd;
+	td->fd = fd;
 	r = read(fd, buf, sizeof(buf));
-	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic))) {
-		close(fd);
+	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic)))
 		return USTACK_ERR_NOT_TRACEDAT;
-	}
 	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
-	if (ustack_tracedat_check(fd, why, sizeof(why))) {
-		close(fd);
+	if (ustack_tracedat_layout(fd, &td->layout, why, sizeof(why))) {
 		td->why = strdup(why);
 		return USTACK_ERR_CORRUPT;
 	}
-	close(fd);
 	return 0;
 }
 
@@ -268,6 +274,24 @@ static int open_buffer(struct ustack_tracedat *td, const char *instance)
 	return td->buf ? 0 : USTACK_ERR_BAD_BUFFER;
 }
 
+/* As many CPUs as the iteration reads of @in */
+static int nr_cpus(struct tracecmd_input *in)
+{
+	int n = tep_get_cpus(tracecmd_get_tep(in));
+
+	return n < 0 ? 0 : n;
+}
+
+/* Our readers of the CPU data, where the file allows them */
+static void open_own(struct ustack_tracedat *td)
+{
+	td->own[0] = ustack_tdread_open(td->fd, td->file, &td->layout, td->name ? td->name : "",
+					tracecmd_get_tep(td->buf), nr_cpus(td->buf));
+	if (td->top != td->buf)
+		td->own[1] = ustack_tdread_open(td->fd, td->file, &td->layout, "",
+						tracecmd_get_tep(td->top), nr_cpus(td->top));
+}
+
 /**
  * ustack_tracedat_open - open a trace.dat and select the buffer to read
  * @file: the file
@@ -288,6 +312,7 @@ int ustack_tracedat_open(const char *file, const char *instance, bool kernel_sym
 	*tdp = td;
 	if (!td)
 		return USTACK_ERR_NOMEM;
+	td->fd = -1;
 	td->file = strdup(file);
 	if (!td->file)
 		return td->err = USTACK_ERR_NOMEM;
@@ -297,7 +322,10 @@ int ustack_tracedat_open(const char *file, const char *instance, bool kernel_sym
 	td->top = open_input(file, kernel_symbols);
 	if (!td->top)
 		return td->err = USTACK_ERR_UNREADABLE;
-	return td->err = open_buffer(td, instance);
+	td->err = open_buffer(td, instance);
+	if (!td->err)
+		open_own(td);
+	return td->err;
 }
 
 /**
@@ -387,24 +415,42 @@ static int first_cpu(struct tep_record **next, int nr)
  */
 struct reader {
 	struct tracecmd_input	*in[2];
+	struct ustack_tdread	*own[2];
 	int			nr[2];
 	struct tep_record	**next;
 	int			total;
 };
+
+/* A record of libtracecmd's is freed; ours belong to the reader */
+static void put_record(struct reader *r, int slot, struct tep_record *rec)
+{
+	if (rec && !r->own[slot >= r->nr[0]])
+		tracecmd_free_record(rec);
+}
+
+static struct tep_record *read_one(struct reader *r, int slot, bool first)
+{
+	int half = slot >= r->nr[0];
+	int cpu = half ? slot - r->nr[0] : slot;
+
+	if (r->own[half])
+		return ustack_tdread_next(r->own[half], cpu, first);
+	return first ? tracecmd_read_cpu_first(r->in[half], cpu) :
+		       tracecmd_read_data(r->in[half], cpu);
+}
 
 /* The next record of @slot that fits its page; others are counted */
 static struct tep_record *read_next(struct ustack_tracedat *td, struct reader *r, int slot,
 				    bool first)
 {
 	struct tracecmd_input *in = r->in[slot >= r->nr[0]];
-	int cpu = slot >= r->nr[0] ? slot - r->nr[0] : slot;
 	struct tep_record *rec;
 
-	rec = first ? tracecmd_read_cpu_first(in, cpu) : tracecmd_read_data(in, cpu);
+	rec = read_one(r, slot, first);
 	while (rec && !fits_page(in, rec)) {
 		td->corrupt++;
-		tracecmd_free_record(rec);
-		rec = tracecmd_read_data(in, cpu);
+		put_record(r, slot, rec);
+		rec = read_one(r, slot, false);
 	}
 	return rec;
 }
@@ -459,16 +505,12 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 				 ustack_tracedat_fn top_fn, ustack_tracedat_lost_fn lost_fn,
 				 void *ctx)
 {
-	struct reader r = { .in = { td->buf, td->top } };
+	struct reader r = { .in = { td->buf, td->top }, .own = { td->own[0], td->own[1] } };
 	int slot;
 
-	r.nr[0] = tep_get_cpus(tracecmd_get_tep(td->buf));
-	if (r.nr[0] < 0)
-		r.nr[0] = 0;
+	r.nr[0] = nr_cpus(td->buf);
 	if (top_fn && td->top != td->buf)
-		r.nr[1] = tep_get_cpus(tracecmd_get_tep(td->top));
-	if (r.nr[1] < 0)
-		r.nr[1] = 0;
+		r.nr[1] = nr_cpus(td->top);
 	r.total = r.nr[0] + r.nr[1];
 	td->corrupt = 0;
 	td->stop = false;
@@ -484,12 +526,12 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
 			fn(r.next[slot], ctx);
 		else
 			top_fn(r.next[slot], ctx);
-		tracecmd_free_record(r.next[slot]);
+		put_record(&r, slot, r.next[slot]);
 		r.next[slot] = read_next(td, &r, slot, false);
 		tell_lost(&r, slot, lost_fn, ctx);
 	}
 	for (slot = 0; slot < r.total; slot++)
-		tracecmd_free_record(r.next[slot]);
+		put_record(&r, slot, r.next[slot]);
 	free(r.next);
 	return 0;
 }
@@ -499,9 +541,10 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
  * @td: the file being iterated
  *
  * Called from a callback: the record it was given is the last one. Reading
- * less matters on compressed files, where libtracecmd 1.3 (trace-cmd
- * 3.1.6) pays for every page read in time that grows with the pages read
- * before (see bench/pipeline/NOTES.md).
+ * less matters on compressed files that libtracecmd reads itself (see
+ * ustack-tdread.c), where libtracecmd 1.3 (trace-cmd 3.1.6) pays for every
+ * page read in time that grows with the pages read before (see
+ * bench/pipeline/NOTES.md).
  */
 void ustack_tracedat_stop(struct ustack_tracedat *td)
 {
@@ -519,10 +562,38 @@ unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td)
 	return td->corrupt;
 }
 
+/**
+ * ustack_tracedat_own_reader - whether the selected buffer's CPU data is
+ *	read by ustack-tdread.c (bounded memory) rather than libtracecmd
+ * @td: the open file
+ */
+bool ustack_tracedat_own_reader(const struct ustack_tracedat *td)
+{
+	return td->own[0] != NULL;
+}
+
+/**
+ * ustack_tracedat_bad_pages - CPUs whose data ended early at a bad page
+ * @td: the open file
+ *
+ * Each was said once when reached (a compressed chunk that does not
+ * decompress, a sub-buffer whose commit runs past its page).
+ */
+unsigned long ustack_tracedat_bad_pages(const struct ustack_tracedat *td)
+{
+	return (td->own[0] ? ustack_tdread_bad(td->own[0]) : 0) +
+	       (td->own[1] ? ustack_tdread_bad(td->own[1]) : 0);
+}
+
 void ustack_tracedat_close(struct ustack_tracedat *td)
 {
 	if (!td)
 		return;
+	ustack_tdread_close(td->own[0]);
+	ustack_tdread_close(td->own[1]);
+	ustack_tdlayout_free(&td->layout);
+	if (td->fd >= 0)
+		close(td->fd);
 	if (td->buf && td->buf != td->top)
 		tracecmd_close(td->buf);
 	if (td->top)

@@ -251,6 +251,8 @@ void ustack_report(struct ustack_opts *o)
 	ustack_run_finish(&r.run);
 	failed = r.run.output_failed;
 	failed |= corrupt_records(&r, o->input);
+	/* each said by the reader when reached */
+	failed |= ustack_tracedat_bad_pages(r.td) != 0;
 	failed |= all_unknown(&r, o->input);
 	ustack_run_close(&r.run);
 	ustack_tracedat_close(r.td);

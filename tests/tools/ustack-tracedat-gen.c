@@ -3,7 +3,7 @@
  * ustack-tracedat-gen: a big trace.dat made of a small recorded one, for
  * the report rows of bench/pipeline.
  *
- *   ustack-tracedat-gen -i TEMPLATE.dat -o OUT.dat -n COPIES [-C NONE]
+ *   ustack-tracedat-gen -i TEMPLATE.dat -o OUT.dat -n COPIES [-C NONE] [-F EVENT]...
  *
  * TEMPLATE is a file `trace-cmd ustack record` wrote on the patched
  * kernel (the host may lack its events: formats, kallsyms and cmdlines
@@ -14,10 +14,13 @@
  * encoding, then appended as the CPU data of one buffer, "ustack-gen",
  * through libtracecmd's writer, compressed as TEMPLATE is (or not, with
  * -C none). Every copy holds the same stacks: a report's memory should
- * not grow with COPIES. Prints "records R copies C".
+ * not grow with COPIES. Records of an EVENT named with -F are in the first
+ * copy only (-F inode_cache: files are announced once, as in a long run
+ * of one workload, not once a copy). Prints "records R copies C".
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +53,14 @@ struct page_writer {
 	bool			empty;
 };
 
+#define MAX_ONCE	8
+
 struct gen {
 	struct page_writer	*cpus;
+	struct tep_handle	*tep;
+	const char		*once[MAX_ONCE];	/* -F: first copy only */
+	int			nr_once;
+	bool			later;			/* past the first copy */
 	int			nr_cpus;
 	unsigned long long	shift;
 	unsigned long long	first, last;
@@ -119,12 +128,28 @@ static void add_event(struct page_writer *w, unsigned long long ts, const void *
 	w->last_ts = ts;
 }
 
+/* Whether @rec is of an event -F keeps to the first copy */
+static bool once_only(struct gen *g, struct tep_record *rec)
+{
+	struct tep_event *ev = tep_find_event(g->tep, tep_data_type(g->tep, rec));
+	int i;
+
+	for (i = 0; ev && i < g->nr_once; i++)
+		if (!strcmp(ev->name, g->once[i]))
+			return true;
+	return false;
+}
+
 static void copy_record(struct tep_record *rec, void *data)
 {
 	struct gen *g = data;
 
 	if (rec->cpu < 0 || rec->cpu >= g->nr_cpus)
 		return;
+	if (g->later && once_only(g, rec)) {
+		g->last = rec->ts;
+		return;
+	}
 	if (!g->records && !g->first)
 		g->first = rec->ts;
 	g->last = rec->ts;
@@ -183,20 +208,26 @@ int main(int argc, char **argv)
 	char **files;
 	int opt, c;
 
-	while ((opt = getopt(argc, argv, "i:o:n:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:o:n:C:F:")) != -1) {
 		switch (opt) {
 		case 'i': tmpl = optarg; break;
 		case 'o': out = optarg; break;
 		case 'n': copies = atol(optarg); break;
 		case 'C': compression = optarg; break;
-		default: die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none]");
+		case 'F':
+			if (g.nr_once == MAX_ONCE)
+				die("too many -F");
+			g.once[g.nr_once++] = optarg;
+			break;
+		default: die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none] [-F EVENT]...");
 		}
 	}
 	if (!tmpl || !out || copies < 1)
-		die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none]");
+		die("usage: -i TEMPLATE.dat -o OUT.dat -n COPIES [-C none] [-F EVENT]...");
 	if (ustack_tracedat_open(tmpl, NULL, true, &td) < 0)
 		die(ustack_tracedat_strerror(td, msg, sizeof(msg)));
-	g.nr_cpus = tep_get_cpus(ustack_tracedat_tep(td));
+	g.tep = ustack_tracedat_tep(td);
+	g.nr_cpus = tep_get_cpus(g.tep);
 	files = calloc(g.nr_cpus + 1, sizeof(*files));
 	if (g.nr_cpus < 1 || !files)
 		die("the template has no CPU data");
@@ -205,6 +236,7 @@ int main(int argc, char **argv)
 		ustack_tracedat_iterate(td, copy_record, NULL, &g);
 		/* the next copy starts after this one's last record */
 		g.shift += g.last - g.first + GAP_NS;
+		g.later = true;
 	}
 	for (c = 0; c < g.nr_cpus; c++) {
 		flush_page(&g.cpus[c]);

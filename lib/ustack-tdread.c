@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Reading the CPU data of a version 7 trace.dat one piece at a time.
+ *
+ * libtracecmd 1.3.1 (trace-cmd 3.1.6) never frees a decompressed chunk:
+ * its free_zpage() looks for the page in a range no page is ever in, so
+ * every chunk read stays in a list that every later page load walks.
+ * Reading a compressed recording then takes memory that grows with the
+ * recording and time that grows with the square of its chunks (fixed
+ * upstream in 1.5.0 and 1.5.1; bench/pipeline/NOTES.md). Here each CPU
+ * holds one chunk (one group of pages when the data is not compressed),
+ * read when its pages are reached and dropped for the next: memory is
+ * bounded by the chunk size whatever the file's. The chunks are
+ * decompressed by libtracecmd's own tracecmd_uncompress_chunk(), the
+ * sub-buffers parsed by libtraceevent's kbuffer, as libtracecmd does,
+ * and the records carry what its tracecmd_read_data() would give them.
+ *
+ * Where libtracecmd would change the timestamps (options that shift or
+ * scale them), for latency buffers, version 6 files and anything the
+ * layout does not say plainly, ustack_tdread_open() returns NULL and the
+ * caller reads with libtracecmd.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "tracecmd-private-decls.h"
+#include "ustack-tdcheck.h"
+#include "ustack-tdread.h"
+#include "ustack-warn.h"
+
+/* Pages read at once from uncompressed data */
+#define PAGES_PER_READ	16
+
+struct tdread_cpu {
+	const struct ustack_tdlayout_cpu *data;	/* NULL: no data */
+	struct kbuffer		*kbuf;
+	char			*buf;		/* the chunk (or pages) in hand */
+	size_t			alloc;
+	uint32_t		len;		/* bytes in buf */
+	uint32_t		at;		/* next page in buf */
+	uint64_t		pos;		/* compressed: next chunk's sizes */
+	uint32_t		chunks_left;
+	uint64_t		done;		/* bytes of data before buf */
+	uint64_t		page_off;	/* offset of the page in kbuf */
+	bool			loaded;		/* kbuf holds a page */
+	bool			end;
+	bool			said;		/* its bad page was told */
+	struct tep_record	rec;
+};
+
+struct ustack_tdread {
+	int				fd;
+	const char			*file;
+	const struct ustack_tdlayout	*layout;
+	const struct ustack_tdlayout_buffer *buffer;
+	struct tracecmd_compression	*zip;
+	unsigned int			page;
+	int				nr;
+	struct tdread_cpu		*cpus;
+	unsigned long			bad;
+};
+
+/* The buffer named @name, when exactly one buffer option has that name */
+static const struct ustack_tdlayout_buffer *find_buffer(const struct ustack_tdlayout *l,
+							 const char *name)
+{
+	const struct ustack_tdlayout_buffer *found = NULL;
+	size_t i;
+
+	for (i = 0; i < l->nr_buffers; i++) {
+		if (strcmp(l->buffers[i].name, name))
+			continue;
+		if (found)
+			return NULL;
+		found = &l->buffers[i];
+	}
+	return found;
+}
+
+/* What this reader would read differently from libtracecmd */
+static bool plain(const struct ustack_tdlayout *l, struct tep_handle *tep)
+{
+	const char *env = getenv("USTACK_TRACEDAT_READER");
+
+	if (env && !strcmp(env, "library"))
+		return false;
+	return l->version == 7 && !l->ts_options && !l->latency && !l->incomplete &&
+	       tep_get_header_timestamp_size(tep) == 8;
+}
+
+static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
+{
+	const struct ustack_tdlayout_buffer *b = r->buffer;
+	enum kbuffer_long_size lsize;
+	enum kbuffer_endian endian;
+	uint32_t i;
+	int c;
+
+	lsize = r->layout->lsize == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
+	endian = r->layout->big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+	r->cpus = calloc(r->nr > 0 ? r->nr : 1, sizeof(*r->cpus));
+	if (!r->cpus)
+		return -1;
+	for (i = 0; i < b->nr_cpus; i++) {
+		c = b->cpus[i].cpu;
+		if (c >= r->nr || !b->cpus[i].size)
+			continue;
+		r->cpus[c].data = &b->cpus[i];
+	}
+	for (c = 0; c < r->nr; c++) {
+		r->cpus[c].kbuf = kbuffer_alloc(lsize, endian);
+		if (!r->cpus[c].kbuf)
+			return -1;
+		if (tep_is_old_format(tep))
+			kbuffer_set_old_format(r->cpus[c].kbuf);
+	}
+	return 0;
+}
+
+/**
+ * ustack_tdread_open - read a buffer's CPU data without libtracecmd
+ * @fd: the trace.dat, open; it must stay open while the reader is
+ * @file: its name, for messages (must outlive the reader)
+ * @layout: what ustack_tracedat_layout() found in it (must outlive the
+ *	reader)
+ * @buffer: the buffer's name, "" for the top one
+ * @tep: the file's event parser (libtracecmd's, for the header formats)
+ * @nr_cpus: the CPUs to read: those numbered 0 to @nr_cpus - 1
+ *
+ * Returns NULL when the file is libtracecmd's to read (see above) or on
+ * any failure: the caller then reads it with libtracecmd.
+ */
+struct ustack_tdread *ustack_tdread_open(int fd, const char *file,
+					 const struct ustack_tdlayout *layout, const char *buffer,
+					 struct tep_handle *tep, int nr_cpus)
+{
+	struct ustack_tdread *r;
+
+	if (!plain(layout, tep))
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->file = file;
+	r->layout = layout;
+	r->nr = nr_cpus;
+	r->buffer = find_buffer(layout, buffer);
+	if (!r->buffer || r->buffer->page != layout->page)
+		goto fail;
+	r->page = layout->page;
+	if (layout->compressed) {
+		r->zip = tracecmd_compress_alloc(layout->compression,
+						 layout->compression_version, fd, tep, NULL);
+		if (!r->zip)
+			goto fail;
+	}
+	if (setup_cpus(r, tep))
+		goto fail;
+	return r;
+ fail:
+	ustack_tdread_close(r);
+	return NULL;
+}
+
+static uint32_t file32(const struct ustack_tdread *r, uint32_t v)
+{
+	return r->layout->big ? be32toh(v) : le32toh(v);
+}
+
+static int grow(struct tdread_cpu *c, size_t need)
+{
+	char *p;
+
+	if (need <= c->alloc)
+		return 0;
+	p = realloc(c->buf, need);
+	if (!p)
+		return -1;
+	c->buf = p;
+	c->alloc = need;
+	return 0;
+}
+
+/* The next chunk of compressed data into c->buf */
+static int read_chunk(struct ustack_tdread *r, struct tdread_cpu *c)
+{
+	struct tracecmd_compress_chunk chunk = { 0 };
+	uint32_t sizes[2];
+
+	if (pread(r->fd, sizes, sizeof(sizes), c->pos) != sizeof(sizes))
+		return -1;
+	chunk.zsize = file32(r, sizes[0]);
+	chunk.size = file32(r, sizes[1]);
+	chunk.zoffset = c->pos;
+	if (grow(c, chunk.size) || tracecmd_uncompress_chunk(r->zip, &chunk, c->buf) < 0)
+		return -1;
+	c->pos += 8 + (uint64_t)chunk.zsize;
+	c->chunks_left--;
+	c->len = chunk.size;
+	return 0;
+}
+
+/* The next pages of uncompressed data into c->buf */
+static int read_pages(struct ustack_tdread *r, struct tdread_cpu *c)
+{
+	uint64_t left = c->data->size - c->done;
+	size_t len = (size_t)r->page * PAGES_PER_READ;
+
+	if (len > left)
+		len = left;
+	if (grow(c, len) || pread(r->fd, c->buf, len, c->data->offset + c->done) != (ssize_t)len)
+		return -1;
+	c->len = len;
+	return 0;
+}
+
+/* Whether the CPU's data has more to read; refills c->buf when it must */
+static int refill(struct ustack_tdread *r, struct tdread_cpu *c)
+{
+	if (c->at < c->len)
+		return 1;
+	c->done += c->len;
+	c->len = c->at = 0;
+	if (r->zip) {
+		if (!c->chunks_left)
+			return 0;
+		return read_chunk(r, c) ? -1 : 1;
+	}
+	if (c->done >= c->data->size)
+		return 0;
+	return read_pages(r, c) ? -1 : 1;
+}
+
+/* The sub-buffer's commit word, as the file stores it */
+static uint64_t commit_of(const struct ustack_tdread *r, const char *page)
+{
+	uint64_t v64;
+	uint32_t v32;
+
+	if (r->layout->lsize == 8) {
+		memcpy(&v64, page + 8, 8);
+		return r->layout->big ? be64toh(v64) : le64toh(v64);
+	}
+	memcpy(&v32, page + 8, 4);
+	return file32(r, v32);
+}
+
+/*
+ * Load the CPU's next page into its kbuffer. A page that cannot be read
+ * or decompressed, or whose commit runs past it, ends the CPU (as in
+ * libtracecmd, which says "bad page read"), counted and said once per
+ * reader, however often the CPU is read again.
+ */
+static bool next_page(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+{
+	int more = c->end ? 0 : refill(r, c);
+	char *page;
+
+	if (more <= 0) {
+		c->end = true;
+		if (more < 0 && !c->said) {
+			c->said = true;
+			r->bad++;
+			ustack_warning("%s: CPU %d: cannot read its data past byte %llu: the rest of the CPU is skipped",
+				       r->file, cpu, (unsigned long long)c->done);
+		}
+		return false;
+	}
+	page = c->buf + c->at;
+	if (c->len - c->at < r->page || !ustack_tdcheck_commit_fits(commit_of(r, page), r->page,
+								    r->layout->lsize)) {
+		c->end = true;
+		if (!c->said) {
+			c->said = true;
+			r->bad++;
+			ustack_warning("%s: CPU %d: sub-buffer %llu runs past its page: the rest of the CPU is skipped",
+				       r->file, cpu, (unsigned long long)((c->done + c->at) / r->page));
+		}
+		return false;
+	}
+	kbuffer_load_subbuffer(c->kbuf, page);
+	/* uncompressed: the file offset, as libtracecmd's; else any multiple of the page */
+	c->page_off = (r->zip ? 0 : c->data->offset) + c->done + c->at;
+	c->at += r->page;
+	c->loaded = true;
+	return true;
+}
+
+static void rewind_cpu(struct tdread_cpu *c)
+{
+	c->len = c->at = 0;
+	c->done = 0;
+	c->loaded = false;
+	c->end = !c->data;
+	if (c->data) {
+		c->pos = c->data->offset + 4;
+		c->chunks_left = UINT32_MAX;
+	}
+}
+
+/* Compressed data starts with its count of chunks */
+static int read_count(struct ustack_tdread *r, struct tdread_cpu *c)
+{
+	uint32_t count;
+
+	if (pread(r->fd, &count, 4, c->data->offset) != 4)
+		return -1;
+	c->chunks_left = file32(r, count);
+	return 0;
+}
+
+/**
+ * ustack_tdread_next - the CPU's next record
+ * @r: the reader
+ * @cpu: the CPU
+ * @first: start from the CPU's first record again
+ *
+ * The record is the reader's: valid until the next call for this CPU,
+ * never freed by the caller. Returns NULL at the end of the CPU's data.
+ */
+struct tep_record *ustack_tdread_next(struct ustack_tdread *r, int cpu, bool first)
+{
+	struct tdread_cpu *c;
+	unsigned long long ts;
+	void *data;
+
+	if (cpu < 0 || cpu >= r->nr)
+		return NULL;
+	c = &r->cpus[cpu];
+	if (first) {
+		rewind_cpu(c);
+		if (c->data && r->zip && read_count(r, c))
+			c->end = true;
+	}
+	for (;;) {
+		if (!c->loaded && !next_page(r, cpu, c))
+			return NULL;
+		data = kbuffer_read_event(c->kbuf, &ts);
+		if (data)
+			break;
+		c->loaded = false;
+	}
+	memset(&c->rec, 0, sizeof(c->rec));
+	c->rec.ts = ts;
+	c->rec.size = kbuffer_event_size(c->kbuf);
+	c->rec.record_size = kbuffer_curr_size(c->kbuf);
+	c->rec.cpu = cpu;
+	c->rec.data = data;
+	c->rec.offset = c->page_off + kbuffer_curr_offset(c->kbuf);
+	c->rec.missed_events = kbuffer_missed_events(c->kbuf);
+	c->rec.ref_count = 1;
+	kbuffer_next_event(c->kbuf, NULL);
+	return &c->rec;
+}
+
+/**
+ * ustack_tdread_bad - CPUs a bad page ended early since the reader opened
+ * @r: the reader
+ */
+unsigned long ustack_tdread_bad(const struct ustack_tdread *r)
+{
+	return r->bad;
+}
+
+void ustack_tdread_close(struct ustack_tdread *r)
+{
+	int c;
+
+	if (!r)
+		return;
+	for (c = 0; r->cpus && c < r->nr; c++) {
+		kbuffer_free(r->cpus[c].kbuf);
+		free(r->cpus[c].buf);
+	}
+	free(r->cpus);
+	tracecmd_compress_destroy(r->zip);
+	free(r);
+}
