@@ -452,18 +452,9 @@ bool ustack_history_has_maps(const struct ustack_history *h)
 	return h->have_maps;
 }
 
-/**
- * ustack_history_map - map a frame's virtual address as its process has it now
- * @h:		the history
- * @tgid:	the process
- * @va:		the address
- * @fr:		set to the file offset and file, or to the address with
- *		USTACK_ID_ANON (anonymous memory) or USTACK_ID_NOMAP
- */
-void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
-			struct ustack_frame *fr)
+/* @va in @sp (may be NULL) */
+static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
 {
-	struct space *sp = space_find(h, tgid);
 	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
 	const struct vma *v;
 
@@ -488,6 +479,41 @@ void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 	fr->offset = va - v->start + v->pgoff;
 	fr->id = v->map->id;
 	fr->map = v->map;
+}
+
+/**
+ * ustack_history_map - map a frame's virtual address as its process has it now
+ * @h:		the history
+ * @tgid:	the process
+ * @va:		the address
+ * @fr:		set to the file offset and file, or to the address with
+ *		USTACK_ID_ANON (anonymous memory) or USTACK_ID_NOMAP
+ */
+void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
+			struct ustack_frame *fr)
+{
+	map_in(space_find(h, tgid), va, fr);
+}
+
+/**
+ * ustack_history_map_stack - ustack_history_map() of each frame of a stack
+ * @h:		the history
+ * @tgid:	the process
+ * @va:		the addresses
+ * @fr:		set as ustack_history_map() sets one frame
+ * @nr:		entries in @va and @fr
+ *
+ * The process is looked up once: a perf sample is mapped per recorded
+ * event, and the lookup per frame was most of that cost.
+ */
+void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
+			      struct ustack_frame *fr, unsigned int nr)
+{
+	struct space *sp = space_find(h, tgid);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		map_in(sp, va[i], &fr[i]);
 }
 
 /**

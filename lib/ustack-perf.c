@@ -301,28 +301,28 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t n)
 	memcpy((char *)dst + first, data, n - first);
 }
 
+/*
+ * The kernel moves data_head past whole records only, so everything
+ * between the tail and the head is complete records: one copy (two where
+ * the ring wraps) and one growth of @buf for all of them, rather than
+ * per record (a perf source's ring holds one record per traced event).
+ */
 static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *alloc)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	uint64_t head, tail = pc->data_tail;
-	struct perf_event_header hdr;
-	int ret = 0;
+	size_t n;
 
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	while (tail + sizeof(hdr) <= head) {
-		ring_copy(r, tail, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
-			break;
-		if (ustack_array_grow((void **)buf, alloc, *len + hdr.size, 1)) {
-			ret = -1;
-			break;
-		}
-		ring_copy(r, tail, *buf + *len, hdr.size);
-		*len += hdr.size;
-		tail += hdr.size;
-	}
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
+	n = head - tail;
+	if (!n)
+		return 0;
+	if (ustack_array_grow((void **)buf, alloc, *len + n, 1))
+		return -1;
+	ring_copy(r, tail, *buf + *len, n);
+	*len += n;
+	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /**

@@ -636,10 +636,7 @@ static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
  */
 static void bind_history(struct ustack_session *s, struct ustk *st)
 {
-	unsigned int i;
-
-	for (i = 0; i < st->nr; i++)
-		ustack_history_map(s->hist, st->tgid, st->raw_off[i], &st->frames[i]);
+	ustack_history_map_stack(s->hist, st->tgid, st->raw_off, st->frames, st->nr);
 }
 
 /*

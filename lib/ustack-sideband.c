@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <dirent.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,21 +116,55 @@ static void put_char(char **p, char *end, char c)
 
 static void put_str(char **p, char *end, const char *s)
 {
+	size_t n = strlen(s);
+
+	if (end - *p >= (ptrdiff_t)n) {
+		memcpy(*p, s, n);
+		*p += n;
+		return;
+	}
 	while (*s)
 		put_char(p, end, *s++);
 }
 
+/* Digits written from the last one back: their number is known first */
 static void put_hex(char **p, char *end, uint64_t v)
 {
-	char tmp[16];
-	int n = 0;
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	bool fits = end - *p >= n;
+	char tmp[16], *w = fits ? *p + n : tmp + n;
+	int i;
 
 	do {
-		tmp[n++] = hex_digits[v & 15];
+		*--w = hex_digits[v & 15];
 		v >>= 4;
 	} while (v);
-	while (n)
-		put_char(p, end, tmp[--n]);
+	if (fits) {
+		*p += n;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		put_char(p, end, tmp[i]);
+}
+
+/* Two digits a byte; byte by byte only where the room ends */
+static void put_bytes(char **p, char *end, const unsigned char *b, size_t n)
+{
+	char *q = *p;
+	size_t i;
+
+	if (end - q < (ptrdiff_t)(2 * n)) {
+		for (i = 0; i < n; i++) {
+			put_char(p, end, hex_digits[b[i] >> 4]);
+			put_char(p, end, hex_digits[b[i] & 15]);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		q[2 * i] = hex_digits[b[i] >> 4];
+		q[2 * i + 1] = hex_digits[b[i] & 15];
+	}
+	*p = q + 2 * n;
 }
 
 static void put_dec(char **p, char *end, int v)
@@ -261,10 +296,7 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 	put_str(&p, end, " cpu=");
 	put_dec(&p, end, r->cpu);
 	put_str(&p, end, cut ? " cut=1 raw=" : " raw=");
-	for (i = 0; i < r->raw_size; i++) {
-		put_char(&p, end, hex_digits[raw[i] >> 4]);
-		put_char(&p, end, hex_digits[raw[i] & 15]);
-	}
+	put_bytes(&p, end, raw, r->raw_size);
 	put_str(&p, end, " chain=");
 	for (i = 0; i < nr; i++) {
 		if (i)
