@@ -436,6 +436,7 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 	case USTACK_SB_EXIT:
 	case USTACK_SB_LOST:
 	case USTACK_SB_SAMPLE:	/* an event, not history */
+	case USTACK_SB_DEFERRED:	/* an event's stack */
 		break;
 	}
 	return 0;

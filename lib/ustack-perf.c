@@ -19,6 +19,8 @@
  *    their samples, and one ring has one trailer layout;
  *  - exclude_kernel: asks for no kernel data, which lets a user whose
  *    perf_event_paranoid is 2 watch its own command;
+ *  - defer_output when the perf stack source defers its user callchains:
+ *    the kernel writes those through side-band events (perf_iterate_sb());
  *  - inherit (per task): the tasks a command creates are watched too; the
  *    kernel refuses to map the ring of an inherited event that is not
  *    bound to a CPU, hence one event per CPU as perf does.
@@ -89,6 +91,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	attr->inherit = o->tids ? 1 : 0;
 	attr->watermark = 1;
 	attr->wakeup_watermark = ring_bytes / 4;
+	/* the perf source's deferred user chains come through the side-band */
+	ustack_perfsrc_attr_defer(attr, false, o->src && o->src->defer);
 	if (o->clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
@@ -427,6 +431,8 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 		return true;
 	case PERF_RECORD_SAMPLE:
 		return ustack_perfsrc_parse(rec, size, out);
+	default:
+		return ustack_perfsrc_parse_deferred(rec, size, out);
 	case PERF_RECORD_LOST:
 		if (size < 24 + SAMPLE_ID_SIZE)
 			return false;
