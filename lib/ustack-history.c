@@ -40,6 +40,7 @@ struct space {
 	struct ustack_hnode	node;
 	int			tgid;
 	bool			used;		/* a stack was mapped through it */
+	size_t			last;		/* the vma of the last frame mapped */
 	struct vma		*v;
 	size_t			nr;
 	size_t			alloc;
@@ -453,7 +454,12 @@ bool ustack_history_has_maps(const struct ustack_history *h)
 	return h->have_maps;
 }
 
-/* @va in @sp (may be NULL) */
+/*
+ * @va in @sp (may be NULL). The frames of a stack are mostly in the
+ * mapping of the frame before: that one is tried first. The vmas do not
+ * overlap, so the one that holds @va is the answer whatever the index
+ * meant when it was kept.
+ */
 static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
 {
 	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
@@ -462,6 +468,9 @@ static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
 	fr->offset = va;
 	fr->id = USTACK_ID_NOMAP;
 	fr->map = NULL;
+	if (sp && sp->last < sp->nr && sp->v[sp->last].start <= va &&
+	    va < sp->v[sp->last].end)
+		lo = hi = sp->last + 1;
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (sp->v[mid].start <= va)
@@ -472,6 +481,7 @@ static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
 	if (!lo || va >= sp->v[lo - 1].end)
 		return;
 	sp->used = true;
+	sp->last = lo - 1;
 	v = &sp->v[lo - 1];
 	if (!v->map) {
 		fr->id = USTACK_ID_ANON;
