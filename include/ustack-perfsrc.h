@@ -47,6 +47,8 @@ struct ustack_perfsrc_event {
  * @dwarf_size:	bytes of user stack copied with the user registers at each
  *		sample, to be unwound with CFI (perf's --call-graph dwarf);
  *		0: the kernel's frame-pointer chain
+ * @defer:	the user callchains deferred (defer_callchain, Linux 6.19):
+ *		ustack_perfsrc_defer_probe() said the kernel has them
  */
 struct ustack_perfsrc_opts {
 	const struct ustack_perfsrc_event	*events;
@@ -54,6 +56,7 @@ struct ustack_perfsrc_opts {
 	bool					kernel;
 	unsigned int				max_stack;
 	unsigned int				dwarf_size;
+	bool					defer;
 };
 
 /**
@@ -63,6 +66,8 @@ struct ustack_perfsrc_opts {
  * @kernel:	kernel addresses, leaf first
  * @nr_kernel:	how many
  * @truncated:	the kernel stopped at the frame limit
+ * @cookie:	non-zero: the user part is deferred, it comes in a
+ *		USTACK_SB_DEFERRED record with this cookie (@user is NULL)
  */
 struct ustack_perfsrc_stack {
 	const uint64_t	*user;
@@ -70,12 +75,19 @@ struct ustack_perfsrc_stack {
 	const uint64_t	*kernel;
 	unsigned int	nr_kernel;
 	bool		truncated;
+	uint64_t	cookie;
 };
 
 unsigned int ustack_perfsrc_max_stack(void);
 int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu,
 			int clockid, int output, int (*add_fd)(void *ctx, int fd), void *ctx);
 bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out);
+struct perf_event_attr;
+
+bool ustack_perfsrc_defer_probe(void);
+void ustack_perfsrc_attr_defer(struct perf_event_attr *attr, bool callchain, bool output);
+bool ustack_perfsrc_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out);
+bool ustack_perfsrc_deferred_cut(unsigned int nr);
 void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
 			  struct ustack_perfsrc_stack *out);
 

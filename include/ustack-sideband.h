@@ -31,6 +31,7 @@ enum ustack_sb_kind {
 	USTACK_SB_EXIT,		/* a task exited */
 	USTACK_SB_LOST,		/* the kernel dropped side-band records */
 	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perfsrc.h) */
+	USTACK_SB_DEFERRED,	/* the user callchain of samples that named its cookie */
 };
 
 /**
@@ -54,9 +55,10 @@ enum ustack_sb_kind {
  * @build_id:	MMAP: GNU build id of the file
  * @lost:	LOST: how many records
  * @cpu:	SAMPLE: where the event happened
- * @nr_chain:	SAMPLE: entries in @chain
+ * @nr_chain:	SAMPLE, DEFERRED: entries in @chain
  * @chain:	SAMPLE: the callchain as the kernel wrote it (context markers
- *		and addresses, leaf first); not owned
+ *		and addresses, leaf first); DEFERRED: the user addresses,
+ *		leaf first; not owned
  * @raw_size:	SAMPLE: bytes in @raw
  * @raw:	SAMPLE: the tracepoint's payload (a tracefs record's data);
  *		not owned
@@ -73,6 +75,9 @@ enum ustack_sb_kind {
  * @stack_valid: SAMPLE: a bit per 8-byte word of @stack, set for the
  *		words a trace.dat's copy holds (the words the recorder's
  *		unwind read), or, written, for those to keep; NULL: all
+ * @cut:	SAMPLE, DEFERRED: the kernel stopped the chain at its frame
+ *		limit (known to the recorder, kept in a trace.dat)
+ * @cookie:	DEFERRED: the cookie the samples it answers carry
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -107,6 +112,7 @@ struct ustack_sb_rec {
 	uint32_t		stack_size;
 	const void		*stack;
 	const uint8_t		*stack_valid;
+	uint64_t		cookie;
 	const char		*name;
 };
 

@@ -40,6 +40,7 @@ struct space {
 	struct ustack_hnode	node;
 	int			tgid;
 	bool			used;		/* a stack was mapped through it */
+	size_t			last;		/* the vma of the last frame mapped */
 	struct vma		*v;
 	size_t			nr;
 	size_t			alloc;
@@ -436,6 +437,7 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 	case USTACK_SB_EXIT:
 	case USTACK_SB_LOST:
 	case USTACK_SB_SAMPLE:	/* an event, not history */
+	case USTACK_SB_DEFERRED:	/* an event's stack */
 		break;
 	}
 	return 0;
@@ -452,6 +454,44 @@ bool ustack_history_has_maps(const struct ustack_history *h)
 	return h->have_maps;
 }
 
+/*
+ * @va in @sp (may be NULL). The frames of a stack are mostly in the
+ * mapping of the frame before: that one is tried first. The vmas do not
+ * overlap, so the one that holds @va is the answer whatever the index
+ * meant when it was kept.
+ */
+static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
+{
+	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
+	const struct vma *v;
+
+	fr->offset = va;
+	fr->id = USTACK_ID_NOMAP;
+	fr->map = NULL;
+	if (sp && sp->last < sp->nr && sp->v[sp->last].start <= va &&
+	    va < sp->v[sp->last].end)
+		lo = hi = sp->last + 1;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (sp->v[mid].start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || va >= sp->v[lo - 1].end)
+		return;
+	sp->used = true;
+	sp->last = lo - 1;
+	v = &sp->v[lo - 1];
+	if (!v->map) {
+		fr->id = USTACK_ID_ANON;
+		return;
+	}
+	fr->offset = va - v->start + v->pgoff;
+	fr->id = v->map->id;
+	fr->map = v->map;
+}
+
 /**
  * ustack_history_map - map a frame's virtual address as its process has it now
  * @h:		the history
@@ -463,31 +503,28 @@ bool ustack_history_has_maps(const struct ustack_history *h)
 void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 			struct ustack_frame *fr)
 {
-	struct space *sp = space_find(h, tgid);
-	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
-	const struct vma *v;
+	map_in(space_find(h, tgid), va, fr);
+}
 
-	fr->offset = va;
-	fr->id = USTACK_ID_NOMAP;
-	fr->map = NULL;
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (sp->v[mid].start <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || va >= sp->v[lo - 1].end)
-		return;
-	sp->used = true;
-	v = &sp->v[lo - 1];
-	if (!v->map) {
-		fr->id = USTACK_ID_ANON;
-		return;
-	}
-	fr->offset = va - v->start + v->pgoff;
-	fr->id = v->map->id;
-	fr->map = v->map;
+/**
+ * ustack_history_map_stack - ustack_history_map() of each frame of a stack
+ * @h:		the history
+ * @tgid:	the process
+ * @va:		the addresses
+ * @fr:		set as ustack_history_map() sets one frame
+ * @nr:		entries in @va and @fr
+ *
+ * The process is looked up once: a perf sample is mapped per recorded
+ * event, and the lookup per frame was most of that cost.
+ */
+void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
+			      struct ustack_frame *fr, unsigned int nr)
+{
+	struct space *sp = space_find(h, tgid);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		map_in(sp, va[i], &fr[i]);
 }
 
 /**

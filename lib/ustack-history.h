@@ -28,6 +28,8 @@ const char *ustack_history_comm(const struct ustack_history *h, int tid);
 bool ustack_history_has_maps(const struct ustack_history *h);
 void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 			struct ustack_frame *fr);
+void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
+			      struct ustack_frame *fr, unsigned int nr);
 size_t ustack_history_files(const struct ustack_history *h);
 char **ustack_history_procmaps(const struct ustack_history *h);
 

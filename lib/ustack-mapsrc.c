@@ -112,7 +112,8 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
 	/* System-wide, the reads of our own reader are syscalls too */
-	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
+	if ((rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED) &&
+	    rec->pid == getpid())
 		return;
 	ustack_session_sideband(ms->env.session, rec);
 	if (ms->sbfile && sbfile_add(ms, rec) < 0) {

@@ -19,6 +19,8 @@
  *    their samples, and one ring has one trailer layout;
  *  - exclude_kernel: asks for no kernel data, which lets a user whose
  *    perf_event_paranoid is 2 watch its own command;
+ *  - defer_output when the perf stack source defers its user callchains:
+ *    the kernel writes those through side-band events (perf_iterate_sb());
  *  - inherit (per task): the tasks a command creates are watched too; the
  *    kernel refuses to map the ring of an inherited event that is not
  *    bound to a CPU, hence one event per CPU as perf does.
@@ -89,6 +91,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	attr->inherit = o->tids ? 1 : 0;
 	attr->watermark = 1;
 	attr->wakeup_watermark = ring_bytes / 4;
+	/* the perf source's deferred user chains come through the side-band */
+	ustack_perfsrc_attr_defer(attr, false, o->src && o->src->defer);
 	if (o->clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
@@ -301,28 +305,28 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t n)
 	memcpy((char *)dst + first, data, n - first);
 }
 
+/*
+ * The kernel moves data_head past whole records only, so everything
+ * between the tail and the head is complete records: one copy (two where
+ * the ring wraps) and one growth of @buf for all of them, rather than
+ * per record (a perf source's ring holds one record per traced event).
+ */
 static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *alloc)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	uint64_t head, tail = pc->data_tail;
-	struct perf_event_header hdr;
-	int ret = 0;
+	size_t n;
 
 	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	while (tail + sizeof(hdr) <= head) {
-		ring_copy(r, tail, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
-			break;
-		if (ustack_array_grow((void **)buf, alloc, *len + hdr.size, 1)) {
-			ret = -1;
-			break;
-		}
-		ring_copy(r, tail, *buf + *len, hdr.size);
-		*len += hdr.size;
-		tail += hdr.size;
-	}
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
+	n = head - tail;
+	if (!n)
+		return 0;
+	if (ustack_array_grow((void **)buf, alloc, *len + n, 1))
+		return -1;
+	ring_copy(r, tail, *buf + *len, n);
+	*len += n;
+	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /**
@@ -427,6 +431,8 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 		return true;
 	case PERF_RECORD_SAMPLE:
 		return ustack_perfsrc_parse(rec, size, out);
+	default:
+		return ustack_perfsrc_parse_deferred(rec, size, out);
 	case PERF_RECORD_LOST:
 		if (size < 24 + SAMPLE_ID_SIZE)
 			return false;

@@ -26,6 +26,7 @@
  * frame-pointer walk it does would be thrown away).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,29 @@
 			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 /* header, pid + tid, time, cpu + reserved, callchain nr */
 #define CHAIN_OFF	40
+
+/*
+ * Deferred user callchains (Linux 6.19; include/uapi/linux/perf_event.h
+ * of 7.3): two bits of the attribute's flags word, right after sigtrap
+ * (bit 37), defer_callchain at bit 38 and defer_output at bit 39, then
+ * __reserved_1. Defined here by bit because older headers (this build
+ * host's) have no names for them: the word follows read_format.
+ */
+#define ATTR_FLAGS_OFF		(offsetof(struct perf_event_attr, read_format) + 8)
+#define ATTR_DEFER_CALLCHAIN	(1ULL << 38)
+#define ATTR_DEFER_OUTPUT	(1ULL << 39)
+/* The 7.3 uapi's PERF_RECORD_CALLCHAIN_DEFERRED and its chain marker */
+#define RECORD_CALLCHAIN_DEFERRED	22
+#define CONTEXT_USER_DEFERRED		((uint64_t)-640)
+/*
+ * The deferred unwinder's own limit (kernel/unwind/deferred.c: its cache
+ * of entries fits a 4 KiB page, after a 16-byte header): a chain this long
+ * may have been cut, and there is no flag that says so
+ */
+#define DEFERRED_MAX_FRAMES	((4096 - 16) / 8)
+/* header, cookie, nr; the sample_id trailer (pid, tid, time, cpu) */
+#define DEFERRED_IPS_OFF	24
+#define TRAILER_SIZE		24
 
 /* perf's own default when the sysctl cannot be read */
 #define DEFAULT_MAX_STACK	127
@@ -88,6 +112,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 	attr->inherit = pid >= 0;
 	/* until tracing starts (ustack_perf_enable()), as the instance's events */
 	attr->disabled = 1;
+	ustack_perfsrc_attr_defer(attr, o->defer, false);
 	if (clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = clockid;
@@ -229,6 +254,12 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < rec->nr_chain; i++) {
+		/* the marker, then the cookie: no user frames here */
+		if (ip[i] == CONTEXT_USER_DEFERRED) {
+			if (i + 1 < rec->nr_chain)
+				out->cookie = ip[i + 1];
+			break;
+		}
 		if (ip[i] >= (uint64_t)PERF_CONTEXT_MAX) {
 			ctx = ip[i];
 			if (ctx == PERF_CONTEXT_USER)
@@ -244,4 +275,97 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
 			out->nr_kernel++;
 	}
 	out->truncated = rec->cut || (max_stack && frames >= max_stack);
+}
+
+/**
+ * ustack_perfsrc_attr_defer - ask for deferred user callchains
+ * @attr:	the attribute
+ * @callchain:	the samples' user callchains deferred (defer_callchain)
+ * @output:	the event writes PERF_RECORD_CALLCHAIN_DEFERRED records
+ *		(defer_output: a side-band event, the kernel hands them to
+ *		those)
+ *
+ * A kernel before 6.19 refuses either bit (EINVAL): reserved there.
+ */
+void ustack_perfsrc_attr_defer(struct perf_event_attr *attr, bool callchain, bool output)
+{
+	uint64_t flags;
+
+	memcpy(&flags, (char *)attr + ATTR_FLAGS_OFF, sizeof(flags));
+	flags &= ~(ATTR_DEFER_CALLCHAIN | ATTR_DEFER_OUTPUT);
+	if (callchain)
+		flags |= ATTR_DEFER_CALLCHAIN;
+	if (output)
+		flags |= ATTR_DEFER_OUTPUT;
+	memcpy((char *)attr + ATTR_FLAGS_OFF, &flags, sizeof(flags));
+}
+
+/**
+ * ustack_perfsrc_defer_probe - does this kernel defer perf's user callchains?
+ *
+ * Opens (and closes) a dummy software event of this task with both bits
+ * set: a kernel without them refuses the reserved bits.
+ */
+bool ustack_perfsrc_defer_probe(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_kernel = 1;
+	attr.disabled = 1;
+	ustack_perfsrc_attr_defer(&attr, true, true);
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/**
+ * ustack_perfsrc_parse_deferred - a PERF_RECORD_CALLCHAIN_DEFERRED record
+ * @rec:	the record, header included, 8-byte aligned
+ * @size:	its size
+ * @out:	filled in (USTACK_SB_DEFERRED; the chain points into @rec)
+ *
+ * Layout: header, cookie, nr, ips[nr] (user addresses, leaf first), then
+ * the sample_id trailer of the side-band event that wrote it. Returns
+ * false for another record type or one that does not fit.
+ */
+bool ustack_perfsrc_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out)
+{
+	struct perf_event_header hdr;
+	uint64_t nr;
+
+	if (size < DEFERRED_IPS_OFF + TRAILER_SIZE)
+		return false;
+	memcpy(&hdr, rec, sizeof(hdr));
+	if (hdr.type != RECORD_CALLCHAIN_DEFERRED)
+		return false;
+	memcpy(&nr, rec + 16, sizeof(nr));
+	if (nr > (size - DEFERRED_IPS_OFF - TRAILER_SIZE) / 8)
+		return false;
+	out->kind = USTACK_SB_DEFERRED;
+	memcpy(&out->cookie, rec + 8, 8);
+	out->nr_chain = nr;
+	out->chain = (const uint64_t *)(rec + DEFERRED_IPS_OFF);
+	memcpy(&out->pid, rec + size - TRAILER_SIZE, 4);
+	memcpy(&out->tid, rec + size - TRAILER_SIZE + 4, 4);
+	memcpy(&out->ts, rec + size - TRAILER_SIZE + 8, 8);
+	memcpy(&out->cpu, rec + size - TRAILER_SIZE + 16, 4);
+	out->cut = ustack_perfsrc_deferred_cut(nr);
+	return true;
+}
+
+/**
+ * ustack_perfsrc_deferred_cut - may a deferred chain of @nr frames be cut?
+ * @nr: its frames
+ */
+bool ustack_perfsrc_deferred_cut(unsigned int nr)
+{
+	return nr >= DEFERRED_MAX_FRAMES;
 }

@@ -32,13 +32,21 @@
 #define TYPE_TIME_EXTEND	30
 #define TS_BITS			27
 #define TEXT_MAX		4096
+/*
+ * Pages written at once: a perf source writes a sample per traced event,
+ * some twenty to a page, and a write() per page was a syscall every
+ * twenty events
+ */
+#define OUT_PAGES		64
 
 struct ustack_sbfile {
 	int		fd;
 	int		page_size;
 	int		hdr_size;	/* timestamp + commit */
 	int		commit_size;
-	char		*page;
+	char		*out;		/* OUT_PAGES pages */
+	int		nr_out;		/* pages done in @out */
+	char		*page;		/* the one being filled, in @out */
 	int		used;		/* bytes of events in @page */
 	uint64_t	page_ts;
 	uint64_t	last_ts;
@@ -89,22 +97,36 @@ struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *pat
 	if (f->commit_size != 4 && f->commit_size != 8)
 		f->commit_size = tep_get_long_size(tep);
 	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
-	f->page = calloc(1, f->page_size);
-	if (!f->page || !find_fields(f, tep)) {
-		errno = f->page ? ENOENT : ENOMEM;
-		free(f->page);
+	f->out = calloc(OUT_PAGES, f->page_size);
+	f->page = f->out;
+	if (!f->out || !find_fields(f, tep)) {
+		errno = f->out ? ENOENT : ENOMEM;
+		free(f->out);
 		free(f);
 		return NULL;
 	}
 	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (f->fd < 0) {
-		free(f->page);
+		free(f->out);
 		free(f);
 		return NULL;
 	}
 	return f;
 }
 
+/* The pages done so far, to the file */
+static int write_out(struct ustack_sbfile *f)
+{
+	ssize_t size = (ssize_t)f->nr_out * f->page_size;
+
+	if (f->nr_out && write(f->fd, f->out, size) != size)
+		f->failed = true;
+	f->nr_out = 0;
+	f->page = f->out;
+	return f->failed ? -1 : 0;
+}
+
+/* The page's header; the next page starts empty (padding is zeros) */
 static int flush_page(struct ustack_sbfile *f)
 {
 	uint64_t commit = f->used;
@@ -117,10 +139,11 @@ static int flush_page(struct ustack_sbfile *f)
 		memcpy(f->page + 8, &commit, 8);
 	else
 		memcpy(f->page + 8, &commit32, 4);
-	if (write(f->fd, f->page, f->page_size) != f->page_size)
-		f->failed = true;
-	memset(f->page, 0, f->page_size);
 	f->used = 0;
+	f->page += f->page_size;
+	if (++f->nr_out == OUT_PAGES && write_out(f))
+		return -1;
+	memset(f->page, 0, f->page_size);
 	return f->failed ? -1 : 0;
 }
 
@@ -191,7 +214,7 @@ int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec)
 		f->page_ts = f->last_ts = ts;
 	put_delta(f, ts - f->last_ts);
 	put32(f, padded + 4);
-	memset(f->page + f->hdr_size + f->used, 0, padded);
+	/* the page started zeroed: that is the padding */
 	memcpy(f->page + f->hdr_size + f->used, data, len);
 	f->used += padded;
 	f->last_ts = ts;
@@ -210,10 +233,10 @@ int ustack_sbfile_close(struct ustack_sbfile *f)
 
 	if (!f)
 		return 0;
-	ret = flush_page(f);
+	ret = flush_page(f) || write_out(f) ? -1 : 0;
 	if (close(f->fd) < 0 || f->failed)
 		ret = -1;
-	free(f->page);
+	free(f->out);
 	free(f);
 	return ret;
 }

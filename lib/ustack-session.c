@@ -636,10 +636,7 @@ static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
  */
 static void bind_history(struct ustack_session *s, struct ustk *st)
 {
-	unsigned int i;
-
-	for (i = 0; i < st->nr; i++)
-		ustack_history_map(s->hist, st->tgid, st->raw_off[i], &st->frames[i]);
+	ustack_history_map_stack(s->hist, st->tgid, st->raw_off, st->frames, st->nr);
 }
 
 /*
@@ -1149,52 +1146,70 @@ static bool answers_skipped(struct ustack_session *s, int pid, uint64_t cookie)
 	return true;
 }
 
-static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
-		     int pid)
+/*
+ * The entry a stack of @pid for @cookie fills: the one its samples wait
+ * on, else a new one (no cookie yet: it may sort after us, skew, kept a
+ * while). NULL for a second answer (the first is kept) or out of memory.
+ */
+static struct ustk *stack_entry(struct ustack_session *s, int pid, uint64_t cookie,
+				uint64_t ts)
 {
-	struct ustack_stack_rec info;
-	uint64_t cookie;
-	struct ustk *st;
+	struct ustk *st = hash_find(s, pid, cookie);
 
-	s->stats.stacks++;
-	forget_last(c);
-	ustack_events_stack(s->ev, rec, &info);
-	cookie = info.cookie;
-	if (answers_skipped(s, pid, cookie))
-		return;
-	st = hash_find(s, pid, cookie);
 	if (st && st->state != USTK_WAITING) {
-		s->stats.unmatched++;	/* a second answer: keep the first */
-		return;
+		s->stats.unmatched++;
+		return NULL;
 	}
-	if (!st) {
-		/* No cookie yet: it may sort after us (skew), keep a while */
-		st = ustk_new(s);
-		if (!st)
-			return;
-		st->pid = pid;
-		st->cookie = cookie;
-		st->first_ts = rec->ts;
-		if (hash_insert(s, st)) {
-			ustk_put(s, st);
-			return;
-		}
+	if (st)
+		return st;
+	st = ustk_new(s);
+	if (!st)
+		return NULL;
+	st->pid = pid;
+	st->cookie = cookie;
+	st->first_ts = ts;
+	if (hash_insert(s, st)) {
+		ustk_put(s, st);
+		return NULL;
 	}
-	if (fill_deferred(s, st, rec, &info)) {
-		lose_entry(s, st);
-		return;
-	}
+	return st;
+}
+
+/* A filled stack for a cookie: bind it and answer its samples */
+static void stack_arrived(struct ustack_session *s, struct ustk *st, uint64_t ts)
+{
 	if (st->flags & USTACK_STACK_TRUNCATED)
 		s->stats.truncated++;
 	unlink_waiting(s, st);
 	supersede(s, st);
 	set_latest(s, st);
 	st->state = bind_stack(s, st, false) ? USTK_FINAL : USTK_HELD;
-	timeline_add(s, st, rec->ts + s->opts.hold_ns, TL_EXPIRE);
+	timeline_add(s, st, ts + s->opts.hold_ns, TL_EXPIRE);
 	if (st->state == USTK_FINAL) {
 		share_frames(s, st);
 		release_waiters(s, st, USTACK_SAMPLE_OK);
 	}
+}
+
+static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		     int pid)
+{
+	struct ustack_stack_rec info;
+	struct ustk *st;
+
+	s->stats.stacks++;
+	forget_last(c);
+	ustack_events_stack(s->ev, rec, &info);
+	if (answers_skipped(s, pid, info.cookie))
+		return;
+	st = stack_entry(s, pid, info.cookie, rec->ts);
+	if (!st)
+		return;
+	if (fill_deferred(s, st, rec, &info)) {
+		lose_entry(s, st);
+		return;
+	}
+	stack_arrived(s, st, rec->ts);
 }
 
 /* Announcements stored plus distinct files named by snapshots or the side-band */
@@ -1684,6 +1699,50 @@ static int fill_sample(struct ustack_session *s, struct ustk *st, const struct u
 	return fill_perf(s, st, cs);
 }
 
+/* A deferred stack will come for a skipped sample: it is not unanswered */
+static void perf_skipped(struct ustack_session *s, int pid, uint64_t cookie)
+{
+	struct ustack_task *t;
+
+	if (!cookie)
+		return;
+	t = ustack_tasks_get(&s->tasks, pid);
+	if (t)
+		t->skipped_cookie = cookie;
+}
+
+/*
+ * The deferred user chain of perf samples (PERF_RECORD_CALLCHAIN_DEFERRED):
+ * virtual addresses, mapped through the side-band as a synchronous chain
+ * is, answering the samples of its task that carry its cookie.
+ */
+static int on_perf_deferred(struct ustack_session *s, const struct ustack_sb_rec *sb)
+{
+	struct ustk *st;
+	unsigned int i;
+
+	s->stats.stacks++;
+	if (answers_skipped(s, sb->tid, sb->cookie))
+		return 0;
+	st = stack_entry(s, sb->tid, sb->cookie, sb->ts);
+	if (!st)
+		return 0;
+	if (stack_alloc_frames(s, st, sb->nr_chain)) {
+		lose_entry(s, st);
+		return -1;
+	}
+	for (i = 0; i < sb->nr_chain; i++) {
+		st->raw_off[i] = sb->chain[i];
+		st->raw_id[i] = USTACK_ID_NOMAP;
+	}
+	st->sync = true;
+	st->tgid = sb->pid;
+	st->ts = sb->ts;
+	st->flags = sb->cut ? USTACK_STACK_TRUNCATED : 0;
+	stack_arrived(s, st, sb->ts);
+	return 0;
+}
+
 /*
  * A sample of the perf stack source: the event (its payload is a tracefs
  * record's data) and its synchronous stack in one record, so nothing has
@@ -1706,15 +1765,23 @@ static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *
 	pid = ustack_events_pid(s->ev, &rec);
 	learn(s, &rec, pid);
 	learn_name(s, &rec);
-	if (ustack_tasks_skip(&s->tasks, pid))
+	ustack_perfsrc_stack(sb, s->opts.perf_max_stack, &cs);
+	if (ustack_tasks_skip(&s->tasks, pid)) {
+		perf_skipped(s, pid, cs.cookie);
 		return 0;
+	}
 	smp = sample_new(s, &rec, pid);
 	if (!smp)
 		return -1;
 	s->stats.perf++;
-	ustack_perfsrc_stack(sb, s->opts.perf_max_stack, &cs);
 	if (s->opts.want_kernel)
 		perf_kframes(smp, &cs);
+	/* deferred: the stack comes later, paired by cookie as tracefs' are */
+	if (cs.cookie) {
+		s->stats.cookies++;
+		attach_cookie(s, smp, cs.cookie);
+		return 0;
+	}
 	st = ustk_new(s);
 	if (!st || fill_sample(s, st, sb, &cs, sb->pid > 0 ? sb->pid : pid)) {
 		ustk_put(s, st);
@@ -1752,6 +1819,8 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	/* a new program: the unwinder's files of the old one are no use */
 	if (rec->kind == USTACK_SB_COMM && rec->exec && s->unw)
 		ustack_unwinder_forget(s->unw, rec->pid);
+	if (rec->kind == USTACK_SB_DEFERRED)
+		return on_perf_deferred(s, rec);
 	s->stats.sideband++;
 	if (rec->kind == USTACK_SB_LOST)
 		s->stats.sideband_lost += rec->lost;

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <dirent.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ static const char *const kind_names[] = {
 	[USTACK_SB_EXIT]	= "exit",
 	[USTACK_SB_LOST]	= "lost",
 	[USTACK_SB_SAMPLE]	= "sample",
+	[USTACK_SB_DEFERRED]	= "deferred",
 };
 
 /* Room for what one print buffer can hold (a page) */
@@ -115,21 +117,55 @@ static void put_char(char **p, char *end, char c)
 
 static void put_str(char **p, char *end, const char *s)
 {
+	size_t n = strlen(s);
+
+	if (end - *p >= (ptrdiff_t)n) {
+		memcpy(*p, s, n);
+		*p += n;
+		return;
+	}
 	while (*s)
 		put_char(p, end, *s++);
 }
 
+/* Digits written from the last one back: their number is known first */
 static void put_hex(char **p, char *end, uint64_t v)
 {
-	char tmp[16];
-	int n = 0;
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	bool fits = end - *p >= n;
+	char tmp[16], *w = fits ? *p + n : tmp + n;
+	int i;
 
 	do {
-		tmp[n++] = hex_digits[v & 15];
+		*--w = hex_digits[v & 15];
 		v >>= 4;
 	} while (v);
-	while (n)
-		put_char(p, end, tmp[--n]);
+	if (fits) {
+		*p += n;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		put_char(p, end, tmp[i]);
+}
+
+/* Two digits a byte; byte by byte only where the room ends */
+static void put_bytes(char **p, char *end, const unsigned char *b, size_t n)
+{
+	char *q = *p;
+	size_t i;
+
+	if (end - q < (ptrdiff_t)(2 * n)) {
+		for (i = 0; i < n; i++) {
+			put_char(p, end, hex_digits[b[i] >> 4]);
+			put_char(p, end, hex_digits[b[i] & 15]);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		q[2 * i] = hex_digits[b[i] >> 4];
+		q[2 * i + 1] = hex_digits[b[i] & 15];
+	}
+	*p = q + 2 * n;
 }
 
 static void put_dec(char **p, char *end, int v)
@@ -242,6 +278,30 @@ static void put_stack(const struct ustack_sb_rec *r, char **p, char *end, uint64
 	}
 }
 
+/* " chain=" and the first @nr entries of @chain */
+static void put_chain(char **p, char *end, const uint64_t *chain, uint32_t nr)
+{
+	uint64_t prev = 0;
+	uint32_t i;
+
+	put_str(p, end, " chain=");
+	for (i = 0; i < nr; i++) {
+		if (i)
+			put_char(p, end, ',');
+		put_entry(p, end, chain[i], &prev);
+	}
+}
+
+/* NUL-terminated when it fits, as snprintf(); the length it needed */
+static size_t put_end(char *p, char *end, char *buf, size_t size)
+{
+	if (p < end)
+		*p = '\0';
+	else if (size)
+		end[-1] = '\0';
+	return p - buf;
+}
+
 /*
  * The text of @r with the first @nr entries of its chain and the first
  * @nw words of its stack copy
@@ -249,10 +309,7 @@ static void put_stack(const struct ustack_sb_rec *r, char **p, char *end, uint64
 static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, uint32_t nr,
 			 uint32_t nw, bool cut)
 {
-	const unsigned char *raw = r->raw;
 	char *p = buf, *end = buf + size;
-	uint64_t prev = 0;
-	uint32_t i;
 
 	put_str(&p, end, USTACK_SB_MARKER "sample pid=");
 	put_dec(&p, end, r->pid);
@@ -261,16 +318,8 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 	put_str(&p, end, " cpu=");
 	put_dec(&p, end, r->cpu);
 	put_str(&p, end, cut ? " cut=1 raw=" : " raw=");
-	for (i = 0; i < r->raw_size; i++) {
-		put_char(&p, end, hex_digits[raw[i] >> 4]);
-		put_char(&p, end, hex_digits[raw[i] & 15]);
-	}
-	put_str(&p, end, " chain=");
-	for (i = 0; i < nr; i++) {
-		if (i)
-			put_char(&p, end, ',');
-		put_entry(&p, end, r->chain[i], &prev);
-	}
+	put_bytes(&p, end, r->raw, r->raw_size);
+	put_chain(&p, end, r->chain, nr);
 	if (r->regs_mask && r->regs) {
 		put_regs(r, &p, end, sample_sp(r));
 		if (r->stack)
@@ -280,12 +329,25 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 			put_dec(&p, end, r->unwind_max);
 		}
 	}
-	/* NUL-terminated when it fits, as snprintf() */
-	if (p < end)
-		*p = '\0';
-	else if (size)
-		end[-1] = '\0';
-	return p - buf;
+	return put_end(p, end, buf, size);
+}
+
+/* A deferred user chain: no payload, the cookie of the samples it answers */
+static size_t put_deferred(const struct ustack_sb_rec *r, char *buf, size_t size, uint32_t nr,
+			   bool cut)
+{
+	char *p = buf, *end = buf + size;
+
+	put_str(&p, end, USTACK_SB_MARKER "deferred pid=");
+	put_dec(&p, end, r->pid);
+	put_str(&p, end, " tid=");
+	put_dec(&p, end, r->tid);
+	put_str(&p, end, " cpu=");
+	put_dec(&p, end, r->cpu);
+	put_str(&p, end, cut ? " cut=1 cookie=" : " cookie=");
+	put_hex(&p, end, r->cookie);
+	put_chain(&p, end, r->chain, nr);
+	return put_end(p, end, buf, size);
 }
 
 /*
@@ -305,6 +367,18 @@ static int format_sample(const struct ustack_sb_rec *r, char *buf, size_t size)
 	while (len >= size && nr) {
 		nr--;
 		len = put_sample(r, buf, size, nr, nw, true);
+	}
+	return len;
+}
+
+static int format_deferred(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	uint32_t nr = r->nr_chain;
+	size_t len = put_deferred(r, buf, size, nr, r->cut);
+
+	while (len >= size && nr) {
+		nr--;
+		len = put_deferred(r, buf, size, nr, true);
 	}
 	return len;
 }
@@ -478,6 +552,8 @@ int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 				rec->pid, rec->lost);
 	case USTACK_SB_SAMPLE:
 		return format_sample(rec, buf, size);
+	case USTACK_SB_DEFERRED:
+		return format_deferred(rec, buf, size);
 	}
 	return -1;
 }
@@ -531,6 +607,8 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		r->cut = strtol(val, NULL, 10) != 0;
 	else if (KEY("umax"))
 		r->unwind_max = strtoul(val, NULL, 10);
+	else if (KEY("cookie"))
+		r->cookie = strtoull(val, NULL, 16);
 	else if (KEY("raw"))
 		return parse_raw(val, len, r);
 	else if (KEY("chain"))
@@ -592,6 +670,8 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
 		return -1;
 	if (rec->kind == USTACK_SB_SAMPLE && !rec->raw)
+		return -1;
+	if (rec->kind == USTACK_SB_DEFERRED && !rec->cookie)
 		return -1;
 	return 0;
 }

@@ -152,6 +152,11 @@ static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size
 	ss->perf.events = ss->feed.sampled;
 	ss->perf.nr_events = ss->feed.nr_sampled;
 	ss->perf.kernel = ss->env.kernel;
+	/*
+	 * Deferred user chains where the kernel has them (6.19), else
+	 * synchronous; --call-graph=dwarf unwinds its own copy instead
+	 */
+	ss->perf.defer = !ss->perf.dwarf_size && ustack_perfsrc_defer_probe();
 	ss->perf.max_stack = ustack_perfsrc_max_stack();
 	/* the kernel refuses more than its sysctl */
 	if (ss->env.max_stack && ss->env.max_stack < ss->perf.max_stack)
@@ -174,6 +179,15 @@ static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t 
 			 "stacks from perf events, user registers and %u bytes of stack "
 			 "unwound with the files' CFI (--call-graph=dwarf), at most %u frames, %s",
 			 ss->perf.dwarf_size, ss->caps.max_depth, sideband_notice);
+		return;
+	}
+	/* why not tracefs' deferred stacks: the kernel has none, or asked */
+	if (ss->perf.defer) {
+		snprintf(buf, size, "%sstacks from perf events, deferred "
+			 "(perf_event_attr.defer_callchain: each sample's user stack comes "
+			 "as the task returns to user space, paired by cookie), %s",
+			 ss->env.want == USTACK_SOURCE_PERF ? "--stack-source=perf: " :
+			 NO_DEFERRED_NOTICE, sideband_notice);
 		return;
 	}
 	snprintf(buf, size, NO_DEFERRED_NOTICE

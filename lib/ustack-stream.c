@@ -588,9 +588,15 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 /* A sample's parts, each 8-byte aligned */
 #define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
 
+/* A perf sample's parts, or a deferred chain, point into the ring's copy */
+static bool has_chain(const struct ustack_sb_rec *rec)
+{
+	return rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED;
+}
+
 static size_t sb_data_size(const struct ustack_sb_rec *rec)
 {
-	if (rec->kind == USTACK_SB_SAMPLE)
+	if (has_chain(rec))
 		return rec->nr_chain * sizeof(uint64_t) + ALIGN8(rec->raw_size) +
 		       __builtin_popcountll(rec->regs_mask) * sizeof(uint64_t) +
 		       rec->stack_size;
@@ -614,9 +620,10 @@ static void copy_sb_data(struct sb_item *it, const struct ustack_sb_rec *rec, si
 {
 	char *data = (char *)it->data;
 
-	if (rec->kind == USTACK_SB_SAMPLE) {
-		memcpy(data, rec->raw, rec->raw_size);
-		it->rec.raw = data;
+	if (has_chain(rec)) {
+		if (rec->raw_size)
+			memcpy(data, rec->raw, rec->raw_size);
+		it->rec.raw = rec->raw_size ? data : NULL;
 		data += ALIGN8(rec->raw_size);
 		memcpy(data, rec->chain, rec->nr_chain * sizeof(uint64_t));
 		it->rec.chain = (const uint64_t *)data;
