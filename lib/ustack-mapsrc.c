@@ -51,6 +51,7 @@ struct ustack_map_source {
 	struct ustack_sbfile	*sbfile;
 	unsigned int		max_stack;
 	struct ustack_procmaps	*procmaps;
+	pid_t			self;		/* getpid() is a syscall: once */
 	char			no_perf[256];
 };
 
@@ -112,7 +113,7 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
 	/* System-wide, the reads of our own reader are syscalls too */
-	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == getpid())
+	if (rec->kind == USTACK_SB_SAMPLE && rec->pid == ms->self)
 		return;
 	ustack_session_sideband(ms->env.session, rec);
 	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
@@ -273,6 +274,7 @@ struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env
 		return NULL;
 	ms->env = *env;
 	ms->ops = &file_ids_ops;
+	ms->self = getpid();
 	return ms;
 }
 
