@@ -92,6 +92,7 @@ int ustack_stream_fd(struct ustack_stream *st);
  */
 int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 			  void *ctx);
+size_t ustack_stream_unread(const struct ustack_stream *st);
 
 /* Ask the reader for a last full drain (async: then consume until 1). */
 void ustack_stream_stop(struct ustack_stream *st);

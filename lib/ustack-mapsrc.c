@@ -51,6 +51,7 @@ struct ustack_map_source {
 	struct ustack_sbfile	*sbfile;
 	unsigned int		max_stack;
 	struct ustack_procmaps	*procmaps;
+	pid_t			self;		/* getpid() is a syscall: once */
 	char			no_perf[256];
 };
 
@@ -113,7 +114,7 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 {
 	/* System-wide, the reads of our own reader are syscalls too */
 	if ((rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED) &&
-	    rec->pid == getpid())
+	    rec->pid == ms->self)
 		return;
 	ustack_session_sideband(ms->env.session, rec);
 	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
@@ -274,6 +275,7 @@ struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env
 		return NULL;
 	ms->env = *env;
 	ms->ops = &file_ids_ops;
+	ms->self = getpid();
 	return ms;
 }
 

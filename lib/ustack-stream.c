@@ -47,6 +47,15 @@
 #define DEFAULT_TICK_US		100000
 /* Bound one CPU's drain so a flood on one CPU cannot starve the others. */
 #define MAX_PAGES_PER_DRAIN	1024
+/*
+ * What the reader may queue ahead of the consumer. Past it the reader
+ * waits and the kernel's buffers fill, so that an overload shows up as the
+ * kernel's counted losses, never as a queue that grows without bound and
+ * that a stop would have to work through.
+ */
+#define MAX_QUEUED_BYTES	(16UL << 20)
+/* What one ustack_stream_consume() may spend before it lets its caller look */
+#define CONSUME_BUDGET_NS	100000000ULL
 /* Sub-buffers of one CPU's file read back at a time (direct mode). */
 #define REPLAY_PAGES		256
 
@@ -68,6 +77,7 @@ struct batch {
 	char			*sb;		/* raw perf side-band records */
 	size_t			sb_len;
 	size_t			sb_alloc;
+	size_t			bytes;		/* pages and side-band, queued */
 };
 
 /*
@@ -103,7 +113,11 @@ struct ustack_stream {
 	pthread_t		thread;
 	bool			running;
 	pthread_mutex_t		lock;
+	pthread_cond_t		room;		/* queued_bytes went down */
 	struct ustack_list	queue;
+	size_t			nr_queued;
+	size_t			queued_bytes;
+	size_t			unread_bytes;	/* left when closed early */
 	bool			stopping;
 	volatile pid_t		tid;
 	struct ustack_perf	*perf;
@@ -116,6 +130,14 @@ struct ustack_stream {
 	bool			readback;	/* files only, nothing traced */
 	bool			replayed;
 };
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static void close_fd(int *fd)
 {
@@ -224,12 +246,25 @@ static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b)
 	return 0;
 }
 
+static size_t batch_bytes(struct ustack_stream *st, struct batch *b)
+{
+	struct ustack_list *pos;
+	size_t n = b->sb_len;
+
+	ustack_list_for_each(pos, &b->pages)
+		n += st->subbuf_size;
+	return n;
+}
+
 static void push_batch(struct ustack_stream *st, struct batch *b)
 {
 	char c = 0;
 
+	b->bytes = batch_bytes(st, b);
 	pthread_mutex_lock(&st->lock);
 	ustack_list_add_tail(&b->list, &st->queue);
+	st->nr_queued++;
+	st->queued_bytes += b->bytes;
 	pthread_mutex_unlock(&st->lock);
 	if (write(st->ready[1], &c, 1) < 0 && errno != EAGAIN)
 		ustack_warning("reader notify: %s", strerror(errno));
@@ -258,6 +293,23 @@ static struct pollfd *reader_pollfds(struct ustack_stream *st, int *nr)
 	return pfd;
 }
 
+/* Wait, a tick at a time, while the queue is full and no stop was asked */
+static void wait_for_room(struct ustack_stream *st)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&st->lock);
+	while (st->queued_bytes >= MAX_QUEUED_BYTES &&
+	       !__atomic_load_n(&st->stopping, __ATOMIC_ACQUIRE)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)st->tick_us * 1000;
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&st->room, &st->lock, &ts);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
 static void *reader_thread(void *arg)
 {
 	struct ustack_stream *st = arg;
@@ -270,6 +322,7 @@ static void *reader_thread(void *arg)
 	st->tid = gettid();
 	pfd = reader_pollfds(st, &nr_pfd);
 	while (pfd && !final) {
+		wait_for_room(st);
 		poll(pfd, nr_pfd, st->tick_us / 1000);
 		if (pfd[st->nr_cpus].revents & POLLIN) {
 			while (read(st->ctl[0], &c, 1) > 0)
@@ -377,6 +430,7 @@ static struct ustack_stream *stream_alloc(struct tep_handle *tep, int nr_cpus)
 	st->ctl[0] = st->ctl[1] = st->ready[0] = st->ready[1] = -1;
 	ustack_list_init(&st->queue);
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->room, NULL);
 	st->subbuf_size = tep_get_sub_buffer_size(tep);
 	if (st->subbuf_size <= 0)
 		st->subbuf_size = getpagesize();
@@ -529,7 +583,7 @@ void ustack_stream_stop(struct ustack_stream *st)
 
 	if (st->stopping)
 		return;
-	st->stopping = true;
+	__atomic_store_n(&st->stopping, true, __ATOMIC_RELEASE);
 	/* Direct mode: the recorder is stopped by the next consume. */
 	if (st->rec)
 		return;
@@ -834,6 +888,9 @@ static struct batch *pop_batch(struct ustack_stream *st)
 	if (!ustack_list_empty(&st->queue)) {
 		b = ustack_list_first_entry(&st->queue, struct batch, list);
 		ustack_list_del(&b->list);
+		st->nr_queued--;
+		st->queued_bytes -= b->bytes;
+		pthread_cond_signal(&st->room);
 	}
 	pthread_mutex_unlock(&st->lock);
 	return b;
@@ -954,21 +1011,39 @@ static int replay(struct ustack_stream *st, const struct ustack_stream_ops *ops,
  * @ops: what to call (see struct ustack_stream_ops)
  * @ctx: passed to every callback
  *
+ * Only the batches queued when it is called, and no more once it has spent
+ * CONSUME_BUDGET_NS: a reader that queues faster than the consumer parses
+ * must not keep the caller from its own checks (a stop asked by a
+ * signal). What is left wakes the stream's fd again.
+ *
  * Returns 1 after the final batch, else 0.
  */
 int ustack_stream_consume(struct ustack_stream *st, const struct ustack_stream_ops *ops,
 			  void *ctx)
 {
+	unsigned long long end = mono_ns() + CONSUME_BUDGET_NS;
 	struct batch *b;
+	size_t n;
 	char buf[64];
 
 	if (st->rec || st->readback)
 		return st->stopping ? replay(st, ops, ctx) : 0;
 	while (read(st->ready[0], buf, sizeof(buf)) > 0)
 		;
-	while ((b = pop_batch(st)))
+	pthread_mutex_lock(&st->lock);
+	n = st->nr_queued;
+	pthread_mutex_unlock(&st->lock);
+	while (n-- && (b = pop_batch(st))) {
 		if (consume_batch(st, b, ops, ctx))
 			return 1;
+		if (mono_ns() >= end)
+			break;
+	}
+	pthread_mutex_lock(&st->lock);
+	n = st->nr_queued;
+	pthread_mutex_unlock(&st->lock);
+	if (n && write(st->ready[1], buf, 1) < 0 && errno != EAGAIN)
+		ustack_warning("reader notify: %s", strerror(errno));
 	return 0;
 }
 
@@ -1014,11 +1089,18 @@ void ustack_stream_close(struct ustack_stream *st)
 		pthread_join(st->thread, NULL);
 		st->running = false;
 	}
-	while ((b = pop_batch(st)))
+	while ((b = pop_batch(st))) {
+		st->unread_bytes += b->bytes;
 		batch_free(b);
+	}
 	free_sb(st);
-	for (cpu = 0; cpu < st->nr_cpus; cpu++)
+	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
+		struct ustack_list *pos;
+
+		ustack_list_for_each(pos, &st->cpus[cpu].pages)
+			st->unread_bytes += st->subbuf_size;
 		close_cpu(st, &st->cpus[cpu]);
+	}
 	close_fd(&st->ctl[0]);
 	close_fd(&st->ctl[1]);
 	close_fd(&st->ready[0]);
@@ -1026,6 +1108,19 @@ void ustack_stream_close(struct ustack_stream *st)
 	if (st->kbuf)
 		kbuffer_free(st->kbuf);
 	st->kbuf = NULL;
+}
+
+/**
+ * ustack_stream_unread - what a stream closed before its final batch kept back
+ * @st: the stream, closed
+ *
+ * Returns the bytes of sub-buffers and side-band records that were read
+ * from the kernel but never handed out, because ustack_stream_close()
+ * came before ustack_stream_consume() returned 1; 0 after a whole run.
+ */
+size_t ustack_stream_unread(const struct ustack_stream *st)
+{
+	return st->unread_bytes;
 }
 
 /**
@@ -1079,6 +1174,7 @@ void ustack_stream_free(struct ustack_stream *st)
 	free(st->cpus);
 	st->cpus = NULL;
 	pthread_mutex_destroy(&st->lock);
+	pthread_cond_destroy(&st->room);
 	free(st);
 }
 

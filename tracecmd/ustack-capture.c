@@ -63,6 +63,7 @@
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
  * @progress_shown: a progress line is on the terminal
+ * @signalled:	when a signal asked the run to stop (0: it was not)
  */
 struct capture {
 	struct ustack_opts	*o;
@@ -83,6 +84,7 @@ struct capture {
 	int			until_exec;	/* the command, before its exec */
 	unsigned long long	last_progress;
 	bool			progress_shown;
+	unsigned long long	signalled;
 };
 
 /* The run exit() may end at any point: see capture_atexit(). */
@@ -558,7 +560,11 @@ static void run_loop(struct capture *c)
 		ustack_stream_consume(c->stream, &stream_ops, c);
 		ustack_child_reap(c->child);
 		t = now_ns();
-		if (ustack_stop_requested() || ustack_child_done(c->child) ||
+		if (ustack_stop_requested()) {
+			c->signalled = t;
+			break;
+		}
+		if (ustack_child_done(c->child) ||
 		    (deadline && t >= deadline) || ustack_stream_save_error(c->stream))
 			break;
 		if (t - c->last_progress >= PROGRESS_NS) {
@@ -568,9 +574,23 @@ static void run_loop(struct capture *c)
 	}
 }
 
+/*
+ * After a signal, what was read but not yet handed out is worked through
+ * for this long, and the rest is given up and said: a person who stops a
+ * run under load wants it to stop, as perf and trace-cmd do.
+ */
+#define STOP_GRACE_NS	1000000000ULL
+
+/* A stop asked by a signal, past its grace: the run ends now */
+static bool past_grace(const struct capture *c)
+{
+	return c->signalled && now_ns() - c->signalled >= STOP_GRACE_NS;
+}
+
 static void stop_reading(struct capture *c)
 {
 	struct pollfd pfd = { .fd = ustack_stream_fd(c->stream), .events = POLLIN };
+	size_t unread;
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	ustack_stream_stop(c->stream);
@@ -580,10 +600,14 @@ static void stop_reading(struct capture *c)
 	 * recording (issue 13). Closing the stream drains the buffers.
 	 */
 	if (!c->direct) {
-		while (!ustack_stream_consume(c->stream, &stream_ops, c))
+		while (!ustack_stream_consume(c->stream, &stream_ops, c) && !past_grace(c))
 			poll(&pfd, 1, 100);
 	}
 	ustack_stream_close(c->stream);
+	unread = ustack_stream_unread(c->stream);
+	if (unread)
+		ustack_warning("stopped by a signal with %.1f MB of trace data read but not yet handed out: their events are not in the %s",
+			       unread / 1048576.0, c->o->output ? "recording" : "output");
 }
 
 /* The summary of what was read, or the kernel's count of what was recorded */

@@ -149,3 +149,58 @@ finish() {
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "10 passed, 0 failed" ]
 }
+
+# used_cpu PID SECONDS: the process has used SECONDS of user + system time
+used_cpu() {
+	[ "$(awk '{ print int(($14 + $15) / 100) }' "/proc/$1/stat" 2>/dev/null || echo 0)" -ge "$2" ]
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# flood_then_term ARGS...: the tool with ARGS (no command) beside four
+# threads calling getppid as fast as they can, more events than it can
+# parse; once it has used 2 s of CPU on them, one SIGTERM. The run must
+# end in order by itself (a hang check, not a timing: before the fix it
+# worked through an ever longer queue for minutes), the instance go, and
+# what it read but did not hand out be said, never dropped silently.
+flood_then_term() {
+	# named with the tag, so that teardown ends it whatever happens
+	(exec -a "burst-$TAG" "$PROGS/burst/burst" 4 1000000000 0) > /dev/null 2>&1 &
+	FLOOD=$!
+	"$USTACK" "$@" -B "$NAME" -b 4096 -e syscalls:sys_enter_getppid \
+		> "$TMP/stdout" 2> "$TMP/err" &
+	BG_PID=$!
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
+	poll_until 60 used_cpu "$BG_PID" 2
+	kill -TERM "$BG_PID"
+	poll_until 30 gone "$BG_PID" || {
+		echo "still running 30 s after SIGTERM" >&2
+		kill -KILL "$FLOOD"
+		return 1
+	}
+	kill -KILL "$FLOOD"
+	wait "$FLOOD" || true
+	wait "$BG_PID" && status=0 || status=$?
+	BG_PID=
+	tr '\r' '\n' < "$TMP/err" | grep -v '^events ' || true
+	[ "$status" -eq 0 ]
+	assert_no_instance "$NAME"
+	grep -q '^  events: ' "$TMP/err"
+	# read but not handed out: said in one line with its size
+	if grep -q 'stopped by a signal' "$TMP/err"; then
+		grep -qE '^trace-cmd ustack: stopped by a signal with [0-9.]+ MB of trace data read but not yet handed out' "$TMP/err"
+	fi
+}
+
+@test "live, no command, more events than it can parse: one SIGTERM ends it in order, the unread data said" {
+	flood_then_term --folded
+	[ -s "$TMP/stdout" ]
+}
+
+@test "record, no command, more events than it can parse: one SIGTERM ends it, the file readable" {
+	flood_then_term record -o "$TMP/out/out.dat"
+	trace-cmd report -i "$TMP/out/out.dat" > /dev/null
+	"$USTACK" report -q -i "$TMP/out/out.dat" --folded > /dev/null
+}
