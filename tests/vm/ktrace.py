@@ -53,6 +53,14 @@ bug in the tool cannot hide a bug in the kernel, or the other way round.
                                          then only FUNC of BINARY
   ktrace.py announced TRACE PID          number of inode_cache events of PID
   ktrace.py ids TRACE [PID]              the ids announced (for PID), one a line
+  ktrace.py exits TRACE PID BINARY SYSCALL=F1,F2,... ...
+                                         every syscalls event of PID (enter
+                                         and exit) for each SYSCALL, and the
+                                         irq_enable right after its exit on
+                                         the way to user space, is answered
+                                         by a stack starting with F1, F2, ...
+                                         of BINARY: the chain that made that
+                                         call, not the next one
   ktrace.py irq TRACE PID EVENT BINARY F1,F2,...
                                          EVENTs raised in interrupt context
                                          while PID ran in user space get its
@@ -484,6 +492,62 @@ def cmd_irq(recs, pid, event, binary, funcs):
     print('%d of %d interrupt-context events: stack of the interrupted task' % (good, len(events)))
 
 
+def exit_irq_enable(recs, rec):
+    """The irq_enable of rec's task after rec on its CPU, in the same entry."""
+    for r in recs[rec.idx + 1:]:
+        if r.cpu != rec.cpu or r.kind != 'event':
+            continue
+        if r.pid != rec.pid:
+            return None
+        if 'irq_enable' in r.body:
+            return r
+        if 'sys_' in r.body:
+            return None
+    return None
+
+
+def cmd_exits(recs, pid, binary, chains):
+    """Events of one kernel entry get that entry's stack, also irq_enable
+    in exit_to_user_mode(), after the last task work: rule 2."""
+    maps = mappings(recs)
+    counts = {}
+    for e in recs:
+        if e.kind != 'event' or e.pid != pid:
+            continue
+        call = next((c for c in chains
+                     if e.body.startswith('sys_%s(' % c) or e.body.startswith('sys_%s ->' % c)),
+                    None)
+        if not call:
+            continue
+        checked = [e]
+        if ' -> ' in e.body:
+            irq = exit_irq_enable(recs, e)
+            if not irq:
+                fail('no irq_enable of pid %d after %s at %.6f on CPU %d' %
+                     (pid, e.body, e.ts, e.cpu))
+            checked.append(irq)
+        for r in checked:
+            c = cookie_after(recs, r)
+            if not c or c.cookie == '0':
+                fail('%s of pid %d at %.6f has no (non-zero) cookie behind it' %
+                     (r.body, pid, r.ts))
+            st = answering_stack(recs, pid, c.cookie)
+            if not st:
+                fail('cookie %s of %s of pid %d at %.6f is answered by no stack' %
+                     (c.cookie, r.body, pid, r.ts))
+            if not stack_starts_with(recs, maps, st, binary, chains[call]):
+                got = [frame_function(recs, maps, st, i, binary, os.path.realpath(binary))[0]
+                       for i in range(min(3, len(st.frames)))]
+                fail('%s of pid %d at %.6f (after %s) got the stack %s, not %s' %
+                     (r.body, pid, r.ts, e.body, ','.join(str(g) for g in got),
+                      ','.join(chains[call])))
+            counts[r.body.split()[0]] = counts.get(r.body.split()[0], 0) + 1
+    if not any('irq_enable' in k for k in counts):
+        fail('no irq_enable after a syscall exit of pid %d was checked' % pid)
+    print('stacks of pid %d, each its own entry\'s: %s' %
+          (pid, ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+
+
 def cmd_deleted(recs, pid, path):
     for r in recs:
         if r.kind == 'inode' and r.tgid == pid and r.path == path:
@@ -712,6 +776,9 @@ def main():
         cmd_truncated(recs, int(a[0]), a[1], a[2], a[3])
     elif cmd == 'irq':
         cmd_irq(recs, int(a[0]), a[1], a[2], a[3].split(','))
+    elif cmd == 'exits':
+        cmd_exits(recs, int(a[0]), a[1],
+                  {c.split('=')[0]: c.split('=')[1].split(',') for c in a[2:]})
     elif cmd == 'deleted':
         cmd_deleted(recs, int(a[0]), a[1])
     elif cmd == 'patherr':
