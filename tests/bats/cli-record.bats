@@ -157,6 +157,8 @@ record_workers() {
 	report_parses
 	grep -q '^  lib_inner' "$TMP/out"
 	report_parses --kernel --folded
+	# shown when it fails: it once did beside a second test run
+	cat "$TMP/out"
 	grep -q ';lib_inner;.*do_syscall_64_\[k\].* 2$' "$TMP/out"
 }
 
