@@ -662,10 +662,13 @@ static void copy_sb_stack(struct sb_item *it, const struct ustack_sb_rec *rec, c
 {
 	size_t nr = __builtin_popcountll(rec->regs_mask);
 
-	memcpy(data, rec->regs, nr * sizeof(uint64_t));
+	/* Samples without them have NULL pointers: memcpy() may not see one */
+	if (nr)
+		memcpy(data, rec->regs, nr * sizeof(uint64_t));
 	it->rec.regs = nr ? (const uint64_t *)data : NULL;
 	data += nr * sizeof(uint64_t);
-	memcpy(data, rec->stack, rec->stack_size);
+	if (rec->stack_size)
+		memcpy(data, rec->stack, rec->stack_size);
 	it->rec.stack = rec->stack_size ? data : NULL;
 	it->rec.stack_valid = NULL;	/* live: the copy is whole */
 }
