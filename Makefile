@@ -3,8 +3,8 @@
 # trace-cmd-ustack: deferred user-space stacks for trace-cmd.
 #
 #   make                 build tracecmd/trace-cmd-ustack and the test programs
-#   make check           host tests, the VM tests (patched kernel), 60 s of each
-#                        fuzzer, the host tests under ASan+UBSan (tests/run-tests)
+#   make check           host tests, the VM tests (patched kernel), 30 s of each
+#                        fuzzer, five host files under ASan+UBSan (tests/run-tests)
 #   make check-host      bats tests that run on this kernel
 #   make check-vm        bats tests inside tests/vm (builds the kernel once)
 #   make check-debug     the VM tests on the debug kernel, failing on any splat
@@ -13,6 +13,7 @@
 #   make vm-stress       5.5 min of stress on the debug kernel (tests/vm/vm-stress)
 #   make bench-kernel    bench/kernel/run: traced syscall costs in the VM (RESULTS.md)
 #   make kernel-prefixes build and boot the kernel with each prefix of the series
+#                        (and build it for i386 without CONFIG_UNWIND_USER)
 #   make install         program, man page, bash completion, README and the kernel
 #                        series under docdir; honours prefix and DESTDIR
 #   make install-wrapper also install a `trace-cmd` dispatcher (opt-in)
@@ -23,7 +24,7 @@
 # build needs is added to them. libdebuginfod is optional.
 #   make fuzz            libFuzzer harnesses (tests/fuzz) under ASan+UBSan, each
 #                        run FUZZ_SECONDS (default 600); make fuzz-smoke: 60 s
-#                        (part of make check)
+#                        (make check: 30 s)
 #   make check-asan      host tests with an ASan+UBSan build of the tool
 #   make stress-signals  60 rounds of signals at random moments (tests/signal-stress)
 #   make demo            trace the bundled example program
@@ -178,7 +179,8 @@ mutation: all
 .PHONY: mutation
 
 # Not part of check: every prefix of kernel-patches/series builds and boots
-# (bisection); a kernel build and a VM boot per patch
+# on x86-64 and builds on i386 without CONFIG_UNWIND_USER (bisection); two
+# kernel builds and a VM boot per patch
 kernel-prefixes:
 	kernel-patches/build-prefixes
 .PHONY: kernel-prefixes

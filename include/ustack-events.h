@@ -23,6 +23,7 @@ struct ustack_events;
 #define USTACK_HAVE_INODE	(1U << 2)	/* inode_cache:inode_cache */
 #define USTACK_HAVE_KSTACK	(1U << 3)	/* ftrace:kernel_stack */
 #define USTACK_HAVE_USTACK	(1U << 4)	/* ftrace:user_stack (fallback) */
+#define USTACK_HAVE_COPY	(1U << 5)	/* ftrace:user_unwind_copy */
 
 /*
  * Events a capture enables for itself, not because the user asked: they
@@ -44,6 +45,8 @@ struct ustack_events;
  * @USTACK_REC_INODE:	inode_cache:inode_cache, a file announcement
  * @USTACK_REC_KSTACK:	ftrace:kernel_stack, right behind its event
  * @USTACK_REC_USTACK:	ftrace:user_stack (fallback), right behind its event
+ * @USTACK_REC_COPY:	ftrace:user_unwind_copy, right before the stack of its
+ *			cookie on the same CPU
  * @USTACK_REC_OURS:	a marker or helper event: not shown, and neither is
  *			what the kernel attaches to it
  */
@@ -54,6 +57,7 @@ enum ustack_rec {
 	USTACK_REC_INODE,
 	USTACK_REC_KSTACK,
 	USTACK_REC_USTACK,
+	USTACK_REC_COPY,
 	USTACK_REC_OURS,
 };
 
@@ -88,6 +92,38 @@ void ustack_events_stack(const struct ustack_events *ev, const struct tep_record
 void ustack_events_stack_frames(const struct ustack_events *ev, const struct tep_record *rec,
 				uint64_t *offsets, uint64_t *ids, unsigned int nr);
 
+/* ftrace:user_unwind_copy flags (Documentation/kernel-abi.md) */
+#define USTACK_COPY_CAPPED	(1U << 0)	/* less than the size asked fit */
+
+/* Registers a copy holds at most: one per bit of its mask */
+#define USTACK_COPY_REGS_MAX	64
+
+/**
+ * struct ustack_copy_rec - a ftrace:user_unwind_copy record
+ * @cookie:	the kernel entry (and stack) it goes with
+ * @regs_mask:	which user registers @regs holds, perf's numbering
+ * @abi:	perf's PERF_SAMPLE_REGS_ABI_* of the task
+ * @flags:	USTACK_COPY_*
+ * @nr_regs:	values in @regs, lowest bit of @regs_mask first
+ * @regs:	the values, in this machine's byte order
+ * @stack:	the copy of the user stack from the stack pointer up (points
+ *		into the record)
+ * @stack_size:	bytes in @stack
+ */
+struct ustack_copy_rec {
+	uint64_t	cookie;
+	uint64_t	regs_mask;
+	uint32_t	abi;
+	uint32_t	flags;
+	unsigned int	nr_regs;
+	uint64_t	regs[USTACK_COPY_REGS_MAX];
+	const void	*stack;
+	uint32_t	stack_size;
+};
+
+bool ustack_events_copy(const struct ustack_events *ev, const struct tep_record *rec,
+			struct ustack_copy_rec *out);
+
 int ustack_events_inode(const struct ustack_events *ev, const struct tep_record *rec,
 			struct ustack_mapping *out);
 
@@ -112,7 +148,8 @@ const char *ustack_events_sideband_text(const struct ustack_events *ev,
 
 /* The info marker a capture writes, and the helpers it names */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers,
-			    int until_exec);
+			    int until_exec, unsigned int max_stack);
+unsigned int ustack_events_info_max_stack(const char *text);
 int ustack_events_info_until_exec(const char *text);
 unsigned int ustack_events_info_helpers(const char *text);
 bool ustack_events_info_deferred(const char *text);

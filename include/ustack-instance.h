@@ -32,6 +32,15 @@ const char *ustack_instance_name(struct ustack_instance *ui);
 /* Write @file of the instance, remembering its old content for restore. */
 int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val);
 
+/*
+ * Bytes in each of the instance's ring-buffer sub-buffers
+ * (buffer_subbuf_size_kb, Linux 6.8); 0 when the kernel has no such file
+ * (then every instance has the top-level header page's).
+ */
+int ustack_instance_subbuf_size(struct ustack_instance *ui);
+/* Sub-buffers of at least @bytes, restored with the other files; 0 or -1 */
+int ustack_instance_raise_subbuf(struct ustack_instance *ui, unsigned int bytes);
+
 /* options/<name>: 1 or 0; -1 with errno ENOENT when the kernel lacks it. */
 int ustack_instance_set_option(struct ustack_instance *ui, const char *name, bool on);
 bool ustack_instance_has_option(struct ustack_instance *ui, const char *name);

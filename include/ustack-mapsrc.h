@@ -23,9 +23,11 @@
 #include <stddef.h>
 
 struct tep_record;
+struct ustack_events;
 struct ustack_map_source;
 struct ustack_perf;
 struct ustack_sb_rec;
+struct ustack_session;
 
 /**
  * enum ustack_maps_kind - how a source's frames find their files
@@ -37,6 +39,31 @@ enum ustack_maps_kind {
 	USTACK_MAPS_FILE_IDS,
 	USTACK_MAPS_SIDEBAND,
 	USTACK_MAPS_SNAPSHOTS,
+};
+
+/**
+ * struct ustack_map_feed - what a source is fed with and feeds
+ * @session:	gets the stacks, mappings and names
+ * @events:	our records' decoders
+ * @record:	recording a trace.dat: the mappings go into it too
+ * @pids:	the processes watched, NULL for every one; the caller's,
+ *		read only while the source starts
+ * @nr_pids:	entries in @pids
+ * @sideband_file: recording, when the mappings may come from the perf
+ *		side-band: an existing temporary where its records wait for
+ *		the trace.dat (removed if none comes), else NULL
+ *
+ * One struct for both kinds of source: a stack source's feed
+ * (struct ustack_stack_feed) holds it, and its mapping source reads it
+ * there.
+ */
+struct ustack_map_feed {
+	struct ustack_session	*session;
+	struct ustack_events	*events;
+	bool			record;
+	const int		*pids;
+	size_t			nr_pids;
+	const char		*sideband_file;
 };
 
 enum ustack_maps_kind ustack_map_source_kind(const struct ustack_map_source *ms);

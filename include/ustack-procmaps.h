@@ -20,10 +20,10 @@
 struct ustack_procmaps;
 struct ustack_instance;
 
-typedef void (*ustack_maps_fn)(int tgid, uint64_t ts, const char *text, void *ctx);
+typedef void (*ustack_procmaps_fn)(int tgid, uint64_t ts, const char *text, void *ctx);
 
 /* @ui: write markers into this instance (record), or NULL (live only). */
-struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_maps_fn fn,
+struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_procmaps_fn fn,
 					    void *ctx);
 void ustack_procmaps_free(struct ustack_procmaps *pm);
 
@@ -44,9 +44,9 @@ char **ustack_procmaps_options(struct ustack_procmaps *pm);
  * feed every ftrace:print text; complete snapshots are handed to @fn.
  * Returns true when @buf was one of ours.
  */
-struct ustack_maps_reader;
-struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx);
-bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf);
-void ustack_maps_reader_free(struct ustack_maps_reader *mr);
+struct ustack_procmaps_reader;
+struct ustack_procmaps_reader *ustack_procmaps_reader_new(ustack_procmaps_fn fn, void *ctx);
+bool ustack_procmaps_reader_feed(struct ustack_procmaps_reader *mr, const char *buf);
+void ustack_procmaps_reader_free(struct ustack_procmaps_reader *mr);
 
 #endif /* _USTACK_PROCMAPS_H */

@@ -15,8 +15,9 @@ struct ustack_dso;
 /**
  * struct ustack_resolver_opts - how frames are symbolized
  * @symfs:	directory prepended to every path (analysis on another host)
- * @lines:	add file:line (reads DWARF)
- * @inlines:	expand inlined calls into frames of their own (reads DWARF)
+ * @lines:	add file:line (reads DWARF, its line tables among it)
+ * @inlines:	expand inlined calls into frames of their own (reads DWARF;
+ *		without @lines, no line table: the frames have no file:line)
  * @demangle:	demangle C++ and Rust names
  * @debuginfod:	ask debuginfod (when DEBUGINFOD_URLS is set)
  * @live:	the trace comes from this boot: /proc/<tgid>/root and the

@@ -14,7 +14,8 @@ struct tep_handle;
 struct ustack_sb_rec;
 struct ustack_sbfile;
 
-struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *path);
+struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, int page_size,
+					 const char *path);
 int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec);
 int ustack_sbfile_close(struct ustack_sbfile *f);
 

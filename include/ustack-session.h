@@ -40,6 +40,11 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  *		nothing out
  * @perf_max_stack: the perf stack source's sample_max_stack: a sample
  *		with that many frames was cut there (0: none is marked)
+ * @unwind_max:	the most frames a stack unwound from a stack copy (perf
+ *		sample or deferred stack) is given, cut there as
+ *		--max-stack cuts it (0: no limit of its own; report's
+ *		--max-stack, lowered to the recording's when its info
+ *		marker names one)
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -55,12 +60,13 @@ struct ustack_session_opts {
 	size_t			nr_comms;
 	bool			count_only;
 	unsigned int		perf_max_stack;
+	unsigned int		unwind_max;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL
 #define USTACK_MAX_PENDING_DEFAULT	(1U << 18)
 
-struct ustack_session *ustack_session_new(const struct ustack_events *ev,
+struct ustack_session *ustack_session_new(struct ustack_events *ev,
 					  const struct ustack_session_opts *opts,
 					  ustack_sample_fn fn, void *ctx);
 void ustack_session_free(struct ustack_session *s);

@@ -78,6 +78,8 @@ enum ustack_sb_kind {
  * @cut:	SAMPLE, DEFERRED: the kernel stopped the chain at its frame
  *		limit (known to the recorder, kept in a trace.dat)
  * @cookie:	DEFERRED: the cookie the samples it answers carry
+ * @same:	SAMPLE, read back: the text said "same=1", the payload, chain
+ *		and cut are its thread's last sample's (ustack_sb_parse_prev())
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -113,6 +115,7 @@ struct ustack_sb_rec {
 	const void		*stack;
 	const uint8_t		*stack_valid;
 	uint64_t		cookie;
+	bool			same;
 	const char		*name;
 };
 
@@ -121,6 +124,20 @@ typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);
 /* The text of a record in a trace.dat (without the time: the record's own) */
 int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size);
 int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
+
+/*
+ * The last sample of each thread, on both sides of a trace.dat: a sample
+ * that repeats its thread's last one is written short ("same=1"), and read
+ * back through the reader's own (see ustack-sideband.c).
+ */
+struct ustack_sb_prev;
+
+struct ustack_sb_prev *ustack_sb_prev_new(void);
+void ustack_sb_prev_free(struct ustack_sb_prev *prev);
+int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
+			  char *buf, size_t size);
+int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
+			 struct ustack_sb_rec *rec);
 
 /* Records for what exists now: every process (@pids NULL) or those listed */
 int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
@@ -164,6 +181,7 @@ void ustack_perf_enable(struct ustack_perf *p);
 int ustack_perf_nr_fds(const struct ustack_perf *p);
 int ustack_perf_fd(const struct ustack_perf *p, int i);
 int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);
+int ustack_perf_drain_last(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);
 size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx);
 bool ustack_perf_clockid(const char *trace_clock, int *clockid);
 

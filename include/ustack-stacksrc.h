@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ustack-mapsrc.h"
+
 struct ustack_events;
 struct ustack_instance;
 struct ustack_map_source;
@@ -55,7 +57,8 @@ enum ustack_source {
  * @max_depth:	frames at most (0: no limit of its own); a deeper stack
  *		comes marked truncated (known once started)
  * @regs:	it adds user registers and a copy of the stack, to be
- *		unwound by CFI (the perf source with --call-graph=dwarf)
+ *		unwound by CFI (--call-graph=dwarf: the perf source, or
+ *		the deferred one where the kernel copies, patch 12)
  */
 struct ustack_stack_caps {
 	bool		deferred;
@@ -72,9 +75,13 @@ struct ustack_stack_caps {
  * @clock_given: the user chose the trace clock
  * @kernel:	kernel stacks are wanted too
  * @max_stack:	frames asked for at most (0: the kernel's most)
- * @dwarf_size:	perf source: bytes of user stack copied with the user
- *		registers at each sample, unwound by CFI (--call-graph=dwarf);
+ * @dwarf_size:	bytes of user stack copied with the user registers at
+ *		each perf sample or deferred stack, unwound by CFI
+ *		(--call-graph=dwarf);
  *		0: the kernel's frame-pointer chain
+ * @held:	the traced tasks are held until ustack_stack_source_release()
+ *		(a launched command, before its exec): nothing the run wants
+ *		a stack of happens before it
  * @enable_events: enables the traced events in the instance; a source
  *		whose stacks the instance writes calls it when it opens
  * @ctx:	passed to @enable_events
@@ -86,29 +93,20 @@ struct ustack_stack_env {
 	bool			kernel;
 	unsigned int		max_stack;
 	unsigned int		dwarf_size;
+	bool			held;
 	void			(*enable_events)(void *ctx);
 	void			*ctx;
 };
 
 /**
  * struct ustack_stack_feed - what a started stack source feeds
- * @session:	gets the stacks, mappings and names
- * @events:	our records' decoders
- * @record:	recording a trace.dat
- * @pids:	the processes watched, NULL for every one
- * @nr_pids:	entries in @pids
- * @sideband_file: recording with caps.sideband: an existing temporary
- *		for the side-band's records (removed if none comes), else NULL
+ * @maps:	what it and its mapping source feed (@maps.sideband_file
+ *		only with caps.sideband)
  * @sampled:	caps.samples: the traced events, by id
  * @nr_sampled:	entries in @sampled
  */
 struct ustack_stack_feed {
-	struct ustack_session			*session;
-	struct ustack_events			*events;
-	bool					record;
-	const int				*pids;
-	size_t					nr_pids;
-	const char				*sideband_file;
+	struct ustack_map_feed			maps;
 	const struct ustack_perfsrc_event	*sampled;
 	size_t					nr_sampled;
 };
@@ -122,6 +120,8 @@ int ustack_stack_source_start(struct ustack_stack_source *ss,
 			      const struct ustack_stack_feed *feed, char *why, size_t why_size);
 struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_source *ss);
 void ustack_stack_source_enable(struct ustack_stack_source *ss);
+void ustack_stack_source_release(struct ustack_stack_source *ss);
+bool ustack_stack_source_sideband_exec(const struct ustack_stack_source *ss);
 void ustack_stack_source_notice(const struct ustack_stack_source *ss, char *buf, size_t size);
 void ustack_stack_source_free(struct ustack_stack_source *ss);
 

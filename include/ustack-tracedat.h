@@ -28,11 +28,15 @@ struct ustack_tracedat;
  * @procmaps:	NULL-terminated PROCMAPS option payloads, or NULL
  * @sideband:	sub-buffers of side-band records (ustack-sbfile.h) stored as
  *		CPU 0 of the top buffer, or NULL
+ * @page_size:	bytes in each sub-buffer of @cpu_files and @sideband, the
+ *		instance's, which becomes the file's page size; 0 when the
+ *		kernel cannot say (the top level's is taken)
  */
 struct ustack_tracedat_out {
 	const char	*file;
 	const char	*instance;
 	int		nr_cpus;
+	int		page_size;
 	char * const	*cpu_files;
 	const char	**systems;
 	const char	*clock;
@@ -41,6 +45,7 @@ struct ustack_tracedat_out {
 };
 
 int ustack_tracedat_write(const struct ustack_tracedat_out *out);
+bool ustack_tracedat_lib_warning(const char *msg);
 
 /*
  * Open a trace.dat for reading the buffer named @instance (NULL: the

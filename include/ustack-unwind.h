@@ -143,35 +143,8 @@ struct ustack_uframe {
 	bool			exact;
 };
 
-/**
- * enum ustack_unwind_err - why an unwind ended
- * @USTACK_UNWIND_OK:		it reached the outermost frame
- * @USTACK_UNWIND_E_MAX_FRAMES:	the caller's array was full
- * @USTACK_UNWIND_E_NO_REGS:	no IP or SP among the registers
- * @USTACK_UNWIND_E_STACK_SIZE:	the stack copy ended before the next frame
- * @USTACK_UNWIND_E_MEMORY:	a read outside the copy and the mapped files
- * @USTACK_UNWIND_E_NO_MAP:	an address in no file mapping (JIT, garbage)
- * @USTACK_UNWIND_E_NO_FILE:	the mapped file could not be opened
- * @USTACK_UNWIND_E_NO_CFI:	no CFI for the address, no frame pointer either
- * @USTACK_UNWIND_E_BAD_FRAME:	a step led nowhere (return address 0, the
- *				stack pointer going down)
- * @USTACK_UNWIND_E_LIBDW:	libdw failed otherwise (bad CFI, ...)
- * @USTACK_UNWIND_E_NOMEM:	out of memory
- */
-enum ustack_unwind_err {
-	USTACK_UNWIND_OK,
-	USTACK_UNWIND_E_MAX_FRAMES,
-	USTACK_UNWIND_E_NO_REGS,
-	USTACK_UNWIND_E_STACK_SIZE,
-	USTACK_UNWIND_E_MEMORY,
-	USTACK_UNWIND_E_NO_MAP,
-	USTACK_UNWIND_E_NO_FILE,
-	USTACK_UNWIND_E_NO_CFI,
-	USTACK_UNWIND_E_BAD_FRAME,
-	USTACK_UNWIND_E_LIBDW,
-	USTACK_UNWIND_E_NOMEM,
-	USTACK_UNWIND_E_NR,
-};
+/* enum ustack_unwind_err, why an unwind ended, is in ustack.h (the summary counts it) */
+
 
 const char *ustack_unwind_strerror(enum ustack_unwind_err err);
 int ustack_unwind_errcode(enum ustack_unwind_err err);

@@ -133,6 +133,36 @@ struct ustack_rb_stats {
 };
 
 /**
+ * enum ustack_unwind_err - why an unwind ended
+ * @USTACK_UNWIND_OK:		it reached the outermost frame
+ * @USTACK_UNWIND_E_MAX_FRAMES:	the caller's array was full
+ * @USTACK_UNWIND_E_NO_REGS:	no IP or SP among the registers
+ * @USTACK_UNWIND_E_STACK_SIZE:	the stack copy ended before the next frame
+ * @USTACK_UNWIND_E_MEMORY:	a read outside the copy and the mapped files
+ * @USTACK_UNWIND_E_NO_MAP:	an address in no file mapping (JIT, garbage)
+ * @USTACK_UNWIND_E_NO_FILE:	the mapped file could not be opened
+ * @USTACK_UNWIND_E_NO_CFI:	no CFI for the address, no frame pointer either
+ * @USTACK_UNWIND_E_BAD_FRAME:	a step led nowhere (return address 0, the
+ *				stack pointer going down)
+ * @USTACK_UNWIND_E_LIBDW:	libdw failed otherwise (bad CFI, ...)
+ * @USTACK_UNWIND_E_NOMEM:	out of memory
+ */
+enum ustack_unwind_err {
+	USTACK_UNWIND_OK,
+	USTACK_UNWIND_E_MAX_FRAMES,
+	USTACK_UNWIND_E_NO_REGS,
+	USTACK_UNWIND_E_STACK_SIZE,
+	USTACK_UNWIND_E_MEMORY,
+	USTACK_UNWIND_E_NO_MAP,
+	USTACK_UNWIND_E_NO_FILE,
+	USTACK_UNWIND_E_NO_CFI,
+	USTACK_UNWIND_E_BAD_FRAME,
+	USTACK_UNWIND_E_LIBDW,
+	USTACK_UNWIND_E_NOMEM,
+	USTACK_UNWIND_E_NR,
+};
+
+/**
  * struct ustack_stats - counters shown in the summary
  */
 struct ustack_stats {
@@ -144,6 +174,8 @@ struct ustack_stats {
 	uint64_t	no_stack;	/* cookie 0 */
 	uint64_t	pending;	/* cookies still waiting (live) */
 	uint64_t	truncated;	/* stacks with TRUNCATED */
+	/* unwound stacks that stopped early, by why (the frame limit: truncated) */
+	uint64_t	unwind_stopped[USTACK_UNWIND_E_NR];
 	uint64_t	mappings;	/* inode_cache events */
 	uint64_t	frames;		/* user frames delivered */
 	uint64_t	unresolved;	/* frames shown unresolved */
@@ -157,6 +189,7 @@ struct ustack_stats {
 	uint64_t	evicted;	/* cookies given up early (memory bound) */
 	uint64_t	sideband;	/* side-band records (mappings, names, tasks) */
 	uint64_t	sideband_lost;	/* side-band records the kernel dropped */
+	uint64_t	copies_capped;	/* stack copies cut to fit a sub-buffer */
 };
 
 #endif /* _USTACK_H */

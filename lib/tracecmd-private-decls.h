@@ -36,12 +36,15 @@ enum {
 	USTACK_TRACECMD_OPTION_TIME_SHIFT	= 12,
 	USTACK_TRACECMD_OPTION_TSC2NSEC		= 14,
 	USTACK_TRACECMD_OPTION_HEADER_INFO	= 16,
+	USTACK_TRACECMD_OPTION_KALLSYMS		= 19,
 	USTACK_TRACECMD_OPTION_PRINTK		= 20,
 	USTACK_TRACECMD_OPTION_CMDLINES		= 21,
 	USTACK_TRACECMD_OPTION_BUFFER_TEXT	= 22,
 };
 
 struct tracecmd_output *tracecmd_output_create(const char *output_file);
+/* Before the headers; NULL: libtracefs' tracing directory, looked up again */
+int tracecmd_output_set_trace_dir(struct tracecmd_output *handle, const char *tracing_dir);
 int tracecmd_output_set_compression(struct tracecmd_output *handle, const char *compression);
 int tracecmd_output_write_headers(struct tracecmd_output *handle,
 				  struct tracecmd_event_list *list);
@@ -77,5 +80,15 @@ struct tracecmd_compression *tracecmd_compress_alloc(const char *name, const cha
 void tracecmd_compress_destroy(struct tracecmd_compression *handle);
 int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
 			      struct tracecmd_compress_chunk *chunk, char *data);
+
+/* A section's block, and the buffer its reader reads (ustack-tracedat.c) */
+int tracecmd_uncompress_block(struct tracecmd_compression *handle);
+void tracecmd_compress_reset(struct tracecmd_compression *handle);
+int tracecmd_compress_buffer_write(struct tracecmd_compression *handle,
+				   const void *data, size_t size);
+off_t tracecmd_compress_lseek(struct tracecmd_compression *handle, off_t offset, int whence);
+
+/* The page size of an input: its buffer's own, for a buffer's handle (v7) */
+int tracecmd_page_size(struct tracecmd_input *handle);
 
 #endif /* _TRACECMD_PRIVATE_DECLS_H */

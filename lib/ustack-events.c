@@ -41,6 +41,16 @@ struct fmt_inode {
 	struct tep_format_field	*path;
 };
 
+struct fmt_copy {
+	int			id;
+	struct tep_format_field	*cookie;
+	struct tep_format_field	*regs_mask;
+	struct tep_format_field	*abi;
+	struct tep_format_field	*flags;
+	struct tep_format_field	*regs;
+	struct tep_format_field	*stack;
+};
+
 /* ftrace:kernel_stack and ftrace:user_stack */
 struct fmt_trace {
 	int			id;
@@ -59,10 +69,18 @@ struct fmt_other {
 
 struct ustack_events {
 	struct tep_handle	*tep;
+	/*
+	 * common_type and common_pid, where every record has them (NULL:
+	 * left to libtraceevent): read here, a record's type costs a tenth
+	 * of tep_data_type()'s, which a perf source pays some times an event
+	 */
+	struct tep_format_field	*common_type;
+	struct tep_format_field	*common_pid;
 	unsigned int		have;
 	unsigned int		helpers;
 	struct fmt_cookie	cookie;
 	struct fmt_stack	stack;
+	struct fmt_copy		copy;
 	struct fmt_inode	inode;
 	struct fmt_trace	kstack;
 	struct fmt_trace	ustack;
@@ -83,6 +101,7 @@ static const char * const read_formats[] = {
 	"ftrace/user_stack",
 	"ftrace/user_unwind_cookie",
 	"ftrace/user_unwind_stack",
+	"ftrace/user_unwind_copy",
 	"inode_cache/inode_cache",
 	"sched/sched_process_exec",
 	"task/task_newtask",
@@ -112,6 +131,26 @@ static struct tep_format_field *field(struct tep_event *event, const char *name)
 	return event ? tep_find_field(event, name) : NULL;
 }
 
+/*
+ * The common fields have one place in every format: the first one's. Kept
+ * when they are as the kernel has them, a u16 and an int, in this
+ * machine's byte order (else libtraceevent reads them)
+ */
+static void setup_common(struct ustack_events *ev)
+{
+	struct tep_event *e = tep_get_first_event(ev->tep);
+	struct tep_format_field *type, *pid;
+
+	if (!e || tep_is_file_bigendian(ev->tep) != tep_is_local_bigendian(ev->tep))
+		return;
+	type = tep_find_common_field(e, "common_type");
+	pid = tep_find_common_field(e, "common_pid");
+	if (type && type->size == 2 && type->offset >= 0)
+		ev->common_type = type;
+	if (pid && pid->size == 4 && pid->offset >= 0)
+		ev->common_pid = pid;
+}
+
 static void setup_cookie(struct ustack_events *ev)
 {
 	struct tep_event *e = find(ev, "ftrace", "user_unwind_cookie");
@@ -137,6 +176,23 @@ static void setup_stack(struct ustack_events *ev)
 		return;
 	f->id = e->id;
 	ev->have |= USTACK_HAVE_STACK;
+}
+
+static void setup_copy(struct ustack_events *ev)
+{
+	struct tep_event *e = find(ev, "ftrace", "user_unwind_copy");
+	struct fmt_copy *f = &ev->copy;
+
+	f->cookie = field(e, "cookie");
+	f->regs_mask = field(e, "regs_mask");
+	f->abi = field(e, "abi");
+	f->flags = field(e, "flags");
+	f->regs = field(e, "regs");
+	f->stack = field(e, "stack");
+	if (!f->cookie || !f->regs_mask || !f->regs || !f->stack)
+		return;
+	f->id = e->id;
+	ev->have |= USTACK_HAVE_COPY;
 }
 
 static void setup_inode(struct ustack_events *ev)
@@ -212,11 +268,13 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	if (!ev)
 		return NULL;
 	ev->tep = tep;
-	ev->cookie.id = ev->stack.id = ev->inode.id = -1;
+	ev->cookie.id = ev->stack.id = ev->copy.id = ev->inode.id = -1;
 	ev->kstack.id = ev->ustack.id = -1;
 	ev->print.id = ev->exec.id = ev->newtask.id = ev->rename.id = -1;
+	setup_common(ev);
 	setup_cookie(ev);
 	setup_stack(ev);
+	setup_copy(ev);
 	setup_inode(ev);
 	setup_traces(ev);
 	setup_other(ev, &ev->print, "ftrace", "print", "buf", NULL);
@@ -317,6 +375,18 @@ static uint64_t array_elem(const struct ustack_events *ev, const void *base, uns
 	return tep_read_number(ev->tep, buf, esize);
 }
 
+/* common_type, as tep_data_type() reads it */
+static int rec_type(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	const struct tep_format_field *f = ev->common_type;
+	uint16_t type;
+
+	if (!f || f->offset + 2 > rec->size)
+		return tep_data_type(ev->tep, (struct tep_record *)rec);
+	memcpy(&type, (const char *)rec->data + f->offset, 2);
+	return type;
+}
+
 /* ------------------------------------------------------------------ */
 /* Classification                                                     */
 /* ------------------------------------------------------------------ */
@@ -336,13 +406,15 @@ static bool is_marker(const char *text)
 enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
 				       const struct tep_record *rec)
 {
-	int type = tep_data_type(ev->tep, (struct tep_record *)rec);
+	int type = rec_type(ev, rec);
 	const char *text;
 
 	if (type == ev->cookie.id)
 		return USTACK_REC_COOKIE;
 	if (type == ev->stack.id)
 		return USTACK_REC_STACK;
+	if (type == ev->copy.id)
+		return USTACK_REC_COPY;
 	if (type == ev->inode.id)
 		return USTACK_REC_INODE;
 	if (type == ev->kstack.id)
@@ -367,7 +439,13 @@ enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
  */
 int ustack_events_pid(const struct ustack_events *ev, const struct tep_record *rec)
 {
-	return tep_data_pid(ev->tep, (struct tep_record *)rec);
+	const struct tep_format_field *f = ev->common_pid;
+	int32_t pid;
+
+	if (!f || f->offset + 4 > rec->size)
+		return tep_data_pid(ev->tep, (struct tep_record *)rec);
+	memcpy(&pid, (const char *)rec->data + f->offset, 4);
+	return pid;
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,6 +517,39 @@ void ustack_events_stack_frames(const struct ustack_events *ev, const struct tep
 		offsets[i] = array_elem(ev, offs, i, 8);
 		ids[i] = array_elem(ev, idv, i, 8);
 	}
+}
+
+/**
+ * ustack_events_copy - the user registers and stack copy of a deferred stack
+ * @ev:		the events
+ * @rec:	a ftrace:user_unwind_copy record
+ * @out:	filled in; @out->stack points into @rec
+ *
+ * Returns false for a record whose registers do not match its mask (a
+ * damaged file): it cannot be unwound.
+ */
+bool ustack_events_copy(const struct ustack_events *ev, const struct tep_record *rec,
+			struct ustack_copy_rec *out)
+{
+	const struct fmt_copy *fc = &ev->copy;
+	unsigned int len, i;
+	const void *regs;
+
+	memset(out, 0, sizeof(*out));
+	out->cookie = field_num(ev, rec, fc->cookie, 0);
+	out->regs_mask = field_num(ev, rec, fc->regs_mask, 0);
+	out->abi = field_num(ev, rec, fc->abi, 0);
+	out->flags = field_num(ev, rec, fc->flags, 0);
+	regs = field_dyn(ev, rec, fc->regs, &len);
+	out->nr_regs = len / 8;
+	if (!regs || !out->nr_regs || out->nr_regs > USTACK_COPY_REGS_MAX ||
+	    out->nr_regs != (unsigned int)__builtin_popcountll(out->regs_mask))
+		return false;
+	for (i = 0; i < out->nr_regs; i++)
+		out->regs[i] = array_elem(ev, regs, i, 8);
+	out->stack = field_dyn(ev, rec, fc->stack, &len);
+	out->stack_size = out->stack ? len : 0;
+	return true;
 }
 
 /**
@@ -603,7 +714,7 @@ const char *ustack_events_print_text(const struct ustack_events *ev,
 {
 	const char *text;
 
-	if (ev->print.id < 0 || tep_data_type(ev->tep, (struct tep_record *)rec) != ev->print.id)
+	if (ev->print.id < 0 || rec_type(ev, rec) != ev->print.id)
 		return NULL;
 	if (ev->print.a->offset >= rec->size)
 		return NULL;
@@ -623,7 +734,7 @@ const char *ustack_events_print_text(const struct ustack_events *ev,
  */
 int ustack_events_exec_pid(const struct ustack_events *ev, const struct tep_record *rec)
 {
-	if (ev->exec.id < 0 || tep_data_type(ev->tep, (struct tep_record *)rec) != ev->exec.id)
+	if (ev->exec.id < 0 || rec_type(ev, rec) != ev->exec.id)
 		return 0;
 	return field_num(ev, rec, ev->exec.a, 0);
 }
@@ -641,7 +752,7 @@ bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_reco
 			   int *pid, bool *thread)
 {
 	if (ev->newtask.id < 0 ||
-	    tep_data_type(ev->tep, (struct tep_record *)rec) != ev->newtask.id)
+	    rec_type(ev, rec) != ev->newtask.id)
 		return false;
 	*pid = field_num(ev, rec, ev->newtask.a, 0);
 	*thread = field_num(ev, rec, ev->newtask.b, 0) & CLONE_THREAD;
@@ -678,7 +789,7 @@ static const char *field_comm(const struct ustack_events *ev, const struct tep_r
 const char *ustack_events_task_comm(const struct ustack_events *ev, const struct tep_record *rec,
 				    int *pid, char *comm, size_t size)
 {
-	int type = tep_data_type(ev->tep, (struct tep_record *)rec);
+	int type = rec_type(ev, rec);
 	const struct fmt_other *f;
 
 	if (type < 0)
@@ -723,18 +834,41 @@ const char *ustack_events_sideband_text(const struct ustack_events *ev,
  * @helpers:	USTACK_HELPER_* it enabled
  * @until_exec:	the command it launched, whose events before its exec are
  *		the tracer's (ustack_session_skip_until_exec()), or 0
+ * @max_stack:	its --max-stack, which cuts the walk of the stack copies
+ *		the file keeps (deferred stacks: report unwinds them), or 0
  *
  * Returns the length, as snprintf().
  */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers,
-			    int until_exec)
+			    int until_exec, unsigned int max_stack)
 {
-	return snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s%s until_exec=%d",
-			deferred ? "deferred" : "fallback",
-			helpers & USTACK_HELPER_EXEC ? "sched:sched_process_exec" : "none",
-			helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "",
-			helpers & USTACK_HELPER_RENAME ? ",task:task_rename" : "",
-			until_exec);
+	int n = snprintf(buf, size, USTACK_INFO_MARKER "path=%s helpers=%s%s%s until_exec=%d",
+			 deferred ? "deferred" : "fallback",
+			 helpers & USTACK_HELPER_EXEC ? "sched:sched_process_exec" : "none",
+			 helpers & USTACK_HELPER_NEWTASK ? ",task:task_newtask" : "",
+			 helpers & USTACK_HELPER_RENAME ? ",task:task_rename" : "",
+			 until_exec);
+
+	if (max_stack && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, " max_stack=%u", max_stack);
+	return n;
+}
+
+/**
+ * ustack_events_info_max_stack - the frame limit an info marker names
+ * @text: a ftrace:print text
+ *
+ * Returns the --max-stack of the recording, 0 when it had none (or @text
+ * is no info marker).
+ */
+unsigned int ustack_events_info_max_stack(const char *text)
+{
+	const char *s;
+
+	if (strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+		return 0;
+	s = strstr(text, " max_stack=");
+	return s ? strtoul(s + strlen(" max_stack="), NULL, 10) : 0;
 }
 
 /**

@@ -62,7 +62,7 @@ void ustack_htable_clear(struct ustack_htable *t)
 static void htable_grow(struct ustack_htable *t)
 {
 	size_t n = t->nr_buckets ? t->nr_buckets * 2 : MIN_BUCKETS, i;
-	struct ustack_hnode **old = t->buckets, *node, *next;
+	struct ustack_hnode **old = t->buckets, *node, *next, *rev;
 
 	t->buckets = calloc(n, sizeof(*t->buckets));
 	if (!t->buckets) {
@@ -71,7 +71,17 @@ static void htable_grow(struct ustack_htable *t)
 	}
 	t->nr_buckets = n;
 	for (i = 0; old && i < n / 2; i++) {
-		for (node = old[i]; node; node = next) {
+		/*
+		 * An old bucket's entries go to two new ones, which get
+		 * entries from no other: pushed from its oldest, each keeps
+		 * the newest first (ustack_htable_add()'s promise)
+		 */
+		for (rev = NULL, node = old[i]; node; node = next) {
+			next = node->next;
+			node->next = rev;
+			rev = node;
+		}
+		for (node = rev; node; node = next) {
 			next = node->next;
 			node->next = t->buckets[bucket_of(t, node->hash)];
 			t->buckets[bucket_of(t, node->hash)] = node;

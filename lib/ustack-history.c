@@ -15,6 +15,8 @@
  * freed (samples keep plain pointers to them); so are names, interned.
  * Address spaces and names are kept after exit too: the events of a task
  * may come after its exit record, and PROCMAPS wants the last picture.
+ * Both are parts of the session's task records (ustack-tasks.h): a
+ * task's name on its own, a process's space on its leader's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include "ustack-hash.h"
 #include "ustack-history.h"
 #include "ustack-sideband.h"
+#include "ustack-tasks.h"
 
 /* Away from the ids of maps snapshots, which count up from 2 */
 #define FIRST_ID	(1ULL << 32)
@@ -36,20 +39,14 @@ struct vma {
 	const struct ustack_mapping	*map;	/* NULL: anonymous memory */
 };
 
-struct space {
-	struct ustack_hnode	node;
+/* A process's part of its leader's task record */
+struct ustack_hist_space {
 	int			tgid;
 	bool			used;		/* a stack was mapped through it */
 	size_t			last;		/* the vma of the last frame mapped */
 	struct vma		*v;
 	size_t			nr;
 	size_t			alloc;
-};
-
-struct task {
-	struct ustack_hnode	node;
-	int			tid;
-	const char		*comm;		/* interned */
 };
 
 struct name {
@@ -63,8 +60,9 @@ struct file {
 };
 
 struct ustack_history {
-	struct ustack_htable	spaces;
-	struct ustack_htable	tasks;
+	struct ustack_tasks	*tasks;		/* where names and spaces hang */
+	struct ustack_tasks	own;		/* @tasks, made alone */
+	size_t			nr_spaces;
 	struct ustack_htable	names;
 	struct ustack_htable	files;
 	uint64_t		next_id;
@@ -72,14 +70,31 @@ struct ustack_history {
 };
 
 /**
- * ustack_history_new - an empty history
+ * ustack_history_new_on - an empty history of a session's tasks
+ * @tasks:	the task records it keeps its parts on; they must outlive it
  */
-struct ustack_history *ustack_history_new(void)
+struct ustack_history *ustack_history_new_on(struct ustack_tasks *tasks)
 {
 	struct ustack_history *h = calloc(1, sizeof(*h));
 
-	if (h)
-		h->next_id = FIRST_ID;
+	if (!h)
+		return NULL;
+	h->tasks = tasks;
+	h->next_id = FIRST_ID;
+	return h;
+}
+
+/**
+ * ustack_history_new - an empty history with task records of its own
+ */
+struct ustack_history *ustack_history_new(void)
+{
+	struct ustack_history *h = ustack_history_new_on(NULL);
+
+	if (!h)
+		return NULL;
+	ustack_tasks_init(&h->own, NULL, false);
+	h->tasks = &h->own;
 	return h;
 }
 
@@ -90,19 +105,20 @@ struct ustack_history *ustack_history_new(void)
 void ustack_history_free(struct ustack_history *h)
 {
 	struct ustack_hnode *pos, *tmp;
-	struct space *sp;
+	struct ustack_task *t;
 	struct file *f;
 	size_t i;
 
 	if (!h)
 		return;
-	ustack_htable_for_each_safe(&h->spaces, i, pos, tmp) {
-		sp = ustack_htable_entry(pos, struct space, node);
-		free(sp->v);
-		free(sp);
+	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
+		t = ustack_htable_entry(pos, struct ustack_task, node);
+		if (t->space)
+			free(t->space->v);
+		free(t->space);
+		t->space = NULL;
+		t->comm = NULL;
 	}
-	ustack_htable_for_each_safe(&h->tasks, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct task, node));
 	ustack_htable_for_each_safe(&h->names, i, pos, tmp)
 		free(ustack_htable_entry(pos, struct name, node));
 	ustack_htable_for_each_safe(&h->files, i, pos, tmp) {
@@ -110,9 +126,9 @@ void ustack_history_free(struct ustack_history *h)
 		ustack_mapping_free(f->map);
 		free(f);
 	}
-	ustack_htable_release(&h->spaces);
-	ustack_htable_release(&h->tasks);
 	ustack_htable_release(&h->names);
+	if (h->tasks == &h->own)
+		ustack_tasks_release(&h->own);
 	ustack_htable_release(&h->files);
 	free(h);
 }
@@ -143,19 +159,6 @@ static const char *intern(struct ustack_history *h, const char *s)
 	return n->s;
 }
 
-static struct task *task_find(const struct ustack_history *h, int tid)
-{
-	struct ustack_hnode *pos;
-	struct task *t;
-
-	ustack_htable_for_each_hash(&h->tasks, pos, ustack_hash_u64(tid)) {
-		t = ustack_htable_entry(pos, struct task, node);
-		if (t->tid == tid)
-			return t;
-	}
-	return NULL;
-}
-
 /**
  * ustack_history_set_comm - @tid is named @comm from now on
  * @h:		the history
@@ -166,18 +169,10 @@ static struct task *task_find(const struct ustack_history *h, int tid)
  */
 int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm)
 {
-	struct task *t = task_find(h, tid);
+	struct ustack_task *t = ustack_tasks_get(h->tasks, tid);
 
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			return -1;
-		t->tid = tid;
-		if (ustack_htable_add(&h->tasks, &t->node, ustack_hash_u64(tid))) {
-			free(t);
-			return -1;
-		}
-	}
+	if (!t)
+		return -1;
 	t->comm = intern(h, comm);
 	return t->comm ? 0 : -1;
 }
@@ -191,7 +186,7 @@ int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm)
  */
 const char *ustack_history_comm(const struct ustack_history *h, int tid)
 {
-	const struct task *t = task_find(h, tid);
+	const struct ustack_task *t = ustack_tasks_find(h->tasks, tid);
 
 	return t ? t->comm : NULL;
 }
@@ -284,34 +279,27 @@ static int record_file(struct ustack_history *h, const struct ustack_sb_rec *r,
 /* Address spaces                                                     */
 /* ------------------------------------------------------------------ */
 
-static struct space *space_find(const struct ustack_history *h, int tgid)
+static struct ustack_hist_space *space_find(const struct ustack_history *h, int tgid)
 {
-	struct ustack_hnode *pos;
-	struct space *sp;
+	const struct ustack_task *leader = ustack_tasks_find(h->tasks, tgid);
 
-	ustack_htable_for_each_hash(&h->spaces, pos, ustack_hash_u64(tgid)) {
-		sp = ustack_htable_entry(pos, struct space, node);
-		if (sp->tgid == tgid)
-			return sp;
-	}
-	return NULL;
+	return leader ? leader->space : NULL;
 }
 
-static struct space *space_get(struct ustack_history *h, int tgid)
+static struct ustack_hist_space *space_get(struct ustack_history *h, int tgid)
 {
-	struct space *sp = space_find(h, tgid);
+	struct ustack_task *leader = ustack_tasks_get(h->tasks, tgid);
 
-	if (sp)
-		return sp;
-	sp = calloc(1, sizeof(*sp));
-	if (!sp)
+	if (!leader)
 		return NULL;
-	sp->tgid = tgid;
-	if (ustack_htable_add(&h->spaces, &sp->node, ustack_hash_u64(tgid))) {
-		free(sp);
+	if (leader->space)
+		return leader->space;
+	leader->space = calloc(1, sizeof(*leader->space));
+	if (!leader->space)
 		return NULL;
-	}
-	return sp;
+	leader->space->tgid = tgid;
+	h->nr_spaces++;
+	return leader->space;
 }
 
 static int vma_cmp(const void *a, const void *b)
@@ -332,7 +320,7 @@ static void keep(struct vma *out, size_t *n, uint64_t start, uint64_t end, uint6
 }
 
 /* @nv on top of the space: what it overlaps is cut away (or split). */
-static int space_insert(struct space *sp, const struct vma *nv)
+static int space_insert(struct ustack_hist_space *sp, const struct vma *nv)
 {
 	/* at most one mapping split in two, plus @nv */
 	size_t i, n = 0, room = sp->nr + 2;
@@ -364,7 +352,7 @@ static int space_insert(struct space *sp, const struct vma *nv)
 
 static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
 {
-	struct space *sp = space_get(h, r->pid);
+	struct ustack_hist_space *sp = space_get(h, r->pid);
 	struct vma nv = { .start = r->start, .end = r->start + r->len, .pgoff = r->pgoff };
 
 	if (!sp || record_file(h, r, &nv.map))
@@ -378,7 +366,7 @@ static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
 /* A new process starts with a copy of its parent's mappings. */
 static int fork_space(struct ustack_history *h, int parent, int child)
 {
-	struct space *ps = space_find(h, parent), *cs;
+	struct ustack_hist_space *ps = space_find(h, parent), *cs;
 
 	cs = space_get(h, child);
 	if (!cs)
@@ -408,7 +396,7 @@ static int add_fork(struct ustack_history *h, const struct ustack_sb_rec *r)
 
 static int add_comm(struct ustack_history *h, const struct ustack_sb_rec *r)
 {
-	struct space *sp;
+	struct ustack_hist_space *sp;
 
 	if (r->exec) {
 		sp = space_find(h, r->pid);
@@ -460,7 +448,7 @@ bool ustack_history_has_maps(const struct ustack_history *h)
  * overlap, so the one that holds @va is the answer whatever the index
  * meant when it was kept.
  */
-static void map_in(struct space *sp, uint64_t va, struct ustack_frame *fr)
+static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_frame *fr)
 {
 	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
 	const struct vma *v;
@@ -520,7 +508,7 @@ void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
 			      struct ustack_frame *fr, unsigned int nr)
 {
-	struct space *sp = space_find(h, tgid);
+	struct ustack_hist_space *sp = space_find(h, tgid);
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
@@ -537,7 +525,7 @@ size_t ustack_history_files(const struct ustack_history *h)
 }
 
 /* trace-cmd's PROCMAPS: "pid nr comm" then "start end path", one per file. */
-static char *procmaps_option(const struct ustack_history *h, const struct space *sp)
+static char *procmaps_option(const struct ustack_history *h, const struct ustack_hist_space *sp)
 {
 	const char *comm = ustack_history_comm(h, sp->tgid);
 	size_t i, j, len = 0, alloc = 128;
@@ -587,16 +575,16 @@ static char *procmaps_option(const struct ustack_history *h, const struct space 
 char **ustack_history_procmaps(const struct ustack_history *h)
 {
 	struct ustack_hnode *pos, *tmp;
-	const struct space *sp;
+	const struct ustack_hist_space *sp;
 	char **opts;
 	size_t i, n = 0;
 
-	opts = calloc(h->spaces.nr + 1, sizeof(*opts));
+	opts = calloc(h->nr_spaces + 1, sizeof(*opts));
 	if (!opts)
 		return NULL;
-	ustack_htable_for_each_safe(&h->spaces, i, pos, tmp) {
-		sp = ustack_htable_entry(pos, struct space, node);
-		if (!sp->used || !sp->nr)
+	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
+		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
+		if (!sp || !sp->used || !sp->nr)
 			continue;
 		opts[n] = procmaps_option(h, sp);
 		if (opts[n])

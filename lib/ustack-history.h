@@ -17,8 +17,10 @@
 
 struct ustack_history;
 struct ustack_sb_rec;
+struct ustack_tasks;
 
 struct ustack_history *ustack_history_new(void);
+struct ustack_history *ustack_history_new_on(struct ustack_tasks *tasks);
 void ustack_history_free(struct ustack_history *h);
 
 int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec);

@@ -207,6 +207,61 @@ int ustack_instance_write(struct ustack_instance *ui, const char *file, const ch
 	return ret;
 }
 
+/**
+ * ustack_instance_subbuf_size - bytes in each sub-buffer of the instance
+ * @ui: the instance
+ *
+ * What its readers must read at a time and what a trace.dat of it calls
+ * its page size. Returns 0 when the kernel has no buffer_subbuf_size_kb
+ * (before 6.8): every instance then has the top-level header page's.
+ */
+int ustack_instance_subbuf_size(struct ustack_instance *ui)
+{
+	char *buf = tracefs_instance_file_read(ui->inst, "buffer_subbuf_size_kb", NULL);
+	unsigned long kb;
+
+	if (!buf)
+		return 0;
+	kb = strtoul(buf, NULL, 10);
+	free(buf);
+	return kb && kb <= INT_MAX / 1024 ? (int)kb * 1024 : 0;
+}
+
+/**
+ * ustack_instance_raise_subbuf - sub-buffers of at least @bytes
+ * @ui:		the instance
+ * @bytes:	what one sub-buffer must hold, its header included
+ *
+ * Before tracing: the kernel drops what the buffer holds when the size
+ * changes. Sub-buffers already that big are left alone; the kernel takes
+ * the size up to a power of two pages. An instance of -B gets its own
+ * size back at the end, as every file written here.
+ *
+ * Returns 0, or -1 with errno (ENOENT: the kernel has no
+ * buffer_subbuf_size_kb; EINVAL: more than it allows; EBUSY: the buffer
+ * is mapped by a reader).
+ */
+int ustack_instance_raise_subbuf(struct ustack_instance *ui, unsigned int bytes)
+{
+	int now = ustack_instance_subbuf_size(ui);
+	char val[16];
+
+	if (!now) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((unsigned int)now >= bytes)
+		return 0;
+	snprintf(val, sizeof(val), "%u", (bytes + 1023) / 1024);
+	if (ustack_instance_write(ui, "buffer_subbuf_size_kb", val) < 0)
+		return -1;
+	if ((unsigned int)ustack_instance_subbuf_size(ui) < bytes) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 bool ustack_instance_has_option(struct ustack_instance *ui, const char *name)
 {
 	char file[256];

@@ -37,7 +37,8 @@ struct map_ops {
 /**
  * struct ustack_map_source - one run's mapping source
  * @ops:	which one
- * @env:	what it feeds
+ * @ui:		the instance traced (its clock, its trace_marker)
+ * @feed:	what it feeds: its stack source's, read there
  * @perf:	side-band: its perf events
  * @sbfile:	side-band, recording: its records for the trace.dat
  * @max_stack:	side-band: the perf stack source's frame limit (0: none)
@@ -46,7 +47,8 @@ struct map_ops {
  */
 struct ustack_map_source {
 	const struct map_ops	*ops;
-	struct ustack_map_env	env;
+	struct ustack_instance	*ui;
+	const struct ustack_map_feed *feed;
 	struct ustack_perf	*perf;
 	struct ustack_sbfile	*sbfile;
 	unsigned int		max_stack;
@@ -72,7 +74,7 @@ static const struct map_ops file_ids_ops = {
 /* The session's PROCMAPS: the last mappings of each process it saw */
 static char **sideband_procmaps(struct ustack_map_source *ms)
 {
-	return ustack_session_procmaps(ms->env.session);
+	return ustack_session_procmaps(ms->feed->session);
 }
 
 /* It reports names and every mapping itself: no helper, no exit stop */
@@ -93,11 +95,14 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 
 	if (rec->kind != USTACK_SB_SAMPLE)
 		return ustack_sbfile_add(ms->sbfile, rec);
-	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
 	copy = *rec;
-	copy.cut = cs.truncated;
+	/* fewer entries than the limit: no frame count reaches it */
+	if (ms->max_stack && rec->nr_chain >= ms->max_stack) {
+		ustack_perfsrc_stack(rec, ms->max_stack, &cs);
+		copy.cut = cs.truncated;
+	}
 	/* a stack copy: only the words the unwind read (all, if none ran) */
-	copy.stack_valid = ustack_session_stack_used(ms->env.session, &cut);
+	copy.stack_valid = ustack_session_stack_used(ms->feed->session, &cut);
 	copy.unwind_max = cut;
 	copy.cut |= cut != 0;
 	return ustack_sbfile_add(ms->sbfile, &copy);
@@ -116,10 +121,10 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 	if ((rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED) &&
 	    rec->pid == ms->self)
 		return;
-	ustack_session_sideband(ms->env.session, rec);
+	ustack_session_sideband(ms->feed->session, rec);
 	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded",
-			       ms->env.sideband_file);
+			       ms->feed->sideband_file);
 		ustack_sbfile_close(ms->sbfile);
 		ms->sbfile = NULL;
 	}
@@ -162,18 +167,20 @@ static char *clock_name(struct ustack_instance *ui)
 int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 				    const struct ustack_perfsrc_opts *src)
 {
-	const struct ustack_map_env *env = &ms->env;
+	const struct ustack_map_feed *feed = ms->feed;
 	char *clock;
 
-	if (env->sideband_file && !ms->sbfile) {
-		ms->sbfile = ustack_sbfile_open(ustack_events_tep(env->events),
-						env->sideband_file);
+	if (feed->sideband_file && !ms->sbfile) {
+		/* in the trace.dat's pages, the instance's sub-buffers */
+		ms->sbfile = ustack_sbfile_open(ustack_events_tep(feed->events),
+						ustack_instance_subbuf_size(ms->ui),
+						feed->sideband_file);
 		if (!ms->sbfile)
 			return -errno;
 	}
-	clock = clock_name(env->ui);
-	ms->perf = ustack_perf_start(env->pids, env->nr_pids, clock ? clock : "local",
-				     ustack_instance_now(env->ui), src, on_sideband, ms,
+	clock = clock_name(ms->ui);
+	ms->perf = ustack_perf_start(feed->pids, feed->nr_pids, clock ? clock : "local",
+				     ustack_instance_now(ms->ui), src, on_sideband, ms,
 				     ms->no_perf, sizeof(ms->no_perf));
 	free(clock);
 	if (!ms->perf)
@@ -191,13 +198,13 @@ static void on_maps(int tgid, uint64_t ts, const char *text, void *data)
 {
 	struct ustack_map_source *ms = data;
 
-	ustack_session_add_maps(ms->env.session, tgid, ts, text);
+	ustack_session_add_maps(ms->feed->session, tgid, ts, text);
 }
 
 /* A new process, or one that exec'd, gets a snapshot. */
 static void snapshot_new(struct ustack_map_source *ms, struct tep_record *rec)
 {
-	const struct ustack_events *ev = ms->env.events;
+	const struct ustack_events *ev = ms->feed->events;
 	int pid;
 
 	if (ustack_events_classify(ev, rec) == USTACK_REC_USTACK)
@@ -215,12 +222,12 @@ static void snapshots_batch(struct ustack_map_source *ms, struct tep_record **re
 		return;
 	for (i = 0; i < nr; i++)
 		snapshot_new(ms, recs[i]);
-	ustack_procmaps_refresh(ms->procmaps, ustack_instance_now(ms->env.ui));
+	ustack_procmaps_refresh(ms->procmaps, ustack_instance_now(ms->ui));
 }
 
 static void snapshots_task_exit(struct ustack_map_source *ms, int tgid)
 {
-	ustack_procmaps_update(ms->procmaps, tgid, ustack_instance_now(ms->env.ui));
+	ustack_procmaps_update(ms->procmaps, tgid, ustack_instance_now(ms->ui));
 }
 
 static char **snapshots_procmaps(struct ustack_map_source *ms)
@@ -248,9 +255,9 @@ int ustack_map_source_open_snapshots(struct ustack_map_source *ms)
 	if (ms->sbfile) {
 		ustack_sbfile_close(ms->sbfile);
 		ms->sbfile = NULL;
-		ustack_tempfile_remove(ms->env.sideband_file);
+		ustack_tempfile_remove(ms->feed->sideband_file);
 	}
-	ms->procmaps = ustack_procmaps_new(ms->env.record ? ms->env.ui : NULL, on_maps, ms);
+	ms->procmaps = ustack_procmaps_new(ms->feed->record ? ms->ui : NULL, on_maps, ms);
 	if (!ms->procmaps)
 		return -ENOMEM;
 	ms->ops = &snapshots_ops;
@@ -263,31 +270,24 @@ int ustack_map_source_open_snapshots(struct ustack_map_source *ms)
 
 /**
  * ustack_map_source_new - a mapping source of file ids, to open another in
- * @env: what it feeds (copied; the pointers must outlive it)
+ * @ui:		the instance traced
+ * @feed:	what it feeds: its stack source's feed, which must outlive it
+ *		(not copied)
  *
  * Returns NULL when out of memory.
  */
-struct ustack_map_source *ustack_map_source_new(const struct ustack_map_env *env)
+struct ustack_map_source *ustack_map_source_new(struct ustack_instance *ui,
+						 const struct ustack_map_feed *feed)
 {
 	struct ustack_map_source *ms = calloc(1, sizeof(*ms));
 
 	if (!ms)
 		return NULL;
-	ms->env = *env;
+	ms->ui = ui;
+	ms->feed = feed;
 	ms->ops = &file_ids_ops;
 	ms->self = getpid();
 	return ms;
-}
-
-/**
- * ustack_map_source_started - its stack source started: the watched
- *	processes, the caller's, are read no more
- * @ms: the mapping source
- */
-void ustack_map_source_started(struct ustack_map_source *ms)
-{
-	ms->env.pids = NULL;
-	ms->env.nr_pids = 0;
 }
 
 /**
@@ -409,7 +409,7 @@ int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **p
 	ms->sbfile = NULL;
 	if (ret < 0)
 		return errno ? -errno : -EIO;
-	*path = ms->env.sideband_file;
+	*path = ms->feed->sideband_file;
 	return 0;
 }
 

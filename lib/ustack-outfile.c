@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "ustack-io.h"
 #include "ustack-outfile.h"
 #include "ustack-tempfiles.h"
 
@@ -134,26 +135,6 @@ const char *ustack_outfile_temp_prefix(const struct ustack_outfile *of)
 	return of->prefix;
 }
 
-/* Write all of @len bytes of @buf, whatever a device takes at a time */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t w;
-
-	while (len) {
-		w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		buf += w;
-		len -= w;
-	}
-	return 0;
-}
-
 static int copy_into(int out, const char *path)
 {
 	char buf[65536];
@@ -166,7 +147,7 @@ static int copy_into(int out, const char *path)
 	while ((r = read(in, buf, sizeof(buf))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || write_all(out, buf, r) < 0)
+		if (r < 0 || ustack_write_all(out, buf, r, NULL) < 0)
 			break;
 	}
 	err = errno;

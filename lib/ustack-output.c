@@ -17,6 +17,7 @@
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
+#include "ustack-unwind.h"
 
 struct ustack_output {
 	struct tep_handle		*tep;
@@ -410,6 +411,41 @@ static const char *perf_path(struct ustack_output *o, const char *path)
 	return p;
 }
 
+/*
+ * "\tADDR NAME[+0xOFF] (PATH)\n", as fprintf() would print it: the frame
+ * lines are most of a report's output, and fprintf() parsing its format
+ * for each was a twentieth of a report's time. One thread writes @fp:
+ * no lock a character.
+ */
+static void put_hex(FILE *fp, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[16];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, fp);
+}
+
+static void put_perf_frame(FILE *fp, uint64_t addr, const char *name, const uint64_t *off,
+			   const char *path)
+{
+	putc_unlocked('\t', fp);
+	put_hex(fp, addr);
+	putc_unlocked(' ', fp);
+	fputs_unlocked(name, fp);
+	if (off) {
+		fputs_unlocked("+0x", fp);
+		put_hex(fp, *off);
+	}
+	fputs_unlocked(" (", fp);
+	fputs_unlocked(path, fp);
+	fputs_unlocked(")\n", fp);
+}
+
 static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
@@ -423,20 +459,15 @@ static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
 			fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr, rf->path);
 		return;
 	case RF_SYM:
-		if (rf->inlined)
-			fprintf(fp, "\t%" PRIx64 " %s (%s)\n", rf->addr, rf->name,
-				perf_path(o, rf->path));
-		else
-			fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " (%s)\n", rf->addr,
-				rf->name, rf->sym_off, perf_path(o, rf->path));
+		put_perf_frame(fp, rf->addr, rf->name, rf->inlined ? NULL : &rf->sym_off,
+			       perf_path(o, rf->path));
 		return;
 	case RF_JIT:
 		fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " ([jit])\n", rf->addr,
 			rf->name, rf->sym_off);
 		return;
 	case RF_FILE:
-		fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr,
-			perf_path(o, rf->path));
+		put_perf_frame(fp, rf->addr, "[unknown]", NULL, perf_path(o, rf->path));
 		return;
 	case RF_UNANNOUNCED:
 	case RF_ADDR:
@@ -526,29 +557,70 @@ void ustack_output_consumer(struct ustack_output *o, struct ustack_consumer *c)
 }
 
 /* "N of M", and when we symbolized why: " (no file 2, stripped 1)" */
+/* The sum of the counts of reasons @first up to @nr */
+static uint64_t sum_reasons(const uint64_t *count, int first, int nr)
+{
+	uint64_t n = 0;
+	int why;
+
+	for (why = first; why < nr; why++)
+		n += count[why];
+	return n;
+}
+
+/* " (why N, why N)" of the reasons that have a count, and the line's end */
+static void put_reasons(FILE *fp, const uint64_t *count, int first, int nr,
+			const char *(*str)(int why))
+{
+	const char *sep = " (";
+	int why;
+
+	for (why = first; why < nr; why++) {
+		if (!count[why])
+			continue;
+		fprintf(fp, "%s%s %" PRIu64, sep, str(why), count[why]);
+		sep = ", ";
+	}
+	fputs(*sep == ',' ? ")\n" : "\n", fp);
+}
+
+static const char *unresolved_str(int why)
+{
+	return ustack_unresolved_str(why);
+}
+
+static const char *unwind_str(int why)
+{
+	return ustack_unwind_strerror(why);
+}
+
 static void print_unresolved(const struct ustack_render *r, FILE *fp,
 			     const struct ustack_stats *st)
 {
 	const struct ustack_render_counts *c = r ? ustack_render_counts(r) : NULL;
-	const char *sep = " (";
-	uint64_t n = 0;
-	int why;
 
 	if (!c || !c->by_reason) {
 		fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
 			st->unresolved, st->frames);
 		return;
 	}
-	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++)
-		n += c->unresolved[why];
-	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64, n, c->frames);
-	for (why = USTACK_UNRES_NO_FILE; why < USTACK_UNRES_NR; why++) {
-		if (!c->unresolved[why])
-			continue;
-		fprintf(fp, "%s%s %" PRIu64, sep, ustack_unresolved_str(why), c->unresolved[why]);
-		sep = ", ";
-	}
-	fputs(n ? ")\n" : "\n", fp);
+	fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64,
+		sum_reasons(c->unresolved, USTACK_UNRES_NO_FILE, USTACK_UNRES_NR), c->frames);
+	put_reasons(fp, c->unresolved, USTACK_UNRES_NO_FILE, USTACK_UNRES_NR, unresolved_str);
+}
+
+/*
+ * Unwound stacks that stopped before their outermost frame, by why (each
+ * ends in that "[unwind: ...]" frame); none: no line.
+ */
+static void print_unwind_stopped(FILE *fp, const struct ustack_stats *st)
+{
+	uint64_t n = sum_reasons(st->unwind_stopped, USTACK_UNWIND_OK + 1, USTACK_UNWIND_E_NR);
+
+	if (!n)
+		return;
+	fprintf(fp, "  unwind stopped:       %" PRIu64, n);
+	put_reasons(fp, st->unwind_stopped, USTACK_UNWIND_OK + 1, USTACK_UNWIND_E_NR, unwind_str);
 }
 
 static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
@@ -578,6 +650,11 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
 	print_unresolved(r, fp, st);
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
+	print_unwind_stopped(fp, st);
+	if (st->copies_capped)
+		fprintf(fp, "  stack copies capped:  %" PRIu64
+			" (cut to fit a sub-buffer: raise buffer_subbuf_size_kb)\n",
+			st->copies_capped);
 	print_rb_lost(fp, st->rb_lost, st->rb_lost_unknown);
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
 	if (ustack_render_dwarf_unreadable(r))

@@ -64,6 +64,8 @@ struct ustack_perf {
 	struct ring	*rings;		/* one per CPU that has an event */
 	int		nr_rings;
 	int		*ring_fd;	/* the fd that owns each ring */
+	uint64_t	lost_told;	/* by the LOST records drained so far */
+	uint64_t	last_ts;	/* the latest time a drained record had */
 };
 
 static int perf_open(struct perf_event_attr *attr, int pid, int cpu)
@@ -89,6 +91,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	attr->inherit = o->tids ? 1 : 0;
+	/* what no LOST record told at the end: ustack_perf_drain_last() */
+	attr->read_format = PERF_FORMAT_LOST;
 	attr->watermark = 1;
 	attr->wakeup_watermark = ring_bytes / 4;
 	/* the perf source's deferred user chains come through the side-band */
@@ -99,13 +103,20 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	}
 }
 
-/* Open one event; older kernels have no build ids in mmap2 records. */
+/*
+ * Open one event; older kernels have no build ids in mmap2 records, and
+ * before 6.0 no count of lost samples (PERF_FORMAT_LOST).
+ */
 static int open_event(struct perf_event_attr *attr, int pid, int cpu)
 {
 	int fd = perf_open(attr, pid, cpu);
 
 	if (fd < 0 && errno == EINVAL && attr->build_id) {
 		attr->build_id = 0;
+		fd = perf_open(attr, pid, cpu);
+	}
+	if (fd < 0 && errno == EINVAL && attr->read_format) {
+		attr->read_format = 0;
 		fd = perf_open(attr, pid, cpu);
 	}
 	return fd;
@@ -329,6 +340,35 @@ static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *all
 	return 0;
 }
 
+/*
+ * What the drained records told: the losses of their LOST records, and
+ * the latest time (a sample's is after its pid and tid; the others' in
+ * their sample_id trailer).
+ */
+static void note_records(struct ustack_perf *p, const char *buf, size_t len)
+{
+	struct perf_event_header hdr;
+	size_t pos = 0;
+	uint64_t ts, lost;
+
+	while (pos + sizeof(hdr) <= len) {
+		memcpy(&hdr, buf + pos, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) + SAMPLE_ID_SIZE || pos + hdr.size > len)
+			break;
+		if (hdr.type == PERF_RECORD_SAMPLE)
+			memcpy(&ts, buf + pos + 16, 8);
+		else
+			memcpy(&ts, buf + pos + hdr.size - SAMPLE_ID_TIME, 8);
+		if (ts > p->last_ts)
+			p->last_ts = ts;
+		if (hdr.type == PERF_RECORD_LOST) {
+			memcpy(&lost, buf + pos + 16, 8);
+			p->lost_told += lost;
+		}
+		pos += hdr.size;
+	}
+}
+
 /**
  * ustack_perf_drain - append every complete record of every ring to a buffer
  * @p:		the side-band
@@ -342,11 +382,72 @@ static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *all
  */
 int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc)
 {
+	size_t from = *len;
 	int r;
 
 	for (r = 0; p && r < p->nr_rings; r++)
 		if (drain_ring(&p->rings[r], buf, len, alloc))
 			return -1;
+	if (p)
+		note_records(p, *buf + from, *len - from);
+	return 0;
+}
+
+/*
+ * The kernel tells a loss in a LOST record written before the next record
+ * that fits: losses at the end of a run, when nothing more is written,
+ * are only in each event's count of lost samples (PERF_FORMAT_LOST, which
+ * every event counts for the ring it writes into). Sum of them, or false
+ * when an event has no such count (a kernel before 6.0).
+ */
+static bool lost_total(const struct ustack_perf *p, uint64_t *total)
+{
+	uint64_t v[2];
+	size_t i;
+
+	*total = 0;
+	for (i = 0; i < p->nr_fds; i++) {
+		if (read(p->fds[i], v, sizeof(v)) != sizeof(v))
+			return false;
+		*total += v[1];
+	}
+	return true;
+}
+
+/**
+ * ustack_perf_drain_last - append a LOST record of the losses never told
+ * @p:		the side-band (may be NULL)
+ * @buf:	growing buffer (realloc'ed), as for ustack_perf_drain()
+ * @len:	bytes used in it, advanced
+ * @alloc:	its size
+ *
+ * Called once after the last drain: the events' counts of lost records,
+ * less what the drained LOST records told, become one more LOST record
+ * (at the latest time drained), so that a run whose rings overflowed at
+ * its end does not lose events silently. Returns 0, or -1 when out of
+ * memory.
+ */
+int ustack_perf_drain_last(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc)
+{
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_LOST,
+		.size = sizeof(hdr) + 16 + SAMPLE_ID_SIZE,
+	};
+	uint64_t total, lost;
+	char *rec;
+
+	if (!p || !lost_total(p, &total) || total <= p->lost_told)
+		return 0;
+	lost = total - p->lost_told;
+	if (ustack_array_grow((void **)buf, alloc, *len + hdr.size, 1))
+		return -1;
+	rec = *buf + *len;
+	memset(rec, 0, hdr.size);
+	memcpy(rec, &hdr, sizeof(hdr));
+	memcpy(rec + 16, &lost, 8);
+	memcpy(rec + hdr.size - SAMPLE_ID_TIME, &p->last_ts, 8);
+	*len += hdr.size;
+	p->lost_told = total;
 	return 0;
 }
 

@@ -110,6 +110,8 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 	attr->exclude_callchain_kernel = !o->kernel;
 	attr->sample_max_stack = o->max_stack ? o->max_stack : ustack_perfsrc_max_stack();
 	attr->inherit = pid >= 0;
+	/* the losses no LOST record told: ustack_perf_drain_last() */
+	attr->read_format = PERF_FORMAT_LOST;
 	/* until tracing starts (ustack_perf_enable()), as the instance's events */
 	attr->disabled = 1;
 	ustack_perfsrc_attr_defer(attr, o->defer, false);
@@ -144,6 +146,12 @@ int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu
 	for (i = 0; i < opts->nr_events; i++) {
 		fill_attr(&attr, opts, opts->events[i].id, pid, clockid);
 		fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		/* before 6.0: no PERF_FORMAT_LOST */
+		if (fd < 0 && errno == EINVAL) {
+			attr.read_format = 0;
+			fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
+				     PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0)
 			return -1;
 		if (add_fd(ctx, fd))
@@ -233,6 +241,17 @@ bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *ou
 	return off >= size || parse_dwarf(rec, size, off, out);
 }
 
+/* @n frames of context @ctx (a PERF_CONTEXT_* marker, 0 before the first) */
+static void count_frames(struct ustack_perfsrc_stack *out, uint64_t ctx, unsigned int n,
+			 unsigned int *frames)
+{
+	*frames += n;
+	if (ctx == PERF_CONTEXT_USER)
+		out->nr_user += n;
+	else if (ctx == PERF_CONTEXT_KERNEL)
+		out->nr_kernel += n;
+}
+
 /**
  * ustack_perfsrc_stack - the user and kernel parts of a sample's callchain
  * @rec:	a USTACK_SB_SAMPLE record
@@ -249,31 +268,30 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
 			  struct ustack_perfsrc_stack *out)
 {
 	const uint64_t *ip = rec->chain;
+	unsigned int i, start = 0, frames = 0;
 	uint64_t ctx = 0;
-	unsigned int i, frames = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* a sample's every event: the frames are counted a context at a time */
 	for (i = 0; i < rec->nr_chain; i++) {
+		if (ip[i] < (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		count_frames(out, ctx, i - start, &frames);
+		start = i + 1;
 		/* the marker, then the cookie: no user frames here */
 		if (ip[i] == CONTEXT_USER_DEFERRED) {
 			if (i + 1 < rec->nr_chain)
 				out->cookie = ip[i + 1];
 			break;
 		}
-		if (ip[i] >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip[i];
-			if (ctx == PERF_CONTEXT_USER)
-				out->user = ip + i + 1;
-			else if (ctx == PERF_CONTEXT_KERNEL)
-				out->kernel = ip + i + 1;
-			continue;
-		}
-		frames++;
+		ctx = ip[i];
 		if (ctx == PERF_CONTEXT_USER)
-			out->nr_user++;
+			out->user = ip + i + 1;
 		else if (ctx == PERF_CONTEXT_KERNEL)
-			out->nr_kernel++;
+			out->kernel = ip + i + 1;
 	}
+	if (i == rec->nr_chain)
+		count_frames(out, ctx, i - start, &frames);
 	out->truncated = rec->cut || (max_stack && frames >= max_stack);
 }
 

@@ -41,7 +41,7 @@ struct proc_entry {
 struct ustack_procmaps {
 	struct ustack_instance	*ui;
 	int			marker_fd;
-	ustack_maps_fn		fn;
+	ustack_procmaps_fn	fn;
 	void			*ctx;
 	struct ustack_htable	procs;
 };
@@ -303,7 +303,7 @@ char **ustack_procmaps_options(struct ustack_procmaps *pm)
  * @fn: called with every new snapshot
  * @ctx: passed to @fn
  */
-struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_maps_fn fn,
+struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_procmaps_fn fn,
 					    void *ctx)
 {
 	struct ustack_procmaps *pm = calloc(1, sizeof(*pm));
@@ -354,15 +354,15 @@ struct pending_maps {
 	size_t			len;
 };
 
-struct ustack_maps_reader {
-	ustack_maps_fn		fn;
+struct ustack_procmaps_reader {
+	ustack_procmaps_fn	fn;
 	void			*ctx;
 	struct ustack_htable	pending;
 };
 
-struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx)
+struct ustack_procmaps_reader *ustack_procmaps_reader_new(ustack_procmaps_fn fn, void *ctx)
 {
-	struct ustack_maps_reader *mr = calloc(1, sizeof(*mr));
+	struct ustack_procmaps_reader *mr = calloc(1, sizeof(*mr));
 
 	if (mr) {
 		mr->fn = fn;
@@ -371,7 +371,7 @@ struct ustack_maps_reader *ustack_maps_reader_new(ustack_maps_fn fn, void *ctx)
 	return mr;
 }
 
-static struct pending_maps *pending_for(struct ustack_maps_reader *mr, int tgid)
+static struct pending_maps *pending_for(struct ustack_procmaps_reader *mr, int tgid)
 {
 	uint64_t hash = ustack_hash_u64(tgid);
 	struct ustack_hnode *pos;
@@ -410,13 +410,13 @@ static void append_part(struct pending_maps *p, const char *body)
 }
 
 /**
- * ustack_maps_reader_feed - look at one ftrace:print text
+ * ustack_procmaps_reader_feed - look at one ftrace:print text
  * @mr: the reader
  * @buf: the print event's text
  *
  * Returns true when @buf is one of our maps markers (consumed).
  */
-bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf)
+bool ustack_procmaps_reader_feed(struct ustack_procmaps_reader *mr, const char *buf)
 {
 	const char *body;
 	struct pending_maps *p;
@@ -449,7 +449,7 @@ bool ustack_maps_reader_feed(struct ustack_maps_reader *mr, const char *buf)
 	return true;
 }
 
-void ustack_maps_reader_free(struct ustack_maps_reader *mr)
+void ustack_procmaps_reader_free(struct ustack_procmaps_reader *mr)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct pending_maps *p;

@@ -186,7 +186,7 @@ static inline const char *pstr(const struct ustack_profile *p, uint32_t id)
 	return p->str[id];
 }
 
-const char *ustack_pf_class_str(enum pf_class cls);
+const char *ustack_profile_class_str(enum pf_class cls);
 
 /* Helpers of the writers */
 void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size);

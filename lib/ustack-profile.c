@@ -659,10 +659,10 @@ void ustack_profile_set_stats(struct ustack_profile *p, const struct ustack_stat
 }
 
 /**
- * ustack_pf_class_str - what a frame class is, for humans
+ * ustack_profile_class_str - what a frame class is, for humans
  * @cls: the class
  */
-const char *ustack_pf_class_str(enum pf_class cls)
+const char *ustack_profile_class_str(enum pf_class cls)
 {
 	static const char * const names[PF_CLASS_NR] = {
 		[PF_USER]	= "user",

@@ -28,6 +28,7 @@
 #include <tracefs.h>
 
 #include "ustack-instance.h"
+#include "ustack-io.h"
 #include "ustack-recorder.h"
 #include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
@@ -81,21 +82,14 @@ static void set_error(struct rec_cpu *rc, int err)
 
 static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
 {
-	ssize_t w;
+	size_t done;
+	int ret = ustack_write_all(rc->out, buf, len, &done);
 
-	while (len) {
-		w = write(rc->out, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			set_error(rc, w < 0 ? errno : EIO);
-			return -1;
-		}
-		add_bytes(rc, w);
-		buf += w;
-		len -= w;
-	}
-	return 0;
+	/* what went out counts, also before a failure */
+	add_bytes(rc, done);
+	if (ret)
+		set_error(rc, errno);
+	return ret;
 }
 
 /* Files that refuse splice (some network file systems): copy instead. */

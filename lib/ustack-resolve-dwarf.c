@@ -78,6 +78,7 @@ struct ucu_range {
 
 struct udwarf {
 	struct ustack_resolver	*r;
+	bool			lines;		/* file:line asked for: line tables read */
 	Dwarf			*dbg;
 	struct ucu		*cus;
 	size_t			nr_cus;
@@ -87,6 +88,9 @@ struct udwarf {
 	size_t			nr_owned, alloc_owned;
 	struct uelf		*alt;		/* the dwz file, when there is one */
 	Dwarf			*altdbg;
+	char			*img;		/* uelf_dwarf_image(), read by @dbg */
+	size_t			img_size;
+	Elf			*img_elf;
 };
 
 /* Room for one more after @nr: the array, or NULL (@p unchanged). */
@@ -104,11 +108,26 @@ static int cr_cmp(const void *pa, const void *pb)
 	return a->cu < b->cu ? -1 : a->cu > b->cu;
 }
 
-static int add_cu(struct udwarf *dw, Dwarf_Die *cudie, size_t *alloc_cus,
-		  size_t *alloc_cr)
+static int add_cr(struct udwarf *dw, size_t *alloc_cr, uint64_t lo, uint64_t hi,
+		  uint32_t cu)
 {
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
+	struct ucu_range *cr;
+
+	if (lo >= hi)
+		return 0;
+	cr = grow(dw->cr, alloc_cr, dw->nr_cr, sizeof(*cr));
+	if (!cr)
+		return -1;
+	dw->cr = cr;
+	cr[dw->nr_cr].lo = lo;
+	cr[dw->nr_cr].hi = hi;
+	cr[dw->nr_cr].cu = cu;
+	dw->nr_cr++;
+	return 0;
+}
+
+static int add_cu(struct udwarf *dw, Dwarf_Die *cudie, size_t *alloc_cus)
+{
 	struct ucu *cus;
 
 	cus = grow(dw->cus, alloc_cus, dw->nr_cus, sizeof(*cus));
@@ -117,41 +136,99 @@ static int add_cu(struct udwarf *dw, Dwarf_Die *cudie, size_t *alloc_cus,
 	dw->cus = cus;
 	memset(&cus[dw->nr_cus], 0, sizeof(*cus));
 	cus[dw->nr_cus].die = *cudie;
-	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		struct ucu_range *cr;
-
-		if (lo >= hi)
-			continue;
-		cr = grow(dw->cr, alloc_cr, dw->nr_cr, sizeof(*cr));
-		if (!cr)
-			return -1;
-		dw->cr = cr;
-		cr[dw->nr_cr].lo = lo;
-		cr[dw->nr_cr].hi = hi;
-		cr[dw->nr_cr].cu = dw->nr_cus;
-		dw->nr_cr++;
-	}
 	dw->nr_cus++;
+	return 0;
+}
+
+/* The CU whose DIE is at @off (dw->cus is in file order), or -1 */
+static long cu_by_offset(const struct udwarf *dw, Dwarf_Off off)
+{
+	size_t lo = 0, hi = dw->nr_cus, mid;
+	Dwarf_Off at;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		at = dwarf_dieoffset((Dwarf_Die *)&dw->cus[mid].die);
+		if (at == off)
+			return mid;
+		if (at < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The CUs' ranges from .debug_aranges, made for this lookup: one pass
+ * over a small section, where the CU DIEs' own ranges are read unit by
+ * unit (DWARF 5 range lists). Marks the CUs it gave ranges to.
+ */
+static int aranges_cr(struct udwarf *dw, size_t *alloc_cr, bool *covered)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Addr addr;
+	Dwarf_Word len;
+	Dwarf_Off off;
+	size_t n, i;
+	long cu;
+
+	if (dwarf_getaranges(dw->dbg, &ar, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &addr, &len, &off))
+			continue;
+		cu = cu_by_offset(dw, off);
+		if (cu < 0 || addr + len < addr)
+			continue;
+		if (add_cr(dw, alloc_cr, addr, addr + len, cu) < 0)
+			return -1;
+		covered[cu] = true;
+	}
+	return 0;
+}
+
+/* A CU .debug_aranges left out: its DIE's own ranges */
+static int die_cr(struct udwarf *dw, size_t *alloc_cr, uint32_t cu)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(&dw->cus[cu].die, off, &base, &lo, &hi)) > 0)
+		if (add_cr(dw, alloc_cr, lo, hi, cu) < 0)
+			return -1;
 	return 0;
 }
 
 /* Every compile unit and its address ranges, sorted. */
 static int index_cus(struct udwarf *dw)
 {
-	size_t alloc_cus = 0, alloc_cr = 0;
+	size_t alloc_cus = 0, alloc_cr = 0, i;
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Die cudie, subdie;
 	uint8_t unit_type;
 	Dwarf_Half ver;
+	bool *covered;
+	int err = 0;
 
 	while (dwarf_get_units(dw->dbg, cu, &next, &ver, &unit_type, &cudie,
 			       &subdie) == 0) {
 		cu = next;
 		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
 			continue;
-		if (add_cu(dw, &cudie, &alloc_cus, &alloc_cr) < 0)
+		if (add_cu(dw, &cudie, &alloc_cus) < 0)
 			return -1;
 	}
+	covered = calloc(dw->nr_cus + 1, sizeof(*covered));
+	if (!covered)
+		return -1;
+	err = aranges_cr(dw, &alloc_cr, covered);
+	for (i = 0; !err && i < dw->nr_cus; i++)
+		if (!covered[i])
+			err = die_cr(dw, &alloc_cr, i);
+	free(covered);
+	if (err)
+		return -1;
 	if (dw->nr_cr)
 		qsort(dw->cr, dw->nr_cr, sizeof(*dw->cr), cr_cmp);
 	return 0;
@@ -199,7 +276,14 @@ struct udwarf *udwarf_open(struct ustack_resolver *r, struct uelf *e)
 	if (!dw)
 		return NULL;
 	dw->r = r;
-	dw->dbg = dwarf_begin_elf(e->elf, DWARF_C_READ, NULL);
+	dw->lines = r->opts.lines;
+	if (uelf_dwarf_image(e, dw->lines, &dw->img, &dw->img_size) < 0) {
+		free(dw);
+		return NULL;
+	}
+	if (dw->img)
+		dw->img_elf = elf_memory(dw->img, dw->img_size);
+	dw->dbg = dwarf_begin_elf(dw->img_elf ? dw->img_elf : e->elf, DWARF_C_READ, NULL);
 	if (!dw->dbg || udwarf_alt(dw, e) < 0 || index_cus(dw) < 0) {
 		udwarf_free(dw);
 		return NULL;
@@ -235,6 +319,9 @@ void udwarf_free(struct udwarf *dw)
 	free(dw->cr);
 	if (dw->dbg)
 		dwarf_end(dw->dbg);
+	if (dw->img_elf)
+		elf_end(dw->img_elf);
+	uelf_dwarf_image_free(dw->img, dw->img_size);
 	/* After the main file: it refers to the dwz file until its end. */
 	if (dw->altdbg)
 		dwarf_end(dw->altdbg);
@@ -677,13 +764,16 @@ static int lookup_inlines(struct udwarf *dw, struct ucu *cu, uint64_t addr,
 
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].name = ent_name(dw, e);
-		out[i].start_line = ent_start_line(dw, e);
 		out[i].inlined = e->inlined;
 		out[i].origin = USTACK_ORIGIN_DWARF;
-		if (!i)
-			src_line(cu, addr, &out[i]);
-		else
-			call_site(dw, cu, &cu->ents[chain[n - i]], &out[i]);
+		/* where it is, or was called from: read only for lines shown */
+		if (dw->lines) {
+			out[i].start_line = ent_start_line(dw, e);
+			if (!i)
+				src_line(cu, addr, &out[i]);
+			else
+				call_site(dw, cu, &cu->ents[chain[n - i]], &out[i]);
+		}
 		if (!out[i].name)
 			out[i].name = "[unknown]";
 	}
@@ -691,7 +781,8 @@ static int lookup_inlines(struct udwarf *dw, struct ucu *cu, uint64_t addr,
 }
 
 /**
- * udwarf_lookup - source line, and inlined frames when asked
+ * udwarf_lookup - source line (when the resolver's lines are asked for),
+ *	and inlined frames when asked
  * @dw: from udwarf_open()
  * @addr: virtual address (already minus one for return addresses)
  * @inlines: expand inlined calls
@@ -712,7 +803,7 @@ int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
 		return 0;
 	if (inlines) {
 		n = lookup_inlines(dw, cu, addr, out, max);
-		if (n)
+		if (n || !dw->lines)
 			return n;
 	}
 	memset(out, 0, sizeof(*out));

@@ -20,7 +20,7 @@
 #include "ustack-resolve-int.h"
 #include "ustack-warn.h"
 
-struct usym_tmp {
+struct uelf_sym_tmp {
 	uint64_t	start;
 	uint64_t	end;		/* section end while sizeless */
 	const char	*name;
@@ -31,7 +31,7 @@ struct usym_tmp {
 };
 
 /* What a symbol's st_shndx says about it: where its section lies. */
-struct usec {
+struct uelf_sec {
 	uint64_t	addr;
 	uint64_t	size;
 	bool		code;		/* SHF_EXECINSTR */
@@ -56,6 +56,9 @@ static void uelf_scan_sections(struct uelf *e)
 		if (name && (!strcmp(name, ".debug_info") ||
 			     !strcmp(name, ".zdebug_info")))
 			e->has_dwarf = true;
+		if (name && (!strcmp(name, ".debug_frame") ||
+			     !strcmp(name, ".zdebug_frame")))
+			e->has_debug_frame = true;
 	}
 }
 
@@ -363,7 +366,8 @@ static const char *compression_name(GElf_Word type, char *buf, size_t size)
  * elfutils reads from 0.189 on, built with it) is to libdw a missing
  * one: lines and inlines would go without a word. Says so once per file,
  * with the reason, and returns false. libdw inflates the sections it
- * reads the same way (elf_compress), so trying first costs nothing more.
+ * reads the same way (elf_compress), so trying first costs nothing more;
+ * zlib's, inflated by uelf_dwarf_image() before libdw, are not tried.
  */
 bool uelf_dwarf_readable(struct uelf *e)
 {
@@ -382,7 +386,9 @@ bool uelf_dwarf_readable(struct uelf *e)
 		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
 		if (!name || strncmp(name, ".debug_", 7))
 			continue;
-		if (!gelf_getchdr(scn, &ch) || elf_compress(scn, 0, 0) >= 0)
+		/* zlib's are inflated by uelf_dwarf_image() */
+		if (!gelf_getchdr(scn, &ch) || ch.ch_type == ELFCOMPRESS_ZLIB ||
+		    elf_compress(scn, 0, 0) >= 0)
 			continue;
 		if (!e->dwarf_warned)
 			ustack_warning("%s: %s is compressed with %s, which this libelf cannot "
@@ -588,7 +594,7 @@ static int bind_rank(int bind)
 	}
 }
 
-static int tmp_push(struct usymtab *t, const struct usym_tmp *s)
+static int tmp_push(struct uelf_symtab *t, const struct uelf_sym_tmp *s)
 {
 	if (ustack_array_grow((void **)&t->tmp, &t->tmp_alloc, t->tmp_nr + 1,
 			      sizeof(*t->tmp)))
@@ -602,7 +608,7 @@ static int tmp_push(struct usymtab *t, const struct usym_tmp *s)
  * untyped labels in code (hand-written assembly) with a real name, not
  * an ARM/AArch64 mapping symbol ($x, $d) or an assembler local (.L).
  */
-static bool sym_wanted(const GElf_Sym *sym, const struct usec *secs,
+static bool sym_wanted(const GElf_Sym *sym, const struct uelf_sec *secs,
 		       size_t nr_secs, const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
@@ -619,9 +625,9 @@ static bool sym_wanted(const GElf_Sym *sym, const struct usec *secs,
 }
 
 /* Address range and kind of every section, indexed like st_shndx. */
-static struct usec *section_table(struct uelf *e, size_t *nr)
+static struct uelf_sec *section_table(struct uelf *e, size_t *nr)
 {
-	struct usec *secs;
+	struct uelf_sec *secs;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -643,10 +649,10 @@ static struct usec *section_table(struct uelf *e, size_t *nr)
 }
 
 /* Fill @s from @sym; false when it cannot be placed. */
-static bool tmp_from_sym(struct usym_tmp *s, const GElf_Sym *sym,
-			 const struct usec *secs, size_t nr_secs)
+static bool tmp_from_sym(struct uelf_sym_tmp *s, const GElf_Sym *sym,
+			 const struct uelf_sec *secs, size_t nr_secs)
 {
-	const struct usec *sec;
+	const struct uelf_sec *sec;
 
 	s->start = sym->st_value;
 	s->label = GELF_ST_TYPE(sym->st_info) == STT_NOTYPE;
@@ -666,7 +672,7 @@ static bool tmp_from_sym(struct usym_tmp *s, const GElf_Sym *sym,
 }
 
 /**
- * usymtab_add_elf - add the function symbols of one symbol table
+ * uelf_symtab_add_elf - add the function symbols of one symbol table
  * @t: table being built
  * @e: file holding it
  * @type: SHT_SYMTAB or SHT_DYNSYM
@@ -674,11 +680,11 @@ static bool tmp_from_sym(struct usym_tmp *s, const GElf_Sym *sym,
  *
  * Names point into @e, which must outlive @t. Returns symbols added.
  */
-int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
-		    enum ustack_origin origin)
+int uelf_symtab_add_elf(struct uelf_symtab *t, struct uelf *e, Elf64_Word type,
+			enum ustack_origin origin)
 {
 	Elf_Scn *scn = NULL;
-	struct usec *secs;
+	struct uelf_sec *secs;
 	size_t nr_secs;
 	GElf_Shdr sh;
 	int added = 0;
@@ -710,7 +716,7 @@ int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
 		native = e->class == ELFCLASS64 && data->d_type == ELF_T_SYM &&
 			 !((uintptr_t)data->d_buf % _Alignof(Elf64_Sym));
 		for (i = 0; i < nr; i++) {
-			struct usym_tmp s;
+			struct uelf_sym_tmp s;
 			GElf_Sym sym;
 
 			if (native)
@@ -735,17 +741,17 @@ out:
 }
 
 /**
- * usymtab_add_owned - add a symbol whose name was made here
+ * uelf_symtab_add_owned - add a symbol whose name was made here
  * @t: table being built
  * @start: first address
  * @size: bytes covered
  * @name: malloc'd name, owned by @t from now on (NULL fails)
  * @origin: where the name comes from
  */
-int usymtab_add_owned(struct usymtab *t, uint64_t start, uint64_t size,
-		      char *name, enum ustack_origin origin)
+int uelf_symtab_add_owned(struct uelf_symtab *t, uint64_t start, uint64_t size,
+			  char *name, enum ustack_origin origin)
 {
-	struct usym_tmp s = { 0 };
+	struct uelf_sym_tmp s = { 0 };
 	char **o;
 
 	if (!name)
@@ -780,7 +786,7 @@ static int leading_underscores(const char *s)
  * local, then fewer leading underscores, then by name so the choice
  * never depends on input order.
  */
-static inline int tmp_cmp(const struct usym_tmp *a, const struct usym_tmp *b)
+static inline int tmp_cmp(const struct uelf_sym_tmp *a, const struct uelf_sym_tmp *b)
 {
 	int d;
 
@@ -821,7 +827,7 @@ static int skey_cmp(const void *pa, const void *pb)
  * libraries have hundreds of thousands of entries and qsort() was a
  * visible part of loading them), then equal addresses by tmp_cmp().
  */
-static struct skey *sort_keys(const struct usymtab *t)
+static struct skey *sort_keys(const struct uelf_symtab *t)
 {
 	size_t n = t->tmp_nr, i, k, cnt[1 << RADIX_BITS];
 	struct skey *key = malloc((n ? n : 1) * sizeof(*key));
@@ -882,7 +888,7 @@ static struct skey *sort_keys(const struct usymtab *t)
  * Page index: a lookup first narrows to the symbols starting in its page,
  * so a big table costs one or two cache misses instead of a dozen.
  */
-static void usymtab_index(struct usymtab *t)
+static void uelf_symtab_index(struct uelf_symtab *t)
 {
 	uint64_t span;
 	size_t i, p;
@@ -891,16 +897,16 @@ static void usymtab_index(struct usymtab *t)
 		return;
 	t->base = t->syms[0].start;
 	span = t->syms[t->nr - 1].start - t->base;
-	if (span >> USYM_PAGE_SHIFT >= (1U << 24))
+	if (span >> UELF_SYM_PAGE_SHIFT >= (1U << 24))
 		return;		/* absurd layout: plain binary search */
-	t->nr_pages = (span >> USYM_PAGE_SHIFT) + 2;
+	t->nr_pages = (span >> UELF_SYM_PAGE_SHIFT) + 2;
 	t->page = malloc(t->nr_pages * sizeof(*t->page));
 	if (!t->page) {
 		t->nr_pages = 0;
 		return;
 	}
 	for (i = 0, p = 0; p < t->nr_pages; p++) {
-		uint64_t page_start = t->base + ((uint64_t)p << USYM_PAGE_SHIFT);
+		uint64_t page_start = t->base + ((uint64_t)p << UELF_SYM_PAGE_SHIFT);
 
 		while (i < t->nr && t->syms[i].start < page_start)
 			i++;
@@ -914,14 +920,14 @@ static void usymtab_index(struct usymtab *t)
  * function, which says how far it reaches, names the code). Returns how
  * many indices into t->tmp were written to @keep.
  */
-static size_t pick_symbols(const struct usymtab *t, const struct skey *key,
+static size_t pick_symbols(const struct uelf_symtab *t, const struct skey *key,
 			   uint32_t *keep)
 {
 	uint64_t covered = 0, last = 0;
 	size_t i, n = 0;
 
 	for (i = 0; i < t->tmp_nr; i++) {
-		const struct usym_tmp *s = &t->tmp[key[i].idx];
+		const struct uelf_sym_tmp *s = &t->tmp[key[i].idx];
 
 		if (n && last == s->start)
 			continue;
@@ -936,10 +942,10 @@ static size_t pick_symbols(const struct usymtab *t, const struct skey *key,
 }
 
 /**
- * usymtab_finish - sort, drop duplicates, bound sizeless symbols
- * @t: table filled with usymtab_add_elf()
+ * uelf_symtab_finish - sort, drop duplicates, bound sizeless symbols
+ * @t: table filled with uelf_symtab_add_elf()
  */
-void usymtab_finish(struct usymtab *t)
+void uelf_symtab_finish(struct uelf_symtab *t)
 {
 	struct skey *key = sort_keys(t);
 	uint32_t *keep = NULL;
@@ -953,7 +959,7 @@ void usymtab_finish(struct usymtab *t)
 		goto out;
 	n = pick_symbols(t, key, keep);
 	for (i = 0; i < n; i++) {
-		const struct usym_tmp *s = &t->tmp[keep[i]];
+		const struct uelf_sym_tmp *s = &t->tmp[keep[i]];
 		uint64_t end = s->end;
 
 		/* A sizeless symbol ends where the next one starts. */
@@ -966,7 +972,7 @@ void usymtab_finish(struct usymtab *t)
 		t->syms[i].origin = s->origin;
 	}
 	t->nr = n;
-	usymtab_index(t);
+	uelf_symtab_index(t);
 out:
 	free(keep);
 	free(key);
@@ -976,14 +982,14 @@ out:
 }
 
 /**
- * usymtab_find - the function containing @addr
+ * uelf_symtab_find - the function containing @addr
  * @t: finished table
  * @addr: virtual address
  *
  * Returns NULL when no symbol covers @addr: never the nearest preceding
  * symbol, which would be a guess.
  */
-const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
+const struct uelf_sym *uelf_symtab_find(const struct uelf_symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr, k;
 
@@ -992,7 +998,7 @@ const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
 
 		if (addr < t->base)
 			return NULL;
-		p = (addr - t->base) >> USYM_PAGE_SHIFT;
+		p = (addr - t->base) >> UELF_SYM_PAGE_SHIFT;
 		if (p + 1 < t->nr_pages) {
 			lo = t->page[p];
 			hi = t->page[p + 1];
@@ -1011,7 +1017,7 @@ const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
 	}
 	/* Nested symbols are rare: look a few entries back for one. */
 	for (k = 0; k < 4 && lo > k; k++) {
-		const struct usym *s = &t->syms[lo - 1 - k];
+		const struct uelf_sym *s = &t->syms[lo - 1 - k];
 
 		if (addr - s->start < s->size)
 			return s;
@@ -1019,7 +1025,7 @@ const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr)
 	return NULL;
 }
 
-void usymtab_free(struct usymtab *t)
+void uelf_symtab_free(struct uelf_symtab *t)
 {
 	size_t i;
 

@@ -27,6 +27,7 @@ struct uelf {
 	unsigned char	build_id[USTACK_BUILD_ID_MAX];
 	bool		has_symtab;	/* a real (not NOBITS) .symtab */
 	bool		has_dwarf;	/* a real .debug_info */
+	bool		has_debug_frame; /* a real .debug_frame */
 	bool		minidebug;	/* the .gnu_debugdata of another file */
 	bool		capped;		/* went over a cap: not to be used */
 	uint64_t	dwarf_bytes;	/* .debug_* sections, decompressed */
@@ -76,6 +77,8 @@ int uelf_memory(const char *name, void *buf, size_t size, bool owned,
 void uelf_close(struct uelf *e);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
 bool uelf_dwarf_readable(struct uelf *e);
+int uelf_dwarf_image(struct uelf *e, bool lines, char **out, size_t *size);
+void uelf_dwarf_image_free(char *img, size_t size);
 bool uelf_dwarf_ok(struct uelf *e);
 
 /* An executable PT_LOAD: file offsets [off, off + len) sit at vaddr. */
@@ -86,40 +89,40 @@ struct useg {
 };
 
 /* A function symbol; the table is sorted by @start. */
-struct usym {
+struct uelf_sym {
 	uint64_t	start;
 	const char	*name;
 	uint32_t	size;		/* covers [start, start + size) */
 	uint8_t		origin;		/* enum ustack_origin */
 };
 
-struct usym_tmp;
+struct uelf_sym_tmp;
 
-#define USYM_PAGE_SHIFT	12
+#define UELF_SYM_PAGE_SHIFT	12
 
-struct usymtab {
-	struct usym	*syms;
+struct uelf_symtab {
+	struct uelf_sym	*syms;
 	size_t		nr;
 	/* page[i]: first symbol starting at or after base + (i << SHIFT) */
 	uint32_t	*page;
 	size_t		nr_pages;
 	uint64_t	base;
 	const char	**demangled;	/* lazily filled; owned when != name */
-	struct usym_tmp	*tmp;		/* while being built */
+	struct uelf_sym_tmp	*tmp;		/* while being built */
 	size_t		tmp_nr;
 	size_t		tmp_alloc;
 	char		**owned;	/* names made here ("f@plt") */
 	size_t		nr_owned;
 };
 
-int usymtab_add_elf(struct usymtab *t, struct uelf *e, Elf64_Word type,
-		    enum ustack_origin origin);
-int usymtab_add_owned(struct usymtab *t, uint64_t start, uint64_t size,
-		      char *name, enum ustack_origin origin);
-int usymtab_add_plt(struct usymtab *t, struct uelf *e);
-void usymtab_finish(struct usymtab *t);
-const struct usym *usymtab_find(const struct usymtab *t, uint64_t addr);
-void usymtab_free(struct usymtab *t);
+int uelf_symtab_add_elf(struct uelf_symtab *t, struct uelf *e, Elf64_Word type,
+			enum ustack_origin origin);
+int uelf_symtab_add_owned(struct uelf_symtab *t, uint64_t start, uint64_t size,
+			  char *name, enum ustack_origin origin);
+int uplt_add_symbols(struct uelf_symtab *t, struct uelf *e);
+void uelf_symtab_finish(struct uelf_symtab *t);
+const struct uelf_sym *uelf_symtab_find(const struct uelf_symtab *t, uint64_t addr);
+void uelf_symtab_free(struct uelf_symtab *t);
 
 int uelf_segments(struct uelf *e, struct useg **segs);
 
@@ -170,10 +173,11 @@ struct ustack_dso {
 	bool			is_vdso_special;	/* [vdso] not resolvable */
 
 	bool			syms_done;
-	struct usymtab		symtab;
+	struct uelf_symtab		symtab;
 	struct uelf		*symfile;	/* extra ELF giving .symtab */
 
-	bool			debug_done;
+	bool			debug_done;	/* its DWARF was opened (or not found) */
+	bool			debug_found;	/* @debug was looked for */
 	struct uelf		*debug;		/* separate debug file */
 	struct udwarf		*dw;
 
@@ -199,6 +203,7 @@ struct ustack_resolver {
 
 /* ustack-resolve.c, also for the unwinder (ustack-unwind.c) */
 bool ustack_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr);
+struct uelf *ustack_dso_debug_file(struct ustack_dso *dso);
 void ustack_dso_load_dwarf(struct ustack_dso *dso);
 
 /* ustack-resolve-util.c */

@@ -186,7 +186,7 @@ static const char *stub_target(const struct uplt *p, const unsigned char *b,
 }
 
 /* Name every stub of one PLT section. */
-static int name_stubs(struct usymtab *t, const struct uplt *p, Elf_Scn *scn,
+static int name_stubs(struct uelf_symtab *t, const struct uplt *p, Elf_Scn *scn,
 		      const GElf_Shdr *sh, size_t ent)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -202,9 +202,9 @@ static int name_stubs(struct usymtab *t, const struct uplt *p, Elf_Scn *scn,
 
 		if (!name)
 			continue;
-		if (usymtab_add_owned(t, sh->sh_addr + off, ent,
-				      ustack_xasprintf("%s@plt", name),
-				      USTACK_ORIGIN_PLT) < 0)
+		if (uelf_symtab_add_owned(t, sh->sh_addr + off, ent,
+					  ustack_xasprintf("%s@plt", name),
+					  USTACK_ORIGIN_PLT) < 0)
 			break;
 		added++;
 	}
@@ -220,13 +220,13 @@ static size_t stub_size(const char *name, const GElf_Shdr *sh)
 }
 
 /**
- * usymtab_add_plt - add "func@plt" for the PLT stubs of @e
+ * uplt_add_symbols - add "func@plt" for the PLT stubs of @e
  * @t: table being built
  * @e: the file that ran (debug files have no stubs)
  *
  * Returns the number of stubs named.
  */
-int usymtab_add_plt(struct usymtab *t, struct uelf *e)
+int uplt_add_symbols(struct uelf_symtab *t, struct uelf *e)
 {
 	struct uplt p = { .e = e };
 	Elf_Scn *scn = NULL;

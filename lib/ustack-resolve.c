@@ -117,7 +117,7 @@ static void dso_free(struct ustack_dso *dso)
 {
 	cache_free(&dso->cache);
 	udwarf_free(dso->dw);
-	usymtab_free(&dso->symtab);
+	uelf_symtab_free(&dso->symtab);
 	if (dso->debug != dso->file)
 		uelf_close(dso->debug);
 	if (dso->symfile != dso->file && dso->symfile != dso->debug)
@@ -524,17 +524,17 @@ static void dso_load_syms(struct ustack_dso *dso)
 
 	dso->syms_done = true;
 	if (f->has_symtab) {
-		usymtab_add_elf(&dso->symtab, f, SHT_SYMTAB, USTACK_ORIGIN_SYMTAB);
+		uelf_symtab_add_elf(&dso->symtab, f, SHT_SYMTAB, USTACK_ORIGIN_SYMTAB);
 	} else {
 		sf = dso->symfile = ustack_debuginfo_find(dso, false);
 		if (sf && sf->has_symtab)
-			usymtab_add_elf(&dso->symtab, sf, SHT_SYMTAB,
-					sf->minidebug ? USTACK_ORIGIN_MINIDEBUG :
-							USTACK_ORIGIN_DEBUG_SYMTAB);
+			uelf_symtab_add_elf(&dso->symtab, sf, SHT_SYMTAB,
+					    sf->minidebug ? USTACK_ORIGIN_MINIDEBUG :
+							    USTACK_ORIGIN_DEBUG_SYMTAB);
 	}
-	usymtab_add_elf(&dso->symtab, f, SHT_DYNSYM, USTACK_ORIGIN_DYNSYM);
-	usymtab_add_plt(&dso->symtab, f);
-	usymtab_finish(&dso->symtab);
+	uelf_symtab_add_elf(&dso->symtab, f, SHT_DYNSYM, USTACK_ORIGIN_DYNSYM);
+	uplt_add_symbols(&dso->symtab, f);
+	uelf_symtab_finish(&dso->symtab);
 }
 
 /*
@@ -573,9 +573,9 @@ static char *demangle_plt(struct ustack_resolver *r, const char *name)
 	return res;
 }
 
-static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
+static const char *sym_name(struct ustack_dso *dso, const struct uelf_sym *s)
 {
-	struct usymtab *t = &dso->symtab;
+	struct uelf_symtab *t = &dso->symtab;
 	size_t i = s - t->syms;
 	char *owned = NULL;
 
@@ -597,12 +597,24 @@ static const char *sym_name(struct ustack_dso *dso, const struct usym *s)
 	return t->demangled[i];
 }
 
-/* The debug file (DWARF) of @dso, looked for once: lines and .debug_frame. */
+/*
+ * The debug file of @dso (DWARF), looked for once; its DWARF is not read:
+ * the unwinder only wants to know whether it has a .debug_frame.
+ */
+struct uelf *ustack_dso_debug_file(struct ustack_dso *dso)
+{
+	if (!dso->debug_found) {
+		dso->debug_found = true;
+		dso->debug = ustack_debuginfo_find(dso, true);
+	}
+	return dso->debug;
+}
+
+/* The DWARF of @dso's debug file, opened once: lines and inlines. */
 void ustack_dso_load_dwarf(struct ustack_dso *dso)
 {
 	dso->debug_done = true;
-	dso->debug = ustack_debuginfo_find(dso, true);
-	if (!dso->debug)
+	if (!ustack_dso_debug_file(dso))
 		return;
 	/* Frames only its DWARF would have named say why they have none */
 	if (!uelf_dwarf_ok(dso->debug))
@@ -646,13 +658,13 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 {
 	const struct ustack_resolver_opts *o = &dso->r->opts;
 	struct ustack_sym *outer;
-	const struct usym *s;
+	const struct uelf_sym *s;
 	uint64_t start;
 	int n = 0;
 
 	if (!dso->syms_done)
 		dso_load_syms(dso);
-	s = usymtab_find(&dso->symtab, vaddr);
+	s = uelf_symtab_find(&dso->symtab, vaddr);
 	if ((o->lines || o->inlines) && !dso->debug_done)
 		ustack_dso_load_dwarf(dso);
 	/* Its .gnu_debugdata went over a cap: the file is not used. */

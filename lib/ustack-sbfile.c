@@ -55,6 +55,7 @@ struct ustack_sbfile {
 	int		pid_off;
 	int		buf_off;
 	bool		failed;
+	struct ustack_sb_prev	*prev;	/* repeated samples written short */
 };
 
 static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
@@ -79,18 +80,21 @@ static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
 /**
  * ustack_sbfile_open - start a side-band data file
  * @tep:	the formats of the recording (print event, page layout)
+ * @page_size:	bytes in a sub-buffer: the trace.dat's page size, which is
+ *		the recorded instance's (0: the header page's in @tep)
  * @path:	the file, created or truncated
  *
  * Returns NULL with errno on failure.
  */
-struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *path)
+struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, int page_size,
+					 const char *path)
 {
 	struct ustack_sbfile *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
 	f->fd = -1;
-	f->page_size = tep_get_sub_buffer_size(tep);
+	f->page_size = page_size > 0 ? page_size : tep_get_sub_buffer_size(tep);
 	if (f->page_size <= 0)
 		f->page_size = getpagesize();
 	f->commit_size = tep_get_header_page_size(tep);
@@ -99,19 +103,20 @@ struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, const char *pat
 	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
 	f->out = calloc(OUT_PAGES, f->page_size);
 	f->page = f->out;
-	if (!f->out || !find_fields(f, tep)) {
-		errno = f->out ? ENOENT : ENOMEM;
-		free(f->out);
-		free(f);
-		return NULL;
+	f->prev = ustack_sb_prev_new();
+	if (!f->out || !f->prev || !find_fields(f, tep)) {
+		errno = f->out && f->prev ? ENOENT : ENOMEM;
+		goto fail;
 	}
 	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (f->fd < 0) {
-		free(f->out);
-		free(f);
-		return NULL;
-	}
+	if (f->fd < 0)
+		goto fail;
 	return f;
+ fail:
+	ustack_sb_prev_free(f->prev);
+	free(f->out);
+	free(f);
+	return NULL;
 }
 
 /* The pages done so far, to the file */
@@ -179,7 +184,7 @@ static int build_data(struct ustack_sbfile *f, const struct ustack_sb_rec *rec, 
 	memset(data, 0, f->buf_off);
 	memcpy(data + f->type_off, &type, 2);
 	memcpy(data + f->pid_off, &pid, 4);
-	len = ustack_sb_format(rec, data + f->buf_off, room - f->buf_off);
+	len = ustack_sb_format_prev(f->prev, rec, data + f->buf_off, room - f->buf_off);
 	if (len < 0)
 		return -1;
 	if (len >= room - f->buf_off)
@@ -236,6 +241,7 @@ int ustack_sbfile_close(struct ustack_sbfile *f)
 	ret = flush_page(f) || write_out(f) ? -1 : 0;
 	if (close(f->fd) < 0 || f->failed)
 		ret = -1;
+	ustack_sb_prev_free(f->prev);
 	free(f->out);
 	free(f);
 	return ret;

@@ -53,9 +53,10 @@
  * from trace.dat) gives the same samples in the same order. With
  * opts.ordered samples are handed out in feed (event timestamp) order.
  *
- * Fallback (synchronous) stacks carry raw addresses. They are mapped when
- * their ftrace:user_stack record is fed, through the perf side-band
- * (ustack-history.c) when there is one: its records are fed in time order
+ * Frames get their files from the mappings (ustack-mapdb.c), which the
+ * session feeds and asks. Fallback (synchronous) stacks carry raw
+ * addresses. They are mapped when their ftrace:user_stack record is fed,
+ * through the perf side-band (ustack-history.c) when there is one: its records are fed in time order
  * with the trace (live by the reader, from a trace.dat as print records of
  * the top buffer), so the history then holds the mappings the process had
  * at the event, and nothing later can change the answer. Without it they
@@ -82,14 +83,12 @@
 #include "ustack-array.h"
 #include "ustack-dwarf.h"
 #include "ustack-events.h"
-#include "ustack-fileids.h"
 #include "ustack-hash.h"
-#include "ustack-history.h"
 #include "ustack-list.h"
+#include "ustack-mapdb.h"
 #include "ustack-perfsrc.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
-#include "ustack-snapshots.h"
 #include "ustack-tasks.h"
 
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
@@ -199,11 +198,36 @@ struct ustk {
 	int			unwind_end;	/* unwound: why it ended (ustack-err.h) */
 	struct ustack_frame	*frames;
 	struct frame_set	*set;		/* frames shared, or NULL: own */
+	/*
+	 * Of the frames of a final stack, those without a mapping, once
+	 * @counted: a perf source's repeated stack completes sample after
+	 * sample, and its frames were counted for each
+	 */
+	unsigned int		unresolved;
+	bool			counted;
 	uint64_t		answered;	/* samples it completed */
 	struct ustack_list	waiters;	/* struct usample.wait */
 	size_t			nr_waiting;
 	struct ustack_list	lru;		/* session waiting list */
 	struct ustack_list	task;		/* waiting list of its pid */
+};
+
+/*
+ * The last synchronous perf stack of a thread, kept while no mapping
+ * changed (@gen): a traced event in a loop repeats its stack, and mapping
+ * it again gives the same frames. Slots taken by tid.
+ */
+#define MEMO_SLOTS	64
+
+struct perf_memo {
+	int			tid;		/* 0: empty */
+	int			tgid;
+	uint64_t		gen;
+	bool			truncated;
+	unsigned int		nr;
+	uint64_t		*user;		/* the chain's user addresses */
+	size_t			alloc;
+	struct ustk		*st;		/* one reference */
 };
 
 struct usample {
@@ -233,6 +257,8 @@ struct ucpu {
 	struct usample		*last;
 	enum last_kind		last_kind;
 	int			skip_pid;
+	struct tep_record	*copy;		/* the last stack copy, for its stack */
+	uint64_t		ts;		/* its newest record fed so far */
 };
 
 enum tl_kind {
@@ -249,14 +275,13 @@ struct tl_node {
 
 struct ustack_session {
 	struct tep_handle		*tep;
-	const struct ustack_events	*ev;
+	struct ustack_events		*ev;
 	struct ustack_session_opts	opts;
 	ustack_sample_fn		fn;
 	void				*ctx;
 
-	struct ustack_fileids		*fileids;
-	struct ustack_snapshots		*snaps;
-	struct ustack_history		*hist;
+	struct ustack_mapdb		*maps;
+	struct ustack_sb_prev		*sb_prev;	/* a trace.dat's repeated samples */
 	struct ustack_tasks		tasks;
 
 	struct ucpu			*cpus;
@@ -287,6 +312,9 @@ struct ustack_session {
 	size_t				used_alloc;
 	bool				used_set;
 	unsigned int			used_cut;	/* ... the limit it stopped at */
+
+	uint64_t			maps_gen;	/* bumped at each mapping change */
+	struct perf_memo		memo[MEMO_SLOTS];
 };
 
 static struct tep_record *record_clone(const struct tep_record *rec)
@@ -346,13 +374,15 @@ static void drop_frames(struct ustack_session *s, struct ustk *st)
 	}
 	st->set = NULL;
 	st->frames = NULL;
+	st->counted = false;
 	st->raw_off = st->raw_id = NULL;
 	st->how = NULL;
 }
 
 /*
  * Once a stack is bound for good its raw arrays are no longer read: its
- * frames go to the set of the same frames (made when there is none).
+ * frames go to the set of the same frames (made when there is none), but
+ * for an unwound copy's, which keep how each frame was found.
  * Without memory it keeps its own, which is as correct.
  */
 static void share_frames(struct ustack_session *s, struct ustk *st)
@@ -362,7 +392,8 @@ static void share_frames(struct ustack_session *s, struct ustk *st)
 	struct frame_set *fs = NULL;
 	uint64_t hash;
 
-	if (!st->nr || st->set)
+	/* an unwound stack's frames say how each was found: a set has no room */
+	if (!st->nr || st->set || st->how)
 		return;
 	hash = ustack_hash_mem(st->frames, size, st->nr);
 	ustack_htable_for_each_hash(&s->frame_sets, pos, hash) {
@@ -461,10 +492,20 @@ static void sample_free(struct ustack_session *s, struct usample *smp)
 	pool_put(&s->samples, smp);
 }
 
-static void count_sample(struct ustack_session *s, const struct ustack_sample *pub)
+static unsigned int count_unresolved(const struct ustack_frame *frames, unsigned int nr)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
+	for (i = 0; i < nr; i++)
+		if (!frames[i].map)
+			n++;
+	return n;
+}
+
+/* @st: the sample's stack, or NULL; a final one's frames no longer change */
+static void count_sample(struct ustack_session *s, const struct ustack_sample *pub,
+			 struct ustk *st)
+{
 	switch (pub->status) {
 	case USTACK_SAMPLE_OK:
 		s->stats.matched++;
@@ -483,9 +524,15 @@ static void count_sample(struct ustack_session *s, const struct ustack_sample *p
 		break;
 	}
 	s->stats.frames += pub->nr_frames;
-	for (i = 0; i < pub->nr_frames; i++)
-		if (!pub->frames[i].map)
-			s->stats.unresolved++;
+	if (!st || st->state != USTK_FINAL || pub->frames != st->frames) {
+		s->stats.unresolved += count_unresolved(pub->frames, pub->nr_frames);
+		return;
+	}
+	if (!st->counted) {
+		st->unresolved = count_unresolved(st->frames, st->nr);
+		st->counted = true;
+	}
+	s->stats.unresolved += st->unresolved;
 }
 
 static bool pid_listed(const struct ustack_session_opts *opts, int pid, int tgid)
@@ -536,7 +583,7 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 		pub->frame_how = st->how;
 		pub->unwind_end = st->unwind_end;
 	}
-	count_sample(s, pub);
+	count_sample(s, pub, st);
 	if (s->fn && !s->opts.count_only && sample_wanted(s, pub))
 		s->fn(pub, s->ctx);
 }
@@ -601,84 +648,18 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
 /* ------------------------------------------------------------------ */
 
 /*
- * Bind the ids of a deferred stack. Returns true when the binding is
- * final: every file id has an announcement at or before the stack, which
- * no later record can change since the feed is in timestamp order.
+ * The mappings answer: true when the binding is final, no later record
+ * can change it (the feed is in timestamp order).
  */
-static bool bind_deferred(struct ustack_session *s, struct ustk *st, bool force)
-{
-	const struct ustack_mapping *map = NULL;
-	bool final = true, after = false;
-	unsigned int i;
-
-	for (i = 0; i < st->nr; i++) {
-		struct ustack_frame *fr = &st->frames[i];
-
-		fr->offset = st->raw_off[i];
-		fr->id = st->raw_id[i];
-		fr->map = NULL;
-		if (fr->id == USTACK_ID_ANON || fr->id == USTACK_ID_NOMAP)
-			continue;
-		/* Frames of one file come in runs: the same answer as the last */
-		if (!i || fr->id != st->raw_id[i - 1])
-			map = ustack_fileids_lookup(s->fileids, fr->id, st->ts, &after);
-		if (!map || after)
-			final = false;
-		if (map && (!after || force))
-			fr->map = map;
-	}
-	return final;
-}
-
-/*
- * The side-band is fed in time order with the events: its mappings are
- * the process's at the event, final (what comes later is later).
- */
-static void bind_history(struct ustack_session *s, struct ustk *st)
-{
-	ustack_history_map_stack(s->hist, st->tgid, st->raw_off, st->frames, st->nr);
-}
-
-/*
- * Map the raw addresses of a synchronous stack through the side-band's
- * mappings, or else a maps snapshot.
- */
-static bool bind_sync(struct ustack_session *s, struct ustk *st, bool force)
-{
-	const struct ustack_snapshot *snap;
-	const struct ustack_mapping *map;
-	bool after;
-	unsigned int i;
-
-	if (ustack_history_has_maps(s->hist)) {
-		bind_history(s, st);
-		return true;
-	}
-	snap = ustack_snapshots_find(s->snaps, st->tgid, st->ts, &after);
-	if ((!snap || after) && !force)
-		return false;
-	for (i = 0; i < st->nr; i++) {
-		struct ustack_frame *fr = &st->frames[i];
-		uint64_t off;
-
-		fr->offset = st->raw_off[i];
-		fr->id = USTACK_ID_NOMAP;
-		fr->map = NULL;
-		map = snap ? ustack_snapshot_map(snap, fr->offset, &off) : NULL;
-		if (map) {
-			fr->offset = off;
-			fr->id = map->id;
-			fr->map = map;
-		}
-	}
-	return true;
-}
-
 static bool bind_stack(struct ustack_session *s, struct ustk *st, bool force)
 {
-	if (st->sync)
-		return bind_sync(s, st, force);
-	return bind_deferred(s, st, force);
+	const struct ustack_map_query q = {
+		.tgid = st->tgid, .ts = st->ts, .sync = st->sync,
+		.raw_off = st->raw_off, .raw_id = st->raw_id, .nr = st->nr,
+		.force = force,
+	};
+
+	return ustack_mapdb_bind(s->maps, &q, st->frames);
 }
 
 /* One block: the frames, the raw offsets, the raw ids, how each was found */
@@ -784,7 +765,7 @@ static void wait_on(struct ustack_session *s, struct ustk *st, struct usample *s
 }
 
 /* The stack @pid's kernel entry @cookie already got, if it was the last */
-static struct ustk *latest_stack(const struct ustack_session *s, int pid,
+static struct ustk *latest_stack(struct ustack_session *s, int pid,
 				 uint64_t cookie)
 {
 	const struct ustack_task *t = ustack_tasks_find(&s->tasks, pid);
@@ -951,6 +932,19 @@ static void give_up_cpu(struct ustack_session *s, struct ucpu *c,
 		give_up(s, c, 0, status);
 }
 
+/*
+ * How far the records of @c have gone, for its events' wait for a cookie.
+ * A cookie is written on the event's CPU right behind it, but the task
+ * may stall in between (a vCPU the host preempted, steal time): the other
+ * CPUs' records then run ahead of it. A recorded file holds the cookie,
+ * so there the wait ends by the CPU's own records (or the file's end);
+ * live, a CPU whose buffer stays empty must not hold an event forever.
+ */
+static uint64_t cpu_now(const struct ustack_session *s, const struct ucpu *c)
+{
+	return s->opts.live ? s->now : c->ts;
+}
+
 /* Events older than hold_ns that still have no cookie will not get one. */
 static void run_nocookie_timeouts(struct ustack_session *s, bool all)
 {
@@ -964,7 +958,7 @@ static void run_nocookie_timeouts(struct ustack_session *s, bool all)
 		c = &s->cpus[cpu];
 		for (i = 0; i < c->depth; ) {
 			deadline = c->pend[i]->pub.ts + s->opts.hold_ns;
-			if (all || deadline < s->now) {
+			if (all || deadline < cpu_now(s, c)) {
 				give_up(s, c, i, USTACK_SAMPLE_NO_COOKIE);
 				continue;
 			}
@@ -1021,7 +1015,7 @@ static struct usample *sample_new(struct ustack_session *s, struct tep_record *r
 	smp->pub.pid = pid;
 	smp->pub.tgid = ustack_tasks_tgid(&s->tasks, pid);
 	/* the name at the event, else what saved_cmdlines or /proc said */
-	smp->pub.comm = ustack_history_comm(s->hist, pid);
+	smp->pub.comm = ustack_mapdb_comm(s->maps, pid);
 	if (!smp->pub.comm)
 		smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
 	/* Counted only: nobody reads the record or its format */
@@ -1191,6 +1185,28 @@ static void stack_arrived(struct ustack_session *s, struct ustk *st, uint64_t ts
 	}
 }
 
+static int fill_copy(struct ustack_session *s, struct ucpu *c, struct ustk *st,
+		     const struct tep_record *rec);
+
+/* The stack's frames: its copy unwound where it has one, else the kernel's */
+static int fill_stack(struct ustack_session *s, struct ucpu *c, struct ustk *st,
+		      struct tep_record *rec, const struct ustack_stack_rec *info)
+{
+	int ret = fill_copy(s, c, st, rec);
+
+	if (ret != 1)
+		return ret;
+	return fill_deferred(s, st, rec, info);
+}
+
+/* A stack copy: kept for the stack of its cookie that follows on this CPU */
+static void on_copy(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
+{
+	forget_last(c);
+	free(c->copy);
+	c->copy = s->unw ? record_clone(rec) : NULL;
+}
+
 static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
 		     int pid)
 {
@@ -1205,7 +1221,7 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	st = stack_entry(s, pid, info.cookie, rec->ts);
 	if (!st)
 		return;
-	if (fill_deferred(s, st, rec, &info)) {
+	if (fill_stack(s, c, st, rec, &info)) {
 		lose_entry(s, st);
 		return;
 	}
@@ -1215,9 +1231,8 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 /* Announcements stored plus distinct files named by snapshots or the side-band */
 static void update_mappings(struct ustack_session *s)
 {
-	s->stats.mappings = ustack_fileids_count(s->fileids) +
-			    ustack_snapshots_mappings(s->snaps) +
-			    ustack_history_files(s->hist);
+	s->maps_gen++;
+	s->stats.mappings = ustack_mapdb_files(s->maps);
 }
 
 static void on_inode(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
@@ -1227,7 +1242,7 @@ static void on_inode(struct ustack_session *s, struct ucpu *c, struct tep_record
 	forget_last(c);
 	if (ustack_events_inode(s->ev, rec, &m))
 		return;
-	ustack_fileids_add(s->fileids, &m);
+	ustack_mapdb_announce(s->maps, &m);
 	free(m.path);
 	update_mappings(s);
 }
@@ -1305,6 +1320,22 @@ static void on_ustack(struct ustack_session *s, struct ucpu *c, struct tep_recor
 	sync_stack(s, smp, st, tgid ? tgid : pid, rec->ts);
 }
 
+/* @pid executed: if it is the launched command, its events are its own now */
+static void exec_seen(struct ustack_session *s, int pid)
+{
+	if (pid > 0 && pid == s->tasks.until_exec)
+		s->tasks.until_exec = 0;
+}
+
+/*
+ * Records were lost (ring buffer or side-band): the launched command's
+ * exec may be among them, and must not hide every event it made after it
+ */
+static void exec_maybe_lost(struct ustack_session *s)
+{
+	s->tasks.until_exec = 0;
+}
+
 /* @missed as tep_record.missed_events gives it; @c may be NULL (no memory) */
 static void account_missed(struct ustack_session *s, struct ucpu *c, long long missed)
 {
@@ -1314,6 +1345,7 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 		s->stats.rb_lost++;
 		s->stats.rb_lost_unknown++;
 	}
+	exec_maybe_lost(s);
 	if (!c)
 		return;
 	/* Their cookies may be among the dropped records */
@@ -1328,7 +1360,8 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 /**
  * ustack_session_new - pair events, cookies, stacks and files
  * @ev:		our events in the formats of the traced instance (kept, not
- *		owned: free it after the session)
+ *		owned: free it after the session); the helpers a recording's
+ *		info marker names are set in it when the marker is fed
  * @opts:	options, NULL for defaults
  * @fn:		called for each finished sample the filters let through
  * @ctx:	passed to @fn
@@ -1336,7 +1369,7 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
  * Any of our events may be missing (see ustack_events_have()). Returns
  * NULL on allocation failure.
  */
-struct ustack_session *ustack_session_new(const struct ustack_events *ev,
+struct ustack_session *ustack_session_new(struct ustack_events *ev,
 					  const struct ustack_session_opts *opts,
 					  ustack_sample_fn fn, void *ctx)
 {
@@ -1360,11 +1393,10 @@ struct ustack_session *ustack_session_new(const struct ustack_events *ev,
 	ustack_list_init(&s->timeline);
 	ustack_tasks_init(&s->tasks, s->tep, s->opts.live);
 	s->nocookie_deadline = UINT64_MAX;
-	s->fileids = ustack_fileids_new();
-	s->snaps = ustack_snapshots_new();
-	s->hist = ustack_history_new();
+	s->maps = ustack_mapdb_new(&s->tasks);
+	s->sb_prev = ustack_sb_prev_new();
 	if (ustack_htable_init(&s->stacks, 1024) || ustack_htable_init(&s->frame_sets, 64) ||
-	    !s->fileids || !s->snaps || !s->hist) {
+	    !s->maps || !s->sb_prev) {
 		ustack_session_free(s);
 		return NULL;
 	}
@@ -1379,19 +1411,23 @@ struct ustack_session *ustack_session_new(const struct ustack_events *ev,
  */
 void ustack_session_free(struct ustack_session *s)
 {
+	int i;
+
 	if (!s)
 		return;
 	s->fn = NULL;
-	if (s->stacks.buckets && s->fileids && s->snaps && s->hist)
+	if (s->stacks.buckets && s->maps)
 		ustack_session_flush(s);
+	/* its parts of the task records first */
+	ustack_mapdb_free(s->maps);
 	ustack_tasks_release(&s->tasks);
 	ustack_htable_release(&s->stacks);
 	/* every stack is gone, and with the last of each set the set */
 	ustack_htable_release(&s->frame_sets);
+	for (i = 0; i < s->nr_cpus; i++)
+		free(s->cpus[i].copy);
 	free(s->cpus);
-	ustack_fileids_free(s->fileids);
-	ustack_snapshots_free(s->snaps);
-	ustack_history_free(s->hist);
+	ustack_sb_prev_free(s->sb_prev);
 	pool_drain(&s->samples);
 	pool_drain(&s->stks);
 	pool_drain(&s->nodes);
@@ -1419,7 +1455,7 @@ static void learn_name(struct ustack_session *s, const struct tep_record *rec)
 	int pid;
 
 	if (ustack_events_task_comm(s->ev, rec, &pid, comm, sizeof(comm)) && pid > 0)
-		ustack_history_set_comm(s->hist, pid, comm);
+		ustack_mapdb_set_comm(s->maps, pid, comm);
 }
 
 /* Live: what /proc says about a task, and the tasks it creates. */
@@ -1436,6 +1472,32 @@ static void learn(struct ustack_session *s, const struct tep_record *rec, int pi
 }
 
 /*
+ * A recording's info marker, written before the launched command runs:
+ * the helper events it names are ours from here on, and the command's
+ * records are skipped up to its exec. record's session and report's both
+ * learn this from the records they are fed, never from elsewhere, so that
+ * they count the same events: when the ring buffer overwrote the marker,
+ * a helper event that survived is a traced event for both.
+ */
+static void learn_info(struct ustack_session *s, struct tep_record *rec)
+{
+	const char *text = ustack_events_print_text(s->ev, rec);
+	unsigned int max;
+	int pid;
+
+	if (!text || strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER)))
+		return;
+	ustack_events_set_helpers(s->ev, ustack_events_info_helpers(text));
+	pid = ustack_events_info_until_exec(text);
+	if (pid)
+		s->tasks.until_exec = pid;
+	/* the stack copies are walked as far as the recording walked them, at most */
+	max = ustack_events_info_max_stack(text);
+	if (max && (!s->opts.unwind_max || max < s->opts.unwind_max))
+		s->opts.unwind_max = max;
+}
+
+/*
  * Records not shown: ours (markers, helper events) and events of tasks
  * not followed. The kernel writes what belongs to an event (cookie, stack
  * traces) right behind it on the same CPU: that goes too.
@@ -1448,6 +1510,7 @@ static bool skip(struct ustack_session *s, struct ucpu *c, enum ustack_rec kind,
 	case USTACK_REC_USTACK:
 		return c->skip_pid >= 0 && c->skip_pid == pid;
 	case USTACK_REC_STACK:
+	case USTACK_REC_COPY:
 	case USTACK_REC_INODE:
 		c->skip_pid = -1;
 		return false;
@@ -1482,41 +1545,20 @@ void ustack_session_preview(struct ustack_session *s, struct tep_record **recs, 
 		learn(s, recs[i], ustack_events_pid(s->ev, recs[i]));
 }
 
-/**
- * ustack_session_feed - process one record
- * @s:		the session
- * @rec:	the record; only used during the call (copied when kept)
- *
- * Records must come in timestamp order across CPUs, with @rec->cpu set.
- * Returns 0, or -1 when a sample could not be allocated.
- */
-int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
+/* ustack_session_feed() of a record of CPU @c (no side-band text) */
+static int feed_cpu(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		    enum ustack_rec kind, int pid)
 {
-	enum ustack_rec kind = ustack_events_classify(s->ev, rec);
-	int pid = ustack_events_pid(s->ev, rec);
-	struct ustack_sb_rec sb;
-	const char *text;
-	struct ucpu *c;
-
-	/* A side-band record of a trace.dat: no event, nothing follows it */
-	text = kind == USTACK_REC_OURS ? ustack_events_sideband_text(s->ev, rec) : NULL;
-	if (text) {
-		if (!ustack_sb_parse(text, rec->ts, &sb))
-			ustack_session_sideband(s, &sb);
-		return 0;
-	}
-	c = get_cpu(s, rec->cpu);
-	if (!c)
-		return -1;
 	if (rec->missed_events)
 		account_missed(s, c, rec->missed_events);
 	advance(s, rec->ts);
 	learn(s, rec, pid);
-	if (s->tasks.until_exec && ustack_events_exec_pid(s->ev, rec) == s->tasks.until_exec)
-		s->tasks.until_exec = 0;
+	exec_seen(s, ustack_events_exec_pid(s->ev, rec));
 	/* task_newtask and task_rename: a helper of ours, or traced */
 	if (kind == USTACK_REC_OURS || kind == USTACK_REC_EVENT)
 		learn_name(s, rec);
+	if (kind == USTACK_REC_OURS)
+		learn_info(s, rec);
 	if (skip(s, c, kind, pid)) {
 		if (kind == USTACK_REC_COOKIE)
 			note_skipped(s, rec, pid);
@@ -1529,6 +1571,9 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 		break;
 	case USTACK_REC_STACK:
 		on_stack(s, c, rec, pid);
+		break;
+	case USTACK_REC_COPY:
+		on_copy(s, c, rec);
 		break;
 	case USTACK_REC_INODE:
 		on_inode(s, c, rec);
@@ -1545,6 +1590,40 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 		break;
 	}
 	return 0;
+}
+
+/**
+ * ustack_session_feed - process one record
+ * @s:		the session
+ * @rec:	the record; only used during the call (copied when kept)
+ *
+ * Records must come in timestamp order across CPUs, with @rec->cpu set.
+ * Returns 0, or -1 when a sample could not be allocated.
+ */
+int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
+{
+	enum ustack_rec kind = ustack_events_classify(s->ev, rec);
+	int pid = ustack_events_pid(s->ev, rec);
+	struct ustack_sb_rec sb;
+	const char *text;
+	struct ucpu *c;
+	int ret;
+
+	/* A side-band record of a trace.dat: no event, nothing follows it */
+	text = kind == USTACK_REC_OURS ? ustack_events_sideband_text(s->ev, rec) : NULL;
+	if (text) {
+		if (!ustack_sb_parse_prev(s->sb_prev, text, rec->ts, &sb))
+			ustack_session_sideband(s, &sb);
+		return 0;
+	}
+	c = get_cpu(s, rec->cpu);
+	if (!c)
+		return -1;
+	ret = feed_cpu(s, c, rec, kind, pid);
+	/* after the record: a cookie that comes late is its event's still */
+	if (rec->ts > c->ts)
+		c->ts = rec->ts;
+	return ret;
 }
 
 /**
@@ -1586,7 +1665,7 @@ void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed
 int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 			    const char *maps_text)
 {
-	if (ustack_snapshots_add(s->snaps, tgid, ts, maps_text))
+	if (ustack_mapdb_add_snapshot(s->maps, tgid, ts, maps_text))
 		return -1;
 	update_mappings(s);
 	return 0;
@@ -1623,9 +1702,15 @@ static int fill_perf(struct ustack_session *s, struct ustk *st,
 	return 0;
 }
 
+/* The frames a stack copy's unwind gives at most: the source's limit, or report's */
 static int dwarf_max(const struct ustack_session *s)
 {
-	return s->opts.perf_max_stack ? (int)s->opts.perf_max_stack : USTACK_DWARF_MAX_FRAMES;
+	unsigned int max = s->opts.perf_max_stack ? s->opts.perf_max_stack :
+			   USTACK_DWARF_MAX_FRAMES;
+
+	if (s->opts.unwind_max && s->opts.unwind_max < max)
+		max = s->opts.unwind_max;
+	return (int)max;
 }
 
 /*
@@ -1658,21 +1743,22 @@ static uint8_t *dwarf_used(struct ustack_session *s, const struct ustack_sb_rec 
 }
 
 /*
- * --call-graph=dwarf: the frames come from the unwinder (the file offsets
- * are bound as for a frame-pointer chain); a walk cut by the frame limit
- * is truncated as a chain the kernel cut, any other early end keeps why.
+ * A stack copy unwound by CFI into @st's frames: virtual addresses, bound
+ * as a synchronous chain is; a walk cut by @max is truncated as a chain
+ * the kernel cut (the caller counts it), any other early end keeps why.
+ * Returns how it ended, or -1 when out of memory.
  */
-static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
-		      int tgid)
+static int fill_unwound(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
+			int tgid, int max, uint8_t *used)
 {
 	struct ustack_unwind_result res;
 	int i, nr;
 
-	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, dwarf_limit(s, sb),
+	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, max,
 			      sizeof(*s->uframes)))
 		return -1;
-	nr = ustack_dwarf_unwind(s->unw, s->hist, sb, tgid, s->uframes, dwarf_limit(s, sb),
-				 &res, dwarf_used(s, sb));
+	nr = ustack_dwarf_unwind(s->unw, ustack_mapdb_history(s->maps), sb, tgid, s->uframes,
+				 max, &res, used);
 	if (stack_alloc_frames(s, st, nr))
 		return -1;
 	st->how = nr ? (uint8_t *)(st->raw_id + nr) : NULL;
@@ -1681,14 +1767,69 @@ static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct us
 		st->raw_id[i] = USTACK_ID_NOMAP;
 		st->how[i] = s->uframes[i].how;
 	}
-	s->used_cut = res.err == USTACK_UNWIND_E_MAX_FRAMES ? dwarf_limit(s, sb) : 0;
 	if (res.err == USTACK_UNWIND_E_MAX_FRAMES) {
 		st->flags |= USTACK_STACK_TRUNCATED;
-		s->stats.truncated++;
-	} else {
+	} else if (res.err != USTACK_UNWIND_OK) {
 		st->unwind_end = ustack_unwind_errcode(res.err);
+		s->stats.unwind_stopped[res.err]++;
 	}
+	return res.err;
+}
+
+/* --call-graph=dwarf on the perf source: the sample's copy */
+static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
+		      int tgid)
+{
+	int ret = fill_unwound(s, st, sb, tgid, dwarf_limit(s, sb), dwarf_used(s, sb));
+
+	if (ret < 0)
+		return ret;
+	s->used_cut = ret == USTACK_UNWIND_E_MAX_FRAMES ? dwarf_limit(s, sb) : 0;
+	/* a deferred stack's is counted when it arrives */
+	if (ret == USTACK_UNWIND_E_MAX_FRAMES)
+		s->stats.truncated++;
 	return 0;
+}
+
+/*
+ * A deferred stack's copy (kernel-abi.md, rule 2: same pid and cookie,
+ * written right before it on its CPU) unwound by CFI in place of the
+ * frame-pointer walk. The addresses are mapped through the side-band's
+ * history, as the perf source's are. Returns 1 when there is no copy for
+ * @st (or nothing to unwind it with): the kernel's walk is used.
+ */
+static int fill_copy(struct ustack_session *s, struct ucpu *c, struct ustk *st,
+		     const struct tep_record *rec)
+{
+	struct ustack_copy_rec cp;
+	struct ustack_sb_rec sb = { 0 };
+	struct tep_record *copy = c->copy;
+	int tgid, ret;
+
+	if (!copy || !s->unw || ustack_events_pid(s->ev, copy) != st->pid)
+		return 1;
+	c->copy = NULL;
+	if (!ustack_events_copy(s->ev, copy, &cp) || cp.cookie != st->cookie) {
+		free(copy);
+		return 1;
+	}
+	/* where its walk stops short, the summary tells why the copy was */
+	if (cp.flags & USTACK_COPY_CAPPED)
+		s->stats.copies_capped++;
+	sb.tid = st->pid;
+	sb.regs_mask = cp.regs_mask;
+	sb.regs = cp.regs;
+	sb.stack = cp.stack;
+	sb.stack_size = cp.stack_size;
+	tgid = ustack_tasks_tgid(&s->tasks, st->pid);
+	if (!tgid)
+		tgid = st->pid;
+	st->sync = true;
+	st->tgid = tgid;
+	st->ts = rec->ts;
+	ret = fill_unwound(s, st, &sb, tgid, dwarf_max(s), NULL);
+	free(copy);
+	return ret < 0 ? -1 : 0;
 }
 
 static int fill_sample(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
@@ -1743,6 +1884,79 @@ static int on_perf_deferred(struct ustack_session *s, const struct ustack_sb_rec
 	return 0;
 }
 
+static struct perf_memo *memo_slot(struct ustack_session *s, int tid)
+{
+	return &s->memo[(unsigned int)tid % MEMO_SLOTS];
+}
+
+/* The stack of @tid's last sample, if this one's is the same and still maps alike */
+static struct ustk *memo_find(struct ustack_session *s, int tid, int tgid,
+			      const struct ustack_perfsrc_stack *cs)
+{
+	struct perf_memo *m = memo_slot(s, tid);
+
+	if (!m->st || m->tid != tid || m->tgid != tgid || m->gen != s->maps_gen ||
+	    m->truncated != cs->truncated || m->nr != cs->nr_user ||
+	    (cs->nr_user && memcmp(m->user, cs->user, cs->nr_user * sizeof(*cs->user))))
+		return NULL;
+	return m->st;
+}
+
+static void memo_drop(struct ustack_session *s, struct perf_memo *m)
+{
+	ustk_put(s, m->st);
+	m->st = NULL;
+	m->tid = 0;
+}
+
+/* @st, mapped for good through the side-band, is @tid's last stack */
+static void memo_keep(struct ustack_session *s, int tid, int tgid,
+		      const struct ustack_perfsrc_stack *cs, struct ustk *st)
+{
+	struct perf_memo *m = memo_slot(s, tid);
+
+	memo_drop(s, m);
+	if (st->state != USTK_FINAL || !ustack_mapdb_by_sideband(s->maps) || !cs->nr_user ||
+	    ustack_array_grow((void **)&m->user, &m->alloc, cs->nr_user, sizeof(*m->user)))
+		return;
+	memcpy(m->user, cs->user, cs->nr_user * sizeof(*cs->user));
+	m->nr = cs->nr_user;
+	m->tid = tid;
+	m->tgid = tgid;
+	m->gen = s->maps_gen;
+	m->truncated = cs->truncated;
+	m->st = ustk_get(st);
+}
+
+static void memo_release(struct ustack_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < MEMO_SLOTS; i++) {
+		memo_drop(s, &s->memo[i]);
+		free(s->memo[i].user);
+		s->memo[i].user = NULL;
+		s->memo[i].alloc = 0;
+	}
+}
+
+/*
+ * A frame-pointer chain as its thread's last one, nothing remapped since:
+ * the same frames, without mapping them again (counted as fill_perf() does)
+ */
+static bool perf_repeat(struct ustack_session *s, struct usample *smp,
+			const struct ustack_perfsrc_stack *cs, int tid, int tgid)
+{
+	struct ustk *st = memo_find(s, tid, tgid, cs);
+
+	if (!st)
+		return false;
+	if (cs->truncated)
+		s->stats.truncated++;
+	complete_with(s, smp, st, USTACK_SAMPLE_SYNC);
+	return true;
+}
+
 /*
  * A sample of the perf stack source: the event (its payload is a tracefs
  * record's data) and its synchronous stack in one record, so nothing has
@@ -1754,7 +1968,8 @@ static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *
 	struct tep_record rec = { 0 };
 	struct usample *smp;
 	struct ustk *st;
-	int pid;
+	int pid, tgid;
+	bool fp;
 
 	rec.ts = sb->ts;
 	rec.cpu = sb->cpu;
@@ -1782,13 +1997,21 @@ static int on_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *
 		attach_cookie(s, smp, cs.cookie);
 		return 0;
 	}
+	tgid = sb->pid > 0 ? sb->pid : pid;
+	fp = !(sb->regs_mask && s->unw);
+	if (fp && perf_repeat(s, smp, &cs, sb->tid, tgid))
+		return 0;
 	st = ustk_new(s);
-	if (!st || fill_sample(s, st, sb, &cs, sb->pid > 0 ? sb->pid : pid)) {
+	if (!st || fill_sample(s, st, sb, &cs, tgid)) {
 		ustk_put(s, st);
 		complete(s, smp, USTACK_SAMPLE_NO_COOKIE);
 		return -1;
 	}
-	sync_stack(s, smp, st, sb->pid > 0 ? sb->pid : pid, rec.ts);
+	ustk_get(st);
+	sync_stack(s, smp, st, tgid, rec.ts);
+	if (fp)
+		memo_keep(s, sb->tid, tgid, &cs, st);
+	ustk_put(s, st);
 	return 0;
 }
 
@@ -1816,18 +2039,23 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 		s->used_set = false;
 		return on_perf_sample(s, rec);
 	}
-	/* a new program: the unwinder's files of the old one are no use */
-	if (rec->kind == USTACK_SB_COMM && rec->exec && s->unw)
-		ustack_unwinder_forget(s->unw, rec->pid);
+	if (rec->kind == USTACK_SB_COMM && rec->exec) {
+		/* a new program: the unwinder's files of the old one are no use */
+		if (s->unw)
+			ustack_unwinder_forget(s->unw, rec->pid);
+		exec_seen(s, rec->tid);
+	}
 	if (rec->kind == USTACK_SB_DEFERRED)
 		return on_perf_deferred(s, rec);
 	s->stats.sideband++;
-	if (rec->kind == USTACK_SB_LOST)
+	if (rec->kind == USTACK_SB_LOST) {
 		s->stats.sideband_lost += rec->lost;
+		exec_maybe_lost(s);
+	}
 	/* the perf source's samples share the rings: mostly those were lost */
 	if (rec->kind == USTACK_SB_LOST && s->stats.perf)
 		s->stats.rb_lost += rec->lost;
-	ret = ustack_history_add(s->hist, rec);
+	ret = ustack_mapdb_sideband(s->maps, rec);
 	update_mappings(s);
 	return ret;
 }
@@ -1842,7 +2070,7 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
  */
 char **ustack_session_procmaps(struct ustack_session *s)
 {
-	return ustack_history_procmaps(s->hist);
+	return ustack_mapdb_procmaps(s->maps);
 }
 
 /**
@@ -1864,6 +2092,7 @@ void ustack_session_flush(struct ustack_session *s)
 		forget_last(&s->cpus[cpu]);
 	}
 	s->nocookie_deadline = UINT64_MAX;
+	memo_release(s);
 	run_timeline(s, true);
 	while (!ustack_list_empty(&s->lru)) {
 		st = ustack_list_entry(s->lru.next, struct ustk, lru);
@@ -1917,7 +2146,9 @@ int ustack_session_follow(struct ustack_session *s, int tgid)
  * What such a task does before its exec is the tracer's own code
  * (ustack_child_fork;execve): not the user's. Its events, with what the
  * kernel attached to them, are skipped until a sched:sched_process_exec
- * record of @pid is fed, so that event must be traced.
+ * record of @pid is fed (so that event must be traced unless the side-band
+ * reports execs), a side-band exec of @pid, or a loss of ring-buffer or
+ * side-band records, which may have taken the exec's.
  */
 void ustack_session_skip_until_exec(struct ustack_session *s, int pid)
 {

@@ -23,6 +23,13 @@
  * frames of one program lie close together, so most take a few digits.
  * cut=1: the kernel stopped at its frame limit.
  *
+ * A sample whose thread's last sample had the same payload, callchain
+ * and cut (and no stack copy) is written "sample pid=P tid=T cpu=C
+ * same=1": a traced event in a loop repeats its stack, and the whole text
+ * of each was most of what the recorder wrote and compressed. Writer and
+ * reader keep the last sample of each thread alike (struct ustack_sb_prev,
+ * a thread's slot taken by tid): both see every sample in file order.
+ *
  * With --call-graph=dwarf, regs= has the user registers (perf's
  * sample_regs_user MASK, then a value per bit) and stack= the copy of
  * SIZE bytes from the stack pointer up, but only the 8-byte words the
@@ -46,6 +53,7 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
+#include "ustack-array.h"
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
 #include "ustack-unwind.h"
@@ -302,6 +310,17 @@ static size_t put_end(char *p, char *end, char *buf, size_t size)
 	return p - buf;
 }
 
+/* A sample record's start, whose task and CPU every sample names */
+static void put_sample_head(char **p, char *end, const struct ustack_sb_rec *r)
+{
+	put_str(p, end, USTACK_SB_MARKER "sample pid=");
+	put_dec(p, end, r->pid);
+	put_str(p, end, " tid=");
+	put_dec(p, end, r->tid);
+	put_str(p, end, " cpu=");
+	put_dec(p, end, r->cpu);
+}
+
 /*
  * The text of @r with the first @nr entries of its chain and the first
  * @nw words of its stack copy
@@ -311,12 +330,7 @@ static size_t put_sample(const struct ustack_sb_rec *r, char *buf, size_t size, 
 {
 	char *p = buf, *end = buf + size;
 
-	put_str(&p, end, USTACK_SB_MARKER "sample pid=");
-	put_dec(&p, end, r->pid);
-	put_str(&p, end, " tid=");
-	put_dec(&p, end, r->tid);
-	put_str(&p, end, " cpu=");
-	put_dec(&p, end, r->cpu);
+	put_sample_head(&p, end, r);
 	put_str(&p, end, cut ? " cut=1 raw=" : " raw=");
 	put_bytes(&p, end, r->raw, r->raw_size);
 	put_chain(&p, end, r->chain, nr);
@@ -383,21 +397,35 @@ static int format_deferred(const struct ustack_sb_rec *r, char *buf, size_t size
 	return len;
 }
 
-/* @len hex digits into @out (at most @max bytes); returns the bytes, or -1 */
+/* The value of hex digit @c, or -1 */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * @len hex digits into @out (at most @max bytes); returns the bytes, or
+ * -1. By hand, not sscanf(): every sample's payload goes through here.
+ */
 static ssize_t parse_hex(const char *hex, size_t len, unsigned char *out, size_t max)
 {
-	unsigned int byte;
+	int hi, lo;
 	size_t i;
 
 	if (len % 2 || len / 2 > max)
 		return -1;
-	for (i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)hex[i]))
-			return -1;
 	for (i = 0; i < len / 2; i++) {
-		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+		hi = hex_digit(hex[2 * i]);
+		lo = hex_digit(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
 			return -1;
-		out[i] = byte;
+		out[i] = hi << 4 | lo;
 	}
 	return len / 2;
 }
@@ -416,15 +444,20 @@ static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
 /* One value of regs= or stack=: hex, or "s" and a distance (@rel) */
 static int parse_word(const char **p, const char *end, uint64_t *v, bool *rel)
 {
-	char *next;
+	const char *next;
+	int d;
 
 	*rel = **p == 's';
 	if (*rel)
 		(*p)++;
-	if (*p >= end || !isxdigit((unsigned char)**p))
-		return -1;
-	*v = strtoull(*p, &next, 16);
-	if (next > end || (next < end && *next != ','))
+	/* By hand, not strtoull(): a few hundred words a sample come here */
+	*v = 0;
+	for (next = *p; next < end && (d = hex_digit(*next)) >= 0; next++) {
+		if (*v >> 60)
+			return -1;
+		*v = *v << 4 | d;
+	}
+	if (next == *p || (next < end && *next != ','))
 		return -1;
 	*p = next + (next < end);
 	return 0;
@@ -605,6 +638,8 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		r->cpu = strtol(val, NULL, 10);
 	else if (KEY("cut"))
 		r->cut = strtol(val, NULL, 10) != 0;
+	else if (KEY("same"))
+		r->same = strtol(val, NULL, 10) != 0;
 	else if (KEY("umax"))
 		r->unwind_max = strtoul(val, NULL, 10);
 	else if (KEY("cookie"))
@@ -634,17 +669,8 @@ static int parse_kind(const char *word, size_t len, struct ustack_sb_rec *r)
 	return -1;
 }
 
-/**
- * ustack_sb_parse - read a record back from its text
- * @text:	a ftrace:print buffer
- * @ts:		the time of the print record
- * @rec:	filled in; @rec->name points into @text, a sample's payload
- *		and chain into the parser's own room, valid until its next
- *		call in this thread
- *
- * Returns 0, or -1 when @text is not a side-band record.
- */
-int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+/* The record @text says, a repeated sample without its payload and chain */
+static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 {
 	const char *p = text, *end, *eq;
 
@@ -669,10 +695,207 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 	}
 	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
 		return -1;
-	if (rec->kind == USTACK_SB_SAMPLE && !rec->raw)
-		return -1;
 	if (rec->kind == USTACK_SB_DEFERRED && !rec->cookie)
 		return -1;
+	return 0;
+}
+
+/**
+ * ustack_sb_parse - read a record back from its text
+ * @text:	a ftrace:print buffer
+ * @ts:		the time of the print record
+ * @rec:	filled in; @rec->name points into @text, a sample's payload
+ *		and chain into the parser's own room, valid until its next
+ *		call in this thread
+ *
+ * A repeated sample ("same=1") needs the samples before it: see
+ * ustack_sb_parse_prev(). Returns 0, or -1 when @text is not a side-band
+ * record (or is such a sample).
+ */
+int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+{
+	if (parse_text(text, ts, rec))
+		return -1;
+	return rec->kind == USTACK_SB_SAMPLE && !rec->raw ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The last sample of each thread: repeats written short              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Slots taken by tid modulo their number: a thread whose slot another
+ * took since its last sample writes its next one whole. Both sides
+ * replace a slot at the same samples, so they always hold the same.
+ */
+#define PREV_SLOTS	1024
+
+struct prev_slot {
+	int		tid;		/* 0: empty */
+	int		pid;
+	bool		cut;
+	uint32_t	nr_chain;
+	uint32_t	raw_size;
+	uint64_t	*data;		/* the chain, then the payload */
+	size_t		alloc;
+	/* writer: the text of its last repeat, and that repeat's CPU */
+	char		same[64];
+	size_t		same_len;
+	int		same_cpu;
+};
+
+struct ustack_sb_prev {
+	struct prev_slot	slots[PREV_SLOTS];
+};
+
+/**
+ * ustack_sb_prev_new - the last samples of no thread yet
+ *
+ * One for a writer, one for each reader of its file. Returns NULL when
+ * out of memory.
+ */
+struct ustack_sb_prev *ustack_sb_prev_new(void)
+{
+	return calloc(1, sizeof(struct ustack_sb_prev));
+}
+
+void ustack_sb_prev_free(struct ustack_sb_prev *prev)
+{
+	size_t i;
+
+	if (!prev)
+		return;
+	for (i = 0; i < PREV_SLOTS; i++)
+		free(prev->slots[i].data);
+	free(prev);
+}
+
+static struct prev_slot *prev_slot(struct ustack_sb_prev *prev, int tid)
+{
+	return &prev->slots[(unsigned int)tid % PREV_SLOTS];
+}
+
+/* Only a sample without a stack copy repeats (a copy always differs) */
+static bool repeatable(const struct ustack_sb_rec *r)
+{
+	return r->kind == USTACK_SB_SAMPLE && !r->regs && !r->stack && r->tid > 0;
+}
+
+static bool repeats(const struct prev_slot *sl, const struct ustack_sb_rec *r)
+{
+	return sl->tid == r->tid && sl->pid == r->pid && sl->cut == r->cut &&
+	       sl->nr_chain == r->nr_chain && sl->raw_size == r->raw_size &&
+	       !memcmp(sl->data, r->chain, r->nr_chain * 8) &&
+	       !memcmp(sl->data + r->nr_chain, r->raw, r->raw_size);
+}
+
+/* @r becomes its thread's last sample; when out of memory, no one's */
+static void remember(struct prev_slot *sl, const struct ustack_sb_rec *r)
+{
+	size_t need = r->nr_chain + (r->raw_size + 7) / 8;
+
+	sl->tid = 0;
+	if (ustack_array_grow((void **)&sl->data, &sl->alloc, need, 8))
+		return;
+	memcpy(sl->data, r->chain, r->nr_chain * 8);
+	memcpy(sl->data + r->nr_chain, r->raw, r->raw_size);
+	sl->tid = r->tid;
+	sl->pid = r->pid;
+	sl->cut = r->cut;
+	sl->same_len = 0;
+	sl->nr_chain = r->nr_chain;
+	sl->raw_size = r->raw_size;
+}
+
+static size_t put_same(const struct ustack_sb_rec *r, char *buf, size_t size)
+{
+	char *p = buf, *end = buf + size;
+
+	put_sample_head(&p, end, r);
+	put_str(&p, end, " same=1");
+	return put_end(p, end, buf, size);
+}
+
+/**
+ * ustack_sb_format_prev - ustack_sb_format(), a repeated sample short
+ * @prev:	the writer's last samples
+ * @rec:	the record
+ * @buf:	where to
+ * @size:	room in @buf
+ *
+ * Every record of the file goes through here, in file order. Returns the
+ * length, as ustack_sb_format().
+ */
+int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
+			  char *buf, size_t size)
+{
+	struct prev_slot *sl;
+	size_t len;
+
+	if (!repeatable(rec))
+		return ustack_sb_format(rec, buf, size);
+	sl = prev_slot(prev, rec->tid);
+	if (repeats(sl, rec)) {
+		/* the same text as the last repeat: copied, not formatted */
+		if (sl->same_len && sl->same_cpu == rec->cpu && sl->same_len < size) {
+			memcpy(buf, sl->same, sl->same_len + 1);
+			return sl->same_len;
+		}
+		len = put_same(rec, buf, size);
+		if (len < size && len < sizeof(sl->same)) {
+			memcpy(sl->same, buf, len + 1);
+			sl->same_len = len;
+			sl->same_cpu = rec->cpu;
+		}
+		if (len < size)
+			return len;
+	}
+	len = put_sample(rec, buf, size, rec->nr_chain, 0, rec->cut);
+	if (len < size) {
+		remember(sl, rec);
+		return len;
+	}
+	/* written cut short: what the reader gets is not @rec */
+	sl->tid = 0;
+	return format_sample(rec, buf, size);
+}
+
+/**
+ * ustack_sb_parse_prev - ustack_sb_parse(), a repeated sample read back
+ * @prev:	the reader's last samples
+ * @text:	a ftrace:print buffer
+ * @ts:		the time of the print record
+ * @rec:	filled in, as ustack_sb_parse(); a repeated sample's payload
+ *		and chain point into @prev, valid until the next call
+ *
+ * Every side-band record of the file goes through here, in file order.
+ * Returns 0, or -1 when @text is not a side-band record or repeats a
+ * sample this reader has not seen.
+ */
+int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
+			 struct ustack_sb_rec *rec)
+{
+	struct prev_slot *sl;
+
+	if (parse_text(text, ts, rec))
+		return -1;
+	if (rec->kind != USTACK_SB_SAMPLE)
+		return 0;
+	sl = rec->tid > 0 ? prev_slot(prev, rec->tid) : NULL;
+	if (!rec->same) {
+		if (!rec->raw)
+			return -1;
+		if (sl && repeatable(rec))
+			remember(sl, rec);
+		return 0;
+	}
+	if (!sl || sl->tid != rec->tid || sl->pid != rec->pid || rec->raw || rec->nr_chain)
+		return -1;
+	rec->chain = sl->data;
+	rec->nr_chain = sl->nr_chain;
+	rec->raw = sl->data + sl->nr_chain;
+	rec->raw_size = sl->raw_size;
+	rec->cut = sl->cut;
 	return 0;
 }
 

@@ -6,7 +6,9 @@
  * Only executable file-backed mappings and the vdso are kept: the frames
  * of a user stack are return addresses. Each distinct (tgid, path, flags)
  * becomes one struct ustack_mapping with a synthetic file id, which lives
- * until the table is freed: samples keep plain pointers to them.
+ * until the table is freed: samples keep plain pointers to them. A
+ * process's snapshots are a part of its leader's task record
+ * (ustack-tasks.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "ustack-fileids.h"
 #include "ustack-hash.h"
 #include "ustack-snapshots.h"
+#include "ustack-tasks.h"
 
 struct snap_entry {
 	uint64_t			start;
@@ -32,10 +35,8 @@ struct ustack_snapshot {
 	size_t			alloc;
 };
 
-/* Snapshots of one process, sorted by timestamp. */
-struct snap_task {
-	struct ustack_hnode	node;
-	int			tgid;
+/* Snapshots of one process, sorted by timestamp: its leader's record's */
+struct ustack_snap_task {
 	struct ustack_snapshot	**v;
 	size_t			nr;
 	size_t			alloc;
@@ -48,7 +49,7 @@ struct snap_file {
 };
 
 struct ustack_snapshots {
-	struct ustack_htable	tasks;
+	struct ustack_tasks	*tasks;		/* where the snapshots hang */
 	struct ustack_htable	files;
 	/* Synthetic ids: 0 and 1 are reserved by the ABI */
 	uint64_t		next_id;
@@ -56,14 +57,17 @@ struct ustack_snapshots {
 
 /**
  * ustack_snapshots_new - create an empty snapshot table
+ * @tasks:	the task records it keeps its parts on; they must outlive it
  */
-struct ustack_snapshots *ustack_snapshots_new(void)
+struct ustack_snapshots *ustack_snapshots_new(struct ustack_tasks *tasks)
 {
 	struct ustack_snapshots *t;
 
 	t = calloc(1, sizeof(*t));
-	if (t)
-		t->next_id = 2;
+	if (!t)
+		return NULL;
+	t->tasks = tasks;
+	t->next_id = 2;
 	return t;
 }
 
@@ -82,57 +86,47 @@ static void snapshot_free(struct ustack_snapshot *snap)
 void ustack_snapshots_free(struct ustack_snapshots *t)
 {
 	struct ustack_hnode *pos, *tmp;
-	struct snap_task *task;
+	struct ustack_snap_task *task;
 	struct snap_file *f;
 	size_t i, j;
 
 	if (!t)
 		return;
-	ustack_htable_for_each_safe(&t->tasks, i, pos, tmp) {
-		task = ustack_htable_entry(pos, struct snap_task, node);
+	ustack_tasks_for_each(t->tasks, i, pos, tmp) {
+		task = ustack_htable_entry(pos, struct ustack_task, node)->snaps;
+		if (!task)
+			continue;
 		for (j = 0; j < task->nr; j++)
 			snapshot_free(task->v[j]);
 		free(task->v);
 		free(task);
+		ustack_htable_entry(pos, struct ustack_task, node)->snaps = NULL;
 	}
 	ustack_htable_for_each_safe(&t->files, i, pos, tmp) {
 		f = ustack_htable_entry(pos, struct snap_file, node);
 		ustack_mapping_free(f->map);
 		free(f);
 	}
-	ustack_htable_release(&t->tasks);
 	ustack_htable_release(&t->files);
 	free(t);
 }
 
-static struct snap_task *task_find(const struct ustack_snapshots *t, int tgid)
+static struct ustack_snap_task *task_find(const struct ustack_snapshots *t, int tgid)
 {
-	struct ustack_hnode *pos;
-	struct snap_task *task;
+	const struct ustack_task *leader = ustack_tasks_find(t->tasks, tgid);
 
-	ustack_htable_for_each_hash(&t->tasks, pos, ustack_hash_u64(tgid)) {
-		task = ustack_htable_entry(pos, struct snap_task, node);
-		if (task->tgid == tgid)
-			return task;
-	}
-	return NULL;
+	return leader ? leader->snaps : NULL;
 }
 
-static struct snap_task *task_get(struct ustack_snapshots *t, int tgid)
+static struct ustack_snap_task *task_get(struct ustack_snapshots *t, int tgid)
 {
-	struct snap_task *task = task_find(t, tgid);
+	struct ustack_task *leader = ustack_tasks_get(t->tasks, tgid);
 
-	if (task)
-		return task;
-	task = calloc(1, sizeof(*task));
-	if (!task)
+	if (!leader)
 		return NULL;
-	task->tgid = tgid;
-	if (ustack_htable_add(&t->tasks, &task->node, ustack_hash_u64(tgid))) {
-		free(task);
-		return NULL;
-	}
-	return task;
+	if (!leader->snaps)
+		leader->snaps = calloc(1, sizeof(*leader->snaps));
+	return leader->snaps;
 }
 
 static uint64_t file_hash(const struct ustack_mapping *m)
@@ -274,7 +268,7 @@ int ustack_snapshots_add(struct ustack_snapshots *t, int tgid, uint64_t ts,
 			 const char *maps_text)
 {
 	struct ustack_snapshot *snap;
-	struct snap_task *task;
+	struct ustack_snap_task *task;
 	size_t i;
 
 	task = task_get(t, tgid);
@@ -310,7 +304,7 @@ const struct ustack_snapshot *ustack_snapshots_find(const struct ustack_snapshot
 						    int tgid, uint64_t ts,
 						    bool *after)
 {
-	const struct snap_task *task = task_find(t, tgid);
+	const struct ustack_snap_task *task = task_find(t, tgid);
 	size_t i;
 
 	if (after)

@@ -11,8 +11,9 @@
 
 struct ustack_snapshots;
 struct ustack_snapshot;
+struct ustack_tasks;
 
-struct ustack_snapshots *ustack_snapshots_new(void);
+struct ustack_snapshots *ustack_snapshots_new(struct ustack_tasks *tasks);
 void ustack_snapshots_free(struct ustack_snapshots *t);
 
 int ustack_snapshots_add(struct ustack_snapshots *t, int tgid, uint64_t ts,

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <tracefs.h>
+
 #include "ustack-instance.h"
 #include "ustack-mapsrc-int.h"
 #include "ustack-perfsrc.h"
@@ -42,6 +44,10 @@ struct stack_ops {
  * @perf:	the perf source's events
  * @why:	why this one rather than the one before it in the rule, ""
  *		when it was the first
+ * @copy_subbuf: the deferred source's stack copies: its sub-buffers'
+ *		size (bytes), 0 when they could not hold a whole copy
+ * @copy_held:	the deferred source's stack copies start at
+ *		ustack_stack_source_release() (env.held)
  */
 struct ustack_stack_source {
 	const struct stack_ops		*ops;
@@ -51,6 +57,8 @@ struct ustack_stack_source {
 	struct ustack_map_source	*maps;
 	struct ustack_perfsrc_opts	perf;
 	char				why[320];
+	int				copy_subbuf;
+	bool				copy_held;
 };
 
 /*
@@ -88,6 +96,82 @@ static void side_band_clock(struct ustack_stack_source *ss)
 		ustack_instance_write(ss->env.ui, "trace_clock", "mono");
 }
 
+/*
+ * What the kernel puts around a stack copy in its sub-buffer, at most:
+ * the sub-buffer's header (16 bytes), the event's header with its length
+ * and a time stamp (16), the event's fixed fields (40) and a word per
+ * register, 64 at most (512). 584 bytes, rounded up for what a later
+ * kernel may add: a copy of N bytes is whole in sub-buffers of N plus this.
+ */
+#define COPY_OVERHEAD	1024
+
+/*
+ * The kernel cuts a copy to what one event of the instance holds
+ * (CAPPED): about 3.8 KiB in the default 4 KiB sub-buffers, where perf
+ * copies 8 KiB by default. So the run's instance gets sub-buffers that
+ * hold the whole copy, before anything is traced (a change drops the
+ * buffer's contents); the readers and the trace.dat take their size from
+ * the instance. A kernel that refuses leaves the copies cut, which is said.
+ */
+static void copy_subbuf(struct ustack_stack_source *ss)
+{
+	unsigned int need = ss->env.dwarf_size + COPY_OVERHEAD;
+	struct ustack_instance *ui = ss->env.ui;
+	int err;
+
+	if (!ustack_instance_raise_subbuf(ui, need)) {
+		ss->copy_subbuf = ustack_instance_subbuf_size(ui);
+		return;
+	}
+	err = errno;
+	if (err == ENOENT)
+		ustack_warning("this kernel has no buffer_subbuf_size_kb: stack copies are cut "
+			       "to what one event of a sub-buffer holds (CAPPED)");
+	else
+		ustack_warning("cannot raise buffer_subbuf_size_kb of %s to %u: %s: stack "
+			       "copies are cut to what one event of a %d KiB sub-buffer holds "
+			       "(CAPPED)", ustack_instance_name(ui), (need + 1023) / 1024,
+			       strerror(err), ustack_instance_subbuf_size(ui) / 1024);
+}
+
+/* The kernel's stack copies of @bytes from now on (0: none); -1 and errno if refused */
+static int copy_size_write(struct ustack_stack_source *ss, unsigned int bytes)
+{
+	char val[16];
+
+	snprintf(val, sizeof(val), "%u", bytes);
+	return ustack_instance_write(ss->env.ui, "user_stack_copy_size", val) < 0 ? -1 : 0;
+}
+
+/*
+ * --call-graph=dwarf: the kernel copies the registers and the top of the
+ * user stack with each stack (user_unwind_copy); the copy is unwound in
+ * user space and its addresses mapped through the perf side-band, whose
+ * records are timed with CLOCK_MONOTONIC.
+ *
+ * The copy is taken for every kernel entry that has an event of the
+ * instance, the tracer's own among them: the info marker a recording
+ * writes once tracing is on, before its held command runs, would cost a
+ * copy of its own (8 KiB by default) that nothing unwinds. With held
+ * tasks the size is written here, so that a kernel that refuses it is
+ * told now, and taken back to 0 until they are released.
+ */
+static int deferred_copy_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+{
+	int err;
+
+	side_band_clock(ss);
+	copy_subbuf(ss);
+	if (!copy_size_write(ss, ss->env.dwarf_size)) {
+		if (ss->env.held)
+			ss->copy_held = !copy_size_write(ss, 0);
+		return 0;
+	}
+	err = errno;
+	snprintf(why, why_size, "cannot write user_stack_copy_size: %s", strerror(err));
+	return -err;
+}
+
 /* The instance traces the events; the kernel writes their stacks later */
 static int deferred_open(struct ustack_stack_source *ss, char *why, size_t why_size)
 {
@@ -95,21 +179,55 @@ static int deferred_open(struct ustack_stack_source *ss, char *why, size_t why_s
 
 	if (ret < 0)
 		return ret;
+	if (ss->env.dwarf_size) {
+		ret = deferred_copy_open(ss, why, why_size);
+		if (ret < 0)
+			return ret;
+	}
 	if (ustack_instance_enable_event(ss->env.ui, "inode_cache", "inode_cache", NULL) < 0)
 		ustack_warning("no inode_cache event: frames will stay unresolved");
 	ss->env.enable_events(ss->env.ctx);
 	return 0;
 }
 
-/* Frames name their files by id: the mapping source has nothing to feed */
+/*
+ * Frames name their files by id: the mapping source has nothing to feed,
+ * but for the unwound copies (virtual addresses), the side-band.
+ */
 static int deferred_start(struct ustack_stack_source *ss, char *why, size_t why_size)
 {
+	int ret;
+
+	if (!ss->env.dwarf_size)
+		return 0;
+	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->env.max_stack);
+	ret = ustack_map_source_open_sideband(ss->maps, NULL);
+	if (ret <= 0)
+		return ret;
+	/* nothing would map the unwound frames: the kernel's walk only */
+	ustack_warning("no perf side-band (%s): --call-graph=dwarf is off, stacks are the "
+		       "kernel's frame-pointer walk", ustack_map_source_no_perf(ss->maps));
+	ustack_instance_write(ss->env.ui, "user_stack_copy_size", "0");
+	ss->env.dwarf_size = 0;
 	return 0;
 }
 
 static void deferred_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", "");
+	char room[64];
+
+	if (!ss->env.dwarf_size) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	if (ss->copy_subbuf)
+		snprintf(room, sizeof(room), "in %d KiB sub-buffers", ss->copy_subbuf / 1024);
+	else
+		snprintf(room, sizeof(room), "cut to what one event of a sub-buffer holds");
+	snprintf(buf, size, "deferred stacks unwound with the files' CFI from the user "
+		 "registers and %u bytes of stack the kernel copies (user_stack_copy_size, "
+		 "--call-graph=dwarf; %s), at most %u frames, %s", ss->env.dwarf_size,
+		 room, ss->caps.max_depth, sideband_notice);
 }
 
 /* The samples carry their own stacks: only the clock of the side-band */
@@ -141,7 +259,7 @@ static void perf_dwarf(struct ustack_stack_source *ss)
 	ss->perf.dwarf_size = ss->env.dwarf_size;
 	ss->caps.regs = true;
 	ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack : USTACK_DWARF_MAX_FRAMES;
-	ustack_session_set_perf_max_stack(ss->feed.session, ss->env.max_stack);
+	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->env.max_stack);
 }
 
 /* Its events write into the side-band's rings: one ring, one clock */
@@ -162,7 +280,7 @@ static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size
 	if (ss->env.max_stack && ss->env.max_stack < ss->perf.max_stack)
 		ss->perf.max_stack = ss->env.max_stack;
 	ss->caps.max_depth = ss->perf.max_stack;
-	ustack_session_set_perf_max_stack(ss->feed.session, ss->perf.max_stack);
+	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->perf.max_stack);
 	if (ss->env.dwarf_size)
 		perf_dwarf(ss);
 	raise_file_limit();
@@ -282,6 +400,19 @@ static void use(struct ustack_stack_source *ss, const struct stack_ops *ops)
 {
 	ss->ops = ops;
 	ss->caps = ops->caps;
+	/* deferred stacks with copies: registers, and the side-band to map them */
+	if (ops == &deferred_ops && ss->env.dwarf_size) {
+		ss->caps.regs = true;
+		ss->caps.sideband = true;
+		ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack :
+				     USTACK_DWARF_MAX_FRAMES;
+	}
+}
+
+/* Kernel patch 12: the deferred stacks can come with a stack copy */
+static bool has_copy(struct ustack_stack_source *ss)
+{
+	return tracefs_file_exists(ustack_instance_tracefs(ss->env.ui), "user_stack_copy_size");
 }
 
 /*
@@ -292,14 +423,21 @@ static void use(struct ustack_stack_source *ss, const struct stack_ops *ops)
 static int choose(struct ustack_stack_source *ss, char *why, size_t why_size)
 {
 	bool has = ustack_instance_has_option(ss->env.ui, "userstacktrace_delay");
+	bool copy = has && ss->env.dwarf_size;
 	size_t i;
 
+	/* --call-graph=dwarf: a stack copy, from the deferred stacks or perf's */
+	if (copy && !has_copy(ss))
+		has = false;
 	if (ss->env.want == USTACK_SOURCE_AUTO) {
 		use(ss, has ? &deferred_ops : &perf_ops);
 		return 0;
 	}
 	if (ss->env.want == USTACK_SOURCE_DEFERRED && !has) {
-		snprintf(why, why_size, "this kernel has no options/userstacktrace_delay "
+		snprintf(why, why_size, copy ?
+			 "this kernel has no user_stack_copy_size for --call-graph=dwarf "
+			 "(kernel patch 12)" :
+			 "this kernel has no options/userstacktrace_delay "
 			 "(see THE FALLBACK in man trace-cmd-ustack)");
 		return USTACK_STACKSRC_REFUSED;
 	}
@@ -420,25 +558,17 @@ int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t w
 int ustack_stack_source_start(struct ustack_stack_source *ss,
 			      const struct ustack_stack_feed *feed, char *why, size_t why_size)
 {
-	struct ustack_map_env env = {
-		.ui = ss->env.ui,
-		.session = feed->session,
-		.events = feed->events,
-		.record = feed->record,
-		.pids = feed->pids,
-		.nr_pids = feed->nr_pids,
-		.sideband_file = feed->sideband_file,
-	};
 	int ret;
 
 	ss->feed = *feed;
-	/* the watched processes are the caller's, read now only */
-	ss->feed.pids = NULL;
-	ss->maps = ustack_map_source_new(&env);
+	/* the mapping source reads its part of the feed here, in place */
+	ss->maps = ustack_map_source_new(ss->env.ui, &ss->feed.maps);
 	if (!ss->maps)
 		return -ENOMEM;
 	ret = ss->ops->start(ss, why, why_size);
-	ustack_map_source_started(ss->maps);
+	/* the watched processes are the caller's, read now only */
+	ss->feed.maps.pids = NULL;
+	ss->feed.maps.nr_pids = 0;
 	return ret;
 }
 
@@ -458,6 +588,40 @@ struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_sou
 void ustack_stack_source_enable(struct ustack_stack_source *ss)
 {
 	ustack_map_source_enable(ss->maps);
+}
+
+/**
+ * ustack_stack_source_release - the held tasks run from now on (env.held)
+ * @ss: an enabled source
+ *
+ * The deferred source's stack copies start here: the tracer's own kernel
+ * entries before (its info marker) took none.
+ */
+void ustack_stack_source_release(struct ustack_stack_source *ss)
+{
+	if (!ss->copy_held || !ss->env.dwarf_size)
+		return;
+	if (copy_size_write(ss, ss->env.dwarf_size) < 0)
+		ustack_warning("cannot write user_stack_copy_size: %s: stacks are the kernel's "
+			       "frame-pointer walk", strerror(errno));
+}
+
+/**
+ * ustack_stack_source_sideband_exec - a launched command's exec is told by
+ *	the side-band, and an event for it would cost a stack copy
+ * @ss: a started source
+ *
+ * The deferred source takes a stack, and with --call-graph=dwarf a copy of
+ * the new image's stack (argv, environment and auxiliary vector, up to the
+ * copy's size), for each kernel entry that has an event of the instance:
+ * the exec of sched:sched_process_exec too, though no one asked for its
+ * stack. The side-band, which the copies need, reports the exec itself
+ * (a comm record flagged exec), which ends the command's skip as well.
+ */
+bool ustack_stack_source_sideband_exec(const struct ustack_stack_source *ss)
+{
+	return ss->ops->id == USTACK_SOURCE_DEFERRED && ss->env.dwarf_size &&
+	       ustack_map_source_kind(ss->maps) == USTACK_MAPS_SIDEBAND;
 }
 
 /**

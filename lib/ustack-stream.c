@@ -81,14 +81,26 @@ struct batch {
 };
 
 /*
- * A side-band record waiting for its turn, with its own copy of what it
- * points to: the name, or a sample's callchain then its payload (8-byte
- * aligned: the payload is decoded as a tracefs record's data)
+ * The side-band records of one drain: the drained bytes, which their
+ * items point into, and the items, freed together once the last item is
+ * handed out. A perf source's sample is one item per traced event: an
+ * item of its own with a copy of the sample cost a malloc(), a free()
+ * and a memcpy() a traced event (the spares kept for reuse ran out
+ * whenever a drain had more samples than them).
  */
+struct sb_chunk {
+	char			*buf;
+	struct sb_item		*items;
+	size_t			nr;
+	size_t			alloc;
+	size_t			refs;		/* items not handed out yet */
+};
+
+/* A side-band record waiting for its turn; what it points to is its chunk's */
 struct sb_item {
 	struct ustack_sb_rec	rec;
 	uint64_t		seq;
-	uint64_t		data[];
+	struct sb_chunk		*chunk;
 };
 
 struct cpu_reader {
@@ -242,25 +254,17 @@ static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b)
 		}
 		save_page(st, cr, p->data);
 		ustack_list_add_tail(&p->list, &b->pages);
+		b->bytes += st->subbuf_size;
 	}
 	return 0;
-}
-
-static size_t batch_bytes(struct ustack_stream *st, struct batch *b)
-{
-	struct ustack_list *pos;
-	size_t n = b->sb_len;
-
-	ustack_list_for_each(pos, &b->pages)
-		n += st->subbuf_size;
-	return n;
 }
 
 static void push_batch(struct ustack_stream *st, struct batch *b)
 {
 	char c = 0;
 
-	b->bytes = batch_bytes(st, b);
+	/* The pages were counted as drain_cpu() read them */
+	b->bytes += b->sb_len;
 	pthread_mutex_lock(&st->lock);
 	ustack_list_add_tail(&b->list, &st->queue);
 	st->nr_queued++;
@@ -335,7 +339,8 @@ static void *reader_thread(void *arg)
 		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
 		for (cpu = 0; cpu < st->nr_cpus; cpu++)
 			drain_cpu(st, cpu, b);
-		if (ustack_perf_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc))
+		if (ustack_perf_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc) ||
+		    (final && ustack_perf_drain_last(st->perf, &b->sb, &b->sb_len, &b->sb_alloc)))
 			ustack_warning("side-band: out of memory");
 		push_batch(st, b);
 	}
@@ -453,7 +458,8 @@ static struct ustack_stream *stream_alloc(struct tep_handle *tep, int nr_cpus)
 /**
  * ustack_stream_open - open the per-CPU readers of an instance
  * @ui: the instance
- * @tep: event formats (also gives the sub-buffer layout)
+ * @tep: event formats (also gives the sub-buffer layout; their size is
+ *	the instance's)
  * @opts: tick and optional raw-data files; direct mode needs the files
  *
  * Returns NULL with errno on failure (what was opened is closed).
@@ -462,12 +468,19 @@ struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_
 					 const struct ustack_stream_opts *opts)
 {
 	struct ustack_stream *st;
-	int cpu, err;
+	int cpu, err, size;
 
 	st = stream_alloc(tep, sysconf(_SC_NPROCESSORS_CONF));
 	if (!st)
 		return NULL;
 	st->ui = ui;
+	/*
+	 * The instance's own size: the header page in @tep is the top
+	 * level's, and an instance may have larger sub-buffers (stack copies)
+	 */
+	size = ustack_instance_subbuf_size(ui);
+	if (size > 0)
+		st->subbuf_size = size;
 	st->perf = opts ? opts->perf : NULL;
 	st->tick_us = opts && opts->tick_us ? opts->tick_us : DEFAULT_TICK_US;
 	if (st->tick_us < 1000)
@@ -639,73 +652,32 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 /* The side-band                                                      */
 /* ------------------------------------------------------------------ */
 
-/* A sample's parts, each 8-byte aligned */
-#define ALIGN8(n)	(((n) + 7) & ~(size_t)7)
-
-/* A perf sample's parts, or a deferred chain, point into the ring's copy */
-static bool has_chain(const struct ustack_sb_rec *rec)
+static void chunk_free(struct sb_chunk *c)
 {
-	return rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED;
+	free(c->buf);
+	free(c->items);
+	free(c);
 }
 
-static size_t sb_data_size(const struct ustack_sb_rec *rec)
+/* An item of @c was handed out (or dropped): the last one frees it */
+static void sb_item_put(struct sb_item *it)
 {
-	if (has_chain(rec))
-		return rec->nr_chain * sizeof(uint64_t) + ALIGN8(rec->raw_size) +
-		       __builtin_popcountll(rec->regs_mask) * sizeof(uint64_t) +
-		       rec->stack_size;
-	return rec->name ? strlen(rec->name) + 1 : 0;
-}
+	struct sb_chunk *c = it->chunk;
 
-/* --call-graph=dwarf: the registers and the stack copy */
-static void copy_sb_stack(struct sb_item *it, const struct ustack_sb_rec *rec, char *data)
-{
-	size_t nr = __builtin_popcountll(rec->regs_mask);
-
-	/* Samples without them have NULL pointers: memcpy() may not see one */
-	if (nr)
-		memcpy(data, rec->regs, nr * sizeof(uint64_t));
-	it->rec.regs = nr ? (const uint64_t *)data : NULL;
-	data += nr * sizeof(uint64_t);
-	if (rec->stack_size)
-		memcpy(data, rec->stack, rec->stack_size);
-	it->rec.stack = rec->stack_size ? data : NULL;
-	it->rec.stack_valid = NULL;	/* live: the copy is whole */
-}
-
-static void copy_sb_data(struct sb_item *it, const struct ustack_sb_rec *rec, size_t len)
-{
-	char *data = (char *)it->data;
-
-	if (has_chain(rec)) {
-		if (rec->raw_size)
-			memcpy(data, rec->raw, rec->raw_size);
-		it->rec.raw = rec->raw_size ? data : NULL;
-		data += ALIGN8(rec->raw_size);
-		memcpy(data, rec->chain, rec->nr_chain * sizeof(uint64_t));
-		it->rec.chain = (const uint64_t *)data;
-		copy_sb_stack(it, rec, data + rec->nr_chain * sizeof(uint64_t));
-	} else if (rec->name) {
-		memcpy(data, rec->name, len);
-		it->rec.name = data;
-	}
+	if (!--c->refs)
+		chunk_free(c);
 }
 
 static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 {
-	struct ustack_stream *st = ctx;
-	size_t len = sb_data_size(rec);
+	struct sb_chunk *c = ctx;
 	struct sb_item *it;
 
-	if (ustack_array_grow((void **)&st->sb, &st->sb_alloc, st->nr_sb + 1, sizeof(*st->sb)))
+	if (ustack_array_grow((void **)&c->items, &c->alloc, c->nr + 1, sizeof(*c->items)))
 		return;
-	it = malloc(sizeof(*it) + len + 8);
-	if (!it)
-		return;
+	it = &c->items[c->nr++];
 	it->rec = *rec;
-	it->seq = st->sb_seq++;
-	copy_sb_data(it, rec, len);
-	st->sb[st->nr_sb++] = it;
+	it->chunk = c;
 }
 
 static int sb_cmp(const void *a, const void *b)
@@ -727,9 +699,15 @@ static bool sb_sorted(const struct ustack_stream *st)
 	return true;
 }
 
-/* The records of a batch join those still waiting, in time order. */
+/*
+ * The records of a batch join those still waiting, in time order. They
+ * stay where the drain put them: the batch's buffer goes to their chunk.
+ */
 static void queue_sb(struct ustack_stream *st, struct batch *b)
 {
+	struct sb_chunk *c;
+	size_t i;
+
 	if (st->sb_pos) {
 		memmove(st->sb, st->sb + st->sb_pos, (st->nr_sb - st->sb_pos) * sizeof(*st->sb));
 		st->nr_sb -= st->sb_pos;
@@ -737,7 +715,23 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
 	}
 	if (!b->sb_len)
 		return;
-	ustack_perf_parse(b->sb, b->sb_len, add_sb, st);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->buf = b->sb;
+	b->sb = NULL;
+	/* the items are where they stay once all are parsed: then listed */
+	ustack_perf_parse(c->buf, b->sb_len, add_sb, c);
+	if (!c->nr ||
+	    ustack_array_grow((void **)&st->sb, &st->sb_alloc, st->nr_sb + c->nr, sizeof(*st->sb))) {
+		chunk_free(c);
+		return;
+	}
+	c->refs = c->nr;
+	for (i = 0; i < c->nr; i++) {
+		c->items[i].seq = st->sb_seq++;
+		st->sb[st->nr_sb++] = &c->items[i];
+	}
 	/* one CPU's ring alone is in order already: no sort then */
 	if (!sb_sorted(st))
 		qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
@@ -756,13 +750,19 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
  */
 int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t len)
 {
-	struct batch b = { .sb = (char *)buf, .sb_len = len };
+	struct batch b = { .sb_len = len };
 
 	if (!st->readback || st->replayed) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* the records' chunk takes the buffer over: ours, not the caller's */
+	b.sb = malloc(len ? len : 1);
+	if (!b.sb)
+		return -1;
+	memcpy(b.sb, buf, len);
 	queue_sb(st, &b);
+	free(b.sb);
 	return 0;
 }
 
@@ -774,7 +774,7 @@ static struct sb_item *sb_head(struct ustack_stream *st)
 static void free_sb(struct ustack_stream *st)
 {
 	while (st->sb_pos < st->nr_sb)
-		free(st->sb[st->sb_pos++]);
+		sb_item_put(st->sb[st->sb_pos++]);
 	free(st->sb);
 	st->sb = NULL;
 	st->nr_sb = st->sb_pos = st->sb_alloc = 0;
@@ -790,8 +790,8 @@ static bool release_sb(struct ustack_stream *st, struct tep_record *best,
 		return false;
 	if (ops->sideband)
 		ops->sideband(&it->rec, ctx);
-	free(it);
 	st->sb_pos++;
+	sb_item_put(it);
 	return true;
 }
 

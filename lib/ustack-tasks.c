@@ -15,12 +15,6 @@
 #include "ustack-proc.h"
 #include "ustack-tasks.h"
 
-/* A followed thread group */
-struct group {
-	struct ustack_hnode	node;
-	int			tgid;
-};
-
 void ustack_tasks_init(struct ustack_tasks *t, struct tep_handle *tep, bool live)
 {
 	memset(t, 0, sizeof(*t));
@@ -28,7 +22,10 @@ void ustack_tasks_init(struct ustack_tasks *t, struct tep_handle *tep, bool live
 	t->live = live;
 }
 
-/* The session drops its references (@last) first. */
+/*
+ * The session drops its references (@last) first, and the history and
+ * the snapshots free their parts of each task.
+ */
 void ustack_tasks_release(struct ustack_tasks *t)
 {
 	struct ustack_hnode *pos, *tmp;
@@ -36,21 +33,23 @@ void ustack_tasks_release(struct ustack_tasks *t)
 
 	ustack_htable_for_each_safe(&t->table, i, pos, tmp)
 		free(ustack_htable_entry(pos, struct ustack_task, node));
-	ustack_htable_for_each_safe(&t->followed, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct group, node));
 	ustack_htable_release(&t->table);
-	ustack_htable_release(&t->followed);
+	t->found = NULL;
 }
 
-struct ustack_task *ustack_tasks_find(const struct ustack_tasks *t, int pid)
+struct ustack_task *ustack_tasks_find(struct ustack_tasks *t, int pid)
 {
 	struct ustack_hnode *pos;
 	struct ustack_task *task;
 
+	if (t->found && t->found->pid == pid)
+		return t->found;
 	ustack_htable_for_each_hash(&t->table, pos, ustack_hash_u64(pid)) {
 		task = ustack_htable_entry(pos, struct ustack_task, node);
-		if (task->pid == pid)
+		if (task->pid == pid) {
+			t->found = task;
 			return task;
+		}
 	}
 	return NULL;
 }
@@ -74,7 +73,7 @@ struct ustack_task *ustack_tasks_get(struct ustack_tasks *t, int pid)
 	return task;
 }
 
-int ustack_tasks_tgid(const struct ustack_tasks *t, int pid)
+int ustack_tasks_tgid(struct ustack_tasks *t, int pid)
 {
 	const struct ustack_task *task = ustack_tasks_find(t, pid);
 
@@ -134,14 +133,11 @@ void ustack_tasks_newtask(struct ustack_tasks *t, int parent, int pid, bool thre
 		ustack_tasks_set_tgid(t, pid, tgid);
 }
 
-static bool followed(const struct ustack_tasks *t, int tgid)
+static bool followed(struct ustack_tasks *t, int tgid)
 {
-	struct ustack_hnode *pos;
+	const struct ustack_task *leader = ustack_tasks_find(t, tgid);
 
-	ustack_htable_for_each_hash(&t->followed, pos, ustack_hash_u64(tgid))
-		if (ustack_htable_entry(pos, struct group, node)->tgid == tgid)
-			return true;
-	return false;
+	return leader && leader->followed;
 }
 
 /**
@@ -154,18 +150,13 @@ static bool followed(const struct ustack_tasks *t, int tgid)
  */
 int ustack_tasks_follow(struct ustack_tasks *t, int tgid)
 {
-	struct group *g;
+	struct ustack_task *leader = ustack_tasks_get(t, tgid);
 
-	if (followed(t, tgid))
-		return 0;
-	g = calloc(1, sizeof(*g));
-	if (!g)
+	if (!leader)
 		return -1;
-	g->tgid = tgid;
-	if (ustack_htable_add(&t->followed, &g->node, ustack_hash_u64(tgid))) {
-		free(g);
-		return -1;
-	}
+	if (!leader->followed)
+		t->nr_followed++;
+	leader->followed = true;
 	return 0;
 }
 
@@ -184,7 +175,7 @@ bool ustack_tasks_skip(struct ustack_tasks *t, int pid)
 
 	if (pid > 0 && pid == t->until_exec)
 		return true;
-	if (!t->followed.nr || pid <= 0)
+	if (!t->nr_followed || pid <= 0)
 		return false;
 	task = ustack_tasks_find(t, pid);
 	return task && task->tgid > 0 && !followed(t, task->tgid);

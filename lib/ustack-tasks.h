@@ -2,7 +2,10 @@
 /*
  * Private to lib/: the tasks a session has seen, by pid. The one table of
  * what is known about a task: its thread group and name (learned from
- * task_newtask and, live, from /proc), and what the session pairs for it.
+ * task_newtask and, live, from /proc), what the session pairs for it,
+ * and the parts the other modules keep of it (the history's name and
+ * mappings, the /proc snapshots). A process's parts hang on the record
+ * of its thread group leader (pid == tgid): one lookup finds them all.
  */
 #ifndef _USTACK_TASKS_H
 #define _USTACK_TASKS_H
@@ -14,6 +17,8 @@
 #include "ustack-list.h"
 
 struct tep_handle;
+struct ustack_hist_space;
+struct ustack_snap_task;
 struct ustk;
 
 /**
@@ -22,30 +27,48 @@ struct ustk;
  * @pid:	the task
  * @tgid:	its thread group, 0 while not known
  * @learned:	/proc was read for it (live), or it is gone
+ * @followed:	leader: its thread group's events are kept
+ *		(ustack_tasks_follow())
  * @waiting:	the session's cookies of this task waiting for a stack
  * @last:	the session's latest deferred stack of this task (a reference)
+ * @comm:	history: its name as the side-band or the task events told
+ *		it (interned there), NULL while none was
+ * @space:	history, leader: its process's executable mappings now
+ * @snaps:	snapshots, leader: its process's /proc maps snapshots
+ *
+ * Records are never removed: events may come after a task's exit, and
+ * the modules free their parts (@space, @snaps) before the table goes.
  */
 struct ustack_task {
-	struct ustack_hnode	node;
-	int			pid;
-	int			tgid;
-	bool			learned;
-	struct ustack_list	waiting;
-	struct ustk		*last;
-	uint64_t		skipped_cookie;
+	struct ustack_hnode		node;
+	int				pid;
+	int				tgid;
+	bool				learned;
+	bool				followed;
+	struct ustack_list		waiting;
+	struct ustk			*last;
+	uint64_t			skipped_cookie;
+	const char			*comm;
+	struct ustack_hist_space	*space;
+	struct ustack_snap_task		*snaps;
 };
 
 /**
  * struct ustack_tasks - every task seen, and the thread groups followed
  * @table:	struct ustack_task by pid
- * @followed:	thread groups whose events are kept (see ustack_tasks_skip())
+ * @nr_followed: thread groups whose events are kept (see ustack_tasks_skip())
  * @tep:	where learned names go (tep_register_comm)
  * @live:	tasks run on this machine now: /proc may be read
  * @until_exec:	a task whose events are skipped until its exec, or 0
  */
 struct ustack_tasks {
 	struct ustack_htable	table;
-	struct ustack_htable	followed;
+	/*
+	 * The task found last: a traced loop's events are one task's, and
+	 * each is looked up several times (a task is freed only with all)
+	 */
+	struct ustack_task	*found;
+	size_t			nr_followed;
 	int			until_exec;
 	struct tep_handle	*tep;
 	bool			live;
@@ -54,9 +77,9 @@ struct ustack_tasks {
 void ustack_tasks_init(struct ustack_tasks *t, struct tep_handle *tep, bool live);
 void ustack_tasks_release(struct ustack_tasks *t);
 
-struct ustack_task *ustack_tasks_find(const struct ustack_tasks *t, int pid);
+struct ustack_task *ustack_tasks_find(struct ustack_tasks *t, int pid);
 struct ustack_task *ustack_tasks_get(struct ustack_tasks *t, int pid);
-int ustack_tasks_tgid(const struct ustack_tasks *t, int pid);
+int ustack_tasks_tgid(struct ustack_tasks *t, int pid);
 void ustack_tasks_set_tgid(struct ustack_tasks *t, int pid, int tgid);
 
 void ustack_tasks_learn(struct ustack_tasks *t, int pid);

@@ -166,7 +166,8 @@ static int skip_sized(struct tdc *t, uint64_t *off, int width, const char *what)
  * and uncompressed sizes and the compressed bytes. The size the buffer
  * option gives leaves out the count.
  */
-static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu)
+static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu,
+			unsigned int psize)
 {
 	uint64_t pos = off + 4, end = off + 4 + size;
 	uint32_t count, csize, usize, i;
@@ -186,7 +187,7 @@ static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu)
 		if (csize > end - pos)
 			return bad(t, "CPU %d: chunk %" PRIu32 " of %" PRIu32
 				   " bytes runs past its data", cpu, i, csize);
-		if (!usize || usize > MAX_UNCOMPRESSED || usize % t->page)
+		if (!usize || usize > MAX_UNCOMPRESSED || usize % psize)
 			return bad(t, "CPU %d: chunk %" PRIu32 " decompresses to %" PRIu32
 				   " bytes (want whole pages)", cpu, i, usize);
 		pos += csize;
@@ -220,37 +221,40 @@ bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int
 	return (commit & COMMIT_MASK) + (commit & COMMIT_MISSED_STORED ? lsize : 0) <= room;
 }
 
-static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu)
+static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu,
+		       unsigned int psize)
 {
-	uint64_t page, commit, room = t->page - 8 - t->lsize;
+	uint64_t page, commit, room = psize - 8 - t->lsize;
 	uint32_t commit32;
 
-	for (page = off; page < off + size; page += t->page) {
+	for (page = off; page < off + size; page += psize) {
 		if (t->lsize == 8 ? get64(t, page + 8, &commit, "sub-buffer") :
 				    get32(t, page + 8, &commit32, "sub-buffer"))
 			return -1;
 		if (t->lsize != 8)
 			commit = commit32;
-		if (!ustack_tdcheck_commit_fits(commit, t->page, t->lsize))
+		if (!ustack_tdcheck_commit_fits(commit, psize, t->lsize))
 			return bad(t, "CPU %d: sub-buffer at %" PRIu64 " claims %" PRIu64
 				   " bytes of %" PRIu64, cpu, page, commit & COMMIT_MASK, room);
 	}
 	return 0;
 }
 
-static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu)
+/* @psize: the page size of the CPU's buffer (version 7 gives each its own) */
+static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu,
+			  unsigned int psize)
 {
 	if (!size)
 		return 0;
 	if (t->compressed)
-		return check_chunks(t, off, size, cpu);
+		return check_chunks(t, off, size, cpu, psize);
 	if (!inside(t, off, size))
 		return bad(t, "CPU %d data at %" PRIu64 " (%" PRIu64
 			   " bytes) runs past the end of the file", cpu, off, size);
-	if (off % t->page || size % t->page)
+	if (off % psize || size % psize)
 		return bad(t, "CPU %d data at %" PRIu64 " (%" PRIu64
 			   " bytes) is not in whole pages", cpu, off, size);
-	return check_pages(t, off, size, cpu);
+	return check_pages(t, off, size, cpu, psize);
 }
 
 /* ------------------------------------------------------------------ */
@@ -353,7 +357,7 @@ static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 	b = layout_buffer(t, name, page, cpus);
 	for (i = 0; i < cpus; i++, off += 20) {
 		if (get32(t, off, &id, "cpu") || get64(t, off + 4, &doff, "cpu") ||
-		    get64(t, off + 12, &dsize, "cpu") || check_cpu_data(t, doff, dsize, id))
+		    get64(t, off + 12, &dsize, "cpu") || check_cpu_data(t, doff, dsize, id, page))
 			return -1;
 		if (b)
 			b->cpus[i] = (struct ustack_tdlayout_cpu){ id, doff, dsize };
@@ -383,6 +387,15 @@ static void note_option(struct tdc *t, uint16_t id)
 	}
 }
 
+/* Where the kallsyms section's compressed block starts, for the reader */
+static void note_kallsyms(struct tdc *t, uint64_t soff)
+{
+	uint16_t flags;
+
+	if (t->layout && !get16(t, soff + 2, &flags, "section") && (flags & SEC_FL_COMPRESS))
+		t->layout->kallsyms_block = soff + SEC_HEADER_SIZE;
+}
+
 /* One option of a v7 options section; *@next is set by DONE */
 static int check_option_v7(struct tdc *t, uint16_t id, uint64_t off, uint32_t len,
 			   uint64_t *next)
@@ -401,9 +414,11 @@ static int check_option_v7(struct tdc *t, uint16_t id, uint64_t off, uint32_t le
 	case USTACK_TRACECMD_OPTION_BUFFER_TEXT:
 		if (len < 8)
 			return bad(t, "option at %" PRIu64 " is too short", off);
-		if (get64(t, off, &soff, "option"))
+		if (get64(t, off, &soff, "option") || check_section(t, soff, id))
 			return -1;
-		return check_section(t, soff, id);
+		if (id == USTACK_TRACECMD_OPTION_KALLSYMS)
+			note_kallsyms(t, soff);
+		return 0;
 	}
 	return 0;
 }
@@ -519,7 +534,7 @@ static int check_cpus_v6(struct tdc *t, uint64_t off)
 
 	for (i = 0; i < t->cpus; i++, off += 16)
 		if (get64(t, off, &doff, "CPU data") || get64(t, off + 8, &dsize, "CPU data") ||
-		    check_cpu_data(t, doff, dsize, i))
+		    check_cpu_data(t, doff, dsize, i, t->page))
 			return -1;
 	return 0;
 }
@@ -630,7 +645,7 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
 }
 
 /**
- * ustack_tracedat_check - check the structure of a trace.dat
+ * ustack_tdcheck_file - check the structure of a trace.dat
  * @fd: the file, open for reading (its magic already seen)
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
@@ -638,23 +653,23 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
  * Returns 0 when every offset and size libtracecmd follows stays inside
  * the file and the option sections do not loop, else -1.
  */
-int ustack_tracedat_check(int fd, char *msg, size_t size)
+int ustack_tdcheck_file(int fd, char *msg, size_t size)
 {
-	return ustack_tracedat_layout(fd, NULL, msg, size);
+	return ustack_tdcheck_layout(fd, NULL, msg, size);
 }
 
 /**
- * ustack_tracedat_layout - ustack_tracedat_check(), keeping what it found
+ * ustack_tdcheck_layout - ustack_tdcheck_file(), keeping what it found
  * @fd: the file, open for reading (its magic already seen)
- * @layout: filled in (zero it first; free it with ustack_tdlayout_free()
+ * @layout: filled in (zero it first; free it with ustack_tdcheck_layout_free()
  *	whatever the result), or NULL
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
  *
  * The buffers and their CPUs' data are those of a version 7 file only: a
- * version 6 file has none in @layout. Returns as ustack_tracedat_check().
+ * version 6 file has none in @layout. Returns as ustack_tdcheck_file().
  */
-int ustack_tracedat_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
+int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
 {
 	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .layout = layout };
 	struct stat st;
@@ -682,7 +697,7 @@ int ustack_tracedat_layout(int fd, struct ustack_tdlayout *layout, char *msg, si
 	return check_v7(&t, first);
 }
 
-void ustack_tdlayout_free(struct ustack_tdlayout *layout)
+void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout)
 {
 	size_t i;
 

@@ -38,14 +38,16 @@ struct ustack_tdlayout {
 	bool				ts_options;
 	bool				latency;
 	bool				incomplete;	/* out of memory while filling it in */
+	/* file offset of the compressed block of kallsyms; 0: none (v6, uncompressed) */
+	uint64_t			kallsyms_block;
 	struct ustack_tdlayout_buffer	*buffers;
 	size_t				nr_buffers;
 	size_t				alloc_buffers;
 };
 
-int ustack_tracedat_check(int fd, char *msg, size_t size);
-int ustack_tracedat_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
-void ustack_tdlayout_free(struct ustack_tdlayout *layout);
+int ustack_tdcheck_file(int fd, char *msg, size_t size);
+int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
+void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout);
 bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
 
 #endif /* _USTACK_TDCHECK_H */

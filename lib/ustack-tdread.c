@@ -129,7 +129,7 @@ static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
  * ustack_tdread_open - read a buffer's CPU data without libtracecmd
  * @fd: the trace.dat, open; it must stay open while the reader is
  * @file: its name, for messages (must outlive the reader)
- * @layout: what ustack_tracedat_layout() found in it (must outlive the
+ * @layout: what ustack_tdcheck_layout() found in it (must outlive the
  *	reader)
  * @buffer: the buffer's name, "" for the top one
  * @tep: the file's event parser (libtracecmd's, for the header formats)
@@ -154,9 +154,10 @@ struct ustack_tdread *ustack_tdread_open(int fd, const char *file,
 	r->layout = layout;
 	r->nr = nr_cpus;
 	r->buffer = find_buffer(layout, buffer);
-	if (!r->buffer || r->buffer->page != layout->page)
+	if (!r->buffer)
 		goto fail;
-	r->page = layout->page;
+	/* the buffer's own (version 7), as libtracecmd reads it */
+	r->page = r->buffer->page;
 	if (layout->compressed) {
 		r->zip = tracecmd_compress_alloc(layout->compression,
 						 layout->compression_version, fd, tep, NULL);

@@ -10,6 +10,7 @@
  * buffer was not traced: its CPU 0 carries the side-band when there is
  * one (ustack-sbfile.h), every other CPU is empty.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +24,15 @@
 
 #include <event-parse.h>
 #include <trace-cmd.h>
+#include <tracefs.h>
 
 #include "tracecmd-private-decls.h"
+#include "ustack-err.h"
 #include "ustack-open.h"
 #include "ustack-tdcheck.h"
 #include "ustack-tdread.h"
 #include "ustack-tracedat.h"
+#include "ustack-warn.h"
 
 struct ustack_tracedat {
 	struct tracecmd_input	*top;
@@ -103,6 +107,108 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 		add_string_option(out, USTACK_TRACECMD_OPTION_PROCMAPS, o->procmaps[i]);
 }
 
+/*
+ * The file's page size must be the size of the sub-buffers in it, the
+ * instance's, which may be larger than the top level's (stack copies,
+ * ustack-stacksrc.c). libtracecmd 3.1.6 has no call to set it: it reads
+ * it, when the output is created, from events/header_page of the tracing
+ * directory libtracefs names (get_trace_page_size()), and each buffer's
+ * own (version 7 files keep one per buffer) from its instance's header
+ * page. Giving the named buffer alone the larger size is not enough: the
+ * reader, ours and stock trace-cmd's alike, places each CPU's decompressed
+ * data at offsets aligned to the file's page size (init_cpu_zpage()) and
+ * then refuses ("bad page offset") the buffer's larger pages there. So the
+ * whole file gets the instance's size, the side-band written in it too:
+ * the tracing directory is pointed at the instance while the output is
+ * created, then back (nothing else uses libtracefs while the file is
+ * written), and the output forgets the directory it kept. The header page
+ * copied into the file stays the top level's: readers go by the page
+ * sizes. ustack_tracedat_write() then checks what libtracecmd wrote.
+ */
+static struct tracecmd_output *create_output(const struct ustack_tracedat_out *o)
+{
+	char *top = strdup(tracefs_tracing_dir() ? tracefs_tracing_dir() : "");
+	struct tracecmd_output *out;
+	char *dir = NULL;
+
+	if (!o->page_size || !o->instance || !top || !*top ||
+	    asprintf(&dir, "%s/instances/%s", top, o->instance) < 0) {
+		free(top);
+		return tracecmd_output_create(o->file);
+	}
+	tracefs_set_tracing_dir(dir);
+	out = tracecmd_output_create(o->file);
+	tracefs_set_tracing_dir(top);
+	if (out)
+		tracecmd_output_set_trace_dir(out, NULL);
+	free(dir);
+	free(top);
+	return out;
+}
+
+/*
+ * Whether libtracecmd wrote the page size of the sub-buffers: a file that
+ * says another would be read wrong by every reader. 0, or -1 with @why.
+ */
+static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_t size)
+{
+	struct ustack_tdlayout layout = { 0 };
+	unsigned int page = 0;
+	size_t i;
+	int fd, ret;
+
+	if (!o->page_size)
+		return 0;
+	fd = ustack_open_regular(o->file);
+	if (fd < 0) {
+		snprintf(why, size, "cannot read it back: %s", ustack_strerror(fd));
+		return -1;
+	}
+	ret = ustack_tdcheck_layout(fd, &layout, why, size);
+	close(fd);
+	/* the file's and every buffer's (version 7) */
+	if (!ret) {
+		page = layout.page;
+		for (i = 0; i < layout.nr_buffers && page == (unsigned int)o->page_size; i++)
+			page = layout.buffers[i].page;
+	}
+	ustack_tdcheck_layout_free(&layout);
+	if (ret || page == (unsigned int)o->page_size)
+		return ret;
+	snprintf(why, size, "libtracecmd wrote the %d-byte sub-buffers of instance %s as "
+		 "pages of %u bytes (it takes the size from the header page of the tracing "
+		 "directory): refused, every reader would misread them",
+		 o->page_size, o->instance, page);
+	return -1;
+}
+
+/*
+ * libtracecmd's warnings while it writes: one of them is the only sign
+ * of a file it wrote wrong and still called written (below)
+ */
+static unsigned int size_errors;
+
+/**
+ * ustack_tracedat_lib_warning - a warning of libtracecmd, for the writer
+ * @msg: its text
+ *
+ * The program's tracecmd_warning() passes every message on: "error in
+ * size of file" says that a tracefs file changed while libtracecmd copied
+ * it, and libtracecmd 1.3 then goes on, writing a section whose size is
+ * not its length: a file no reader opens, also stock trace-cmd report.
+ * The file is written again (ustack_tracedat_write()), which says so if
+ * it cannot.
+ *
+ * Returns true when the message is taken care of here (not to be shown).
+ */
+bool ustack_tracedat_lib_warning(const char *msg)
+{
+	if (!strstr(msg, "error in size of file"))
+		return false;
+	size_errors++;
+	return true;
+}
+
 /* One attempt at the whole file */
 static int write_once(const struct ustack_tracedat_out *o)
 {
@@ -120,7 +226,7 @@ static int write_once(const struct ustack_tracedat_out *o)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	out = tracecmd_output_create(o->file);
+	out = create_output(o);
 	if (!out)
 		goto out_free;
 	tracecmd_set_quiet(out, true);
@@ -151,8 +257,23 @@ static int write_once(const struct ustack_tracedat_out *o)
  * a busy machine (other tracers, other test runs) makes that happen now
  * and then. The file is then written again from its start, a few times
  * before that counts as an error; a full file system does not get better.
+ * libtracecmd may also say so (ustack_tracedat_lib_warning()) and still
+ * call the file written: that counts as failed too. A file written again
+ * is opened once, to see that it reads.
  */
 #define WRITE_TRIES	3
+
+/* Whether libtracecmd opens the file it wrote */
+static bool readable(const char *file)
+{
+	struct tracecmd_input *in = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS |
+						  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+
+	if (!in)
+		return false;
+	tracecmd_close(in);
+	return true;
+}
 
 /**
  * ustack_tracedat_write - build a trace.dat from recorded per-CPU data
@@ -165,17 +286,27 @@ static int write_once(const struct ustack_tracedat_out *o)
  */
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 {
-	int i;
+	unsigned int errors;
+	char why[512];
+	int i, ret = -1;
 
-	for (i = 0; i < WRITE_TRIES; i++) {
+	for (i = 0; i < WRITE_TRIES && ret; i++) {
 		errno = 0;
 		if (i && truncate(o->file, 0) < 0)
-			break;
-		if (!write_once(o))
-			return 0;
+			return -1;
+		errors = size_errors;
+		ret = write_once(o);
 		if (errno == ENOSPC || errno == EDQUOT || errno == EROFS || errno == EFBIG)
 			break;
+		if (!ret && (size_errors != errors || (i && !readable(o->file)))) {
+			errno = EIO;
+			ret = -1;
+		}
 	}
+	if (ret || !check_page_size(o, why, sizeof(why)))
+		return ret;
+	ustack_warning("%s", why);
+	errno = EINVAL;
 	return -1;
 }
 
@@ -199,7 +330,7 @@ static int check_tracedat(struct ustack_tracedat *td)
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic)))
 		return USTACK_ERR_NOT_TRACEDAT;
 	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
-	if (ustack_tracedat_layout(fd, &td->layout, why, sizeof(why))) {
+	if (ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why))) {
 		td->why = strdup(why);
 		return USTACK_ERR_CORRUPT;
 	}
@@ -247,13 +378,101 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
 	return real ? real(tep, kallsyms) : -1;
 }
 
-static struct tracecmd_input *open_input(const char *file, bool kernel_symbols)
+/*
+ * Before it parses kallsyms, libtracecmd decompresses the section's block
+ * (5 MB, a fifth of a small report's CPU) into the buffer its reader then
+ * reads the section from. The block of a file opened with skip_kallsyms
+ * (found by the structure check, at @kallsyms_block of @skip_fd, the
+ * descriptor libtracecmd reads) is not decompressed: the buffer is given
+ * what an empty section holds, a size of 0, which the library takes as
+ * "no kallsyms". Reached through libtracecmd's PLT as tep_parse_kallsyms()
+ * is; every other block goes to the real function.
+ */
+static int skip_fd = -1;
+static uint64_t skip_block;
+
+int tracecmd_uncompress_block(struct tracecmd_compression *handle)
+{
+	static int (*real)(struct tracecmd_compression *handle);
+	static const char no_kallsyms[4];
+
+	if (skip_kallsyms && skip_block && skip_fd >= 0 &&
+	    lseek(skip_fd, 0, SEEK_CUR) == (off_t)skip_block) {
+		tracecmd_compress_reset(handle);
+		if (tracecmd_compress_buffer_write(handle, no_kallsyms, sizeof(no_kallsyms)) < 0 ||
+		    tracecmd_compress_lseek(handle, 0, SEEK_SET) < 0)
+			return -1;
+		return 0;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "tracecmd_uncompress_block");
+	return real ? real(handle) : -1;
+}
+
+/*
+ * The file's saved_cmdlines (the whole system's: thousands of lines where
+ * saved_cmdlines_size was raised) are parsed by libtraceevent with a
+ * sscanf() a line, a tenth of a small report's CPU. libtracecmd calls
+ * tep_parse_saved_cmdlines() through its PLT, and finds this one, which
+ * reads the same lines the same way ("%d %m[^\n]": a pid, blanks, the
+ * rest of the line is the comm; the first line that is not stops the
+ * parse, -1) without scanf.
+ */
+static bool cmdline_parse(char *line, int *pid, char **comm)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(line, &end, 10);
+	if (end == line || errno)
+		return false;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (!*end)
+		return false;
+	*pid = (int)v;
+	*comm = end;
+	return true;
+}
+
+int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
+{
+	char *copy = strdup(buf), *line, *nl, *comm;
+	int pid, ret = 0;
+
+	if (!copy)
+		return -1;
+	for (line = copy; *line; line = nl) {
+		nl = strchrnul(line, '\n');
+		if (*nl)
+			*nl++ = '\0';
+		if (!*line)
+			continue;
+		if (!cmdline_parse(line, &pid, &comm)) {
+			ret = -1;
+			break;
+		}
+		tep_register_comm(tep, comm, pid);
+	}
+	free(copy);
+	return ret;
+}
+
+static struct tracecmd_input *open_input(struct ustack_tracedat *td, bool kernel_symbols)
 {
 	struct tracecmd_input *handle;
+	int fd = open(td->file, O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0)
+		return NULL;
 	skip_kallsyms = !kernel_symbols;
-	handle = tracecmd_open(file, 0);
+	skip_fd = fd;
+	skip_block = td->layout.kallsyms_block;
+	/* the handle owns @fd, closed with it (or by its failure) */
+	handle = tracecmd_open_fd(fd, 0);
 	skip_kallsyms = false;
+	skip_fd = -1;
 	return handle;
 }
 
@@ -319,7 +538,7 @@ int ustack_tracedat_open(const char *file, const char *instance, bool kernel_sym
 	td->err = check_tracedat(td);
 	if (td->err)
 		return td->err;
-	td->top = open_input(file, kernel_symbols);
+	td->top = open_input(td, kernel_symbols);
 	if (!td->top)
 		return td->err = USTACK_ERR_UNREADABLE;
 	td->err = open_buffer(td, instance);
@@ -385,12 +604,13 @@ struct tep_handle *ustack_tracedat_tep(struct ustack_tracedat *td)
 static bool fits_page(struct tracecmd_input *in, const struct tep_record *rec)
 {
 	struct tep_handle *tep = tracecmd_get_tep(in);
-	int psize = tep_get_sub_buffer_size(tep);
+	/* the buffer's: the header page may be another instance's */
+	int psize = tracecmd_page_size(in);
 	int hsize = 8 + tep_get_header_page_size(tep);
 	unsigned long long at;
 
 	if (psize <= 0)
-		psize = tep_get_page_size(tep);
+		psize = tep_get_sub_buffer_size(tep);
 	if (psize <= hsize)
 		return false;
 	at = rec->offset % psize;
@@ -591,7 +811,7 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 		return;
 	ustack_tdread_close(td->own[0]);
 	ustack_tdread_close(td->own[1]);
-	ustack_tdlayout_free(&td->layout);
+	ustack_tdcheck_layout_free(&td->layout);
 	if (td->fd >= 0)
 		close(td->fd);
 	if (td->buf && td->buf != td->top)

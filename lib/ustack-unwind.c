@@ -318,21 +318,25 @@ static char *dso_image(struct ustack_dso *dso, size_t *size)
 	return elf_rawfile(e->elf, size);
 }
 
-/* The debug file the symbolizer found: for .debug_frame. */
+/*
+ * The debug file the symbolizer found, for its .debug_frame. One without
+ * (distributions keep the CFI in .eh_frame) is not handed over: libdwfl
+ * would read all its DWARF for nothing, decompressing every section.
+ */
 static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			     Dwarf_Addr base, const char *file_name,
 			     const char *debuglink_file, GElf_Word debuglink_crc,
 			     char **debuginfo_file_name)
 {
 	struct ustack_dso *dso = *userdata;
+	struct uelf *debug;
 	int fd;
 
 	if (!dso)
 		return -1;
-	if (!dso->debug_done)
-		ustack_dso_load_dwarf(dso);
+	debug = ustack_dso_debug_file(dso);
 	/* The file itself is read by libdwfl without us. */
-	if (!dso->debug || dso->debug == dso->file || dso->debug->fd < 0)
+	if (!debug || debug == dso->file || debug->fd < 0 || !debug->has_debug_frame)
 		return -1;
 	fd = dup(dso->debug->fd);
 	if (fd >= 0)
@@ -718,7 +722,11 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		step_failed(w);
 		return DWARF_CB_ABORT;
 	}
-	/* A frame-pointer guess after the CFI ran out of stack is no frame. */
+	/*
+	 * A step that ran out of stack is no frame: libdw's frame-pointer
+	 * guess after its CFI failed, or CFI that read the return address
+	 * but lost a register it restores (the next steps may rest on it).
+	 */
 	if (w->nr && w->next_how == USTACK_UNWIND_HOW_CFI && w->read_failed) {
 		step_failed(w);
 		return DWARF_CB_ABORT;

@@ -143,7 +143,7 @@ static void choose_source(struct capture *c)
 	struct ustack_stack_env env = {
 		.ui = c->ui, .want = o->source, .clock_given = o->clock != NULL,
 		.kernel = o->out.kernel, .max_stack = o->max_stack,
-		.dwarf_size = o->dwarf_size,
+		.dwarf_size = o->dwarf_size, .held = o->cmd != NULL,
 		.enable_events = enable_specs, .ctx = c,
 	};
 	char why[320];
@@ -167,9 +167,10 @@ static void set_buffers(struct capture *c)
 	/*
 	 * Recording deferred stacks only splices (see the stream's direct
 	 * mode): no record is read back or decoded. The side-band, which
-	 * reads records, belongs to the synchronous sources.
+	 * reads records, belongs to the synchronous sources and to deferred
+	 * stacks with copies (--call-graph=dwarf).
 	 */
-	c->direct = o->mode == MODE_RECORD && c->caps->deferred;
+	c->direct = o->mode == MODE_RECORD && c->caps->deferred && !c->caps->sideband;
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
 		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
@@ -398,7 +399,8 @@ static void write_info_marker(struct capture *c)
 					O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ustack_events_info_text(buf, sizeof(buf), c->caps->deferred, c->helpers, c->until_exec);
+	ustack_events_info_text(buf, sizeof(buf), c->caps->deferred, c->helpers, c->until_exec,
+				c->o->max_stack);
 	if (write(fd, buf, strlen(buf)) < 0)
 		ustack_warning("trace_marker: %s", strerror(errno));
 	close(fd);
@@ -660,6 +662,8 @@ static void write_tracedat(struct capture *c)
 	if (ret < 0)
 		die("cannot write %s: %s", c->o->output, strerror(-ret));
 	out.instance = ustack_instance_name(c->ui);
+	/* what the stream and the side-band wrote their sub-buffers in */
+	out.page_size = ustack_instance_subbuf_size(c->ui);
 	out.nr_cpus = ustack_stream_nr_cpus(c->stream);
 	out.cpu_files = ustack_stream_files(c->stream);
 	out.systems = c->systems;
@@ -798,8 +802,10 @@ static void sampled_events(struct capture *c, struct tep_handle *tep)
 static void start_source(struct capture *c)
 {
 	struct ustack_stack_feed feed = {
-		.session = c->run.session, .events = c->run.events,
-		.record = c->o->mode == MODE_RECORD,
+		.maps = {
+			.session = c->run.session, .events = c->run.events,
+			.record = c->o->mode == MODE_RECORD,
+		},
 		.sampled = c->sampled, .nr_sampled = c->nr_sampled,
 	};
 	char why[320];
@@ -807,12 +813,12 @@ static void start_source(struct capture *c)
 	size_t nr = 0;
 	int ret;
 
-	if (feed.record && c->caps->sideband)
-		feed.sideband_file = c->sbfile_path = temp_file(&c->out, "sideband");
+	if (feed.maps.record && c->caps->sideband)
+		feed.maps.sideband_file = c->sbfile_path = temp_file(&c->out, "sideband");
 	if (c->o->nr_pids || c->child)
 		pids = watched(c, &nr);
-	feed.pids = pids;
-	feed.nr_pids = nr;
+	feed.maps.pids = pids;
+	feed.maps.nr_pids = nr;
 	ret = ustack_stack_source_start(c->src, &feed, why, sizeof(why));
 	free(pids);
 	if (ret == USTACK_STACKSRC_REFUSED)
@@ -824,27 +830,40 @@ static void start_source(struct capture *c)
 	c->maps = ustack_stack_source_maps(c->src);
 }
 
-/*
- * Held before its exec until tracing is on: traced from its exec on.
- * Its events before the exec (execve from ustack_child_fork()) are our
- * code, not the user's: skipped up to its sched_process_exec record.
- */
+/* Held before its exec until tracing is on: traced from its exec on. */
 static void fork_command(struct capture *c)
 {
 	pid_t pid;
 
-	enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
 	c->child = ustack_child_fork(c->o->cmd);
 	pid = ustack_child_pid(c->child);
 	ustack_signals_child(pid);
 	if (ustack_instance_add_pid(c->ui, pid, false) < 0)
 		die("cannot filter pid %d: %s", pid, strerror(errno));
 	follow(c, pid);
-	if ((c->helpers & USTACK_HELPER_EXEC) ||
-	    ustack_opts_asked(c->o, "sched", "sched_process_exec")) {
-		c->until_exec = pid;
+}
+
+/*
+ * The command's events before its exec (execve from ustack_child_fork())
+ * are our code, not the user's: skipped up to its exec, which its
+ * sched_process_exec record tells, or the side-band, where the source
+ * says that event would cost more (once started: it may give up the
+ * side-band).
+ */
+static void skip_until_exec(struct capture *c)
+{
+	pid_t pid = ustack_child_pid(c->child);
+	bool sideband = ustack_stack_source_sideband_exec(c->src);
+
+	if (!sideband)
+		enable_helper(c, "sched", "sched_process_exec", USTACK_HELPER_EXEC);
+	if (!sideband && !(c->helpers & USTACK_HELPER_EXEC) &&
+	    !ustack_opts_asked(c->o, "sched", "sched_process_exec"))
+		return;
+	c->until_exec = pid;
+	/* recording, the session learns it from the info marker */
+	if (c->o->mode != MODE_RECORD)
 		ustack_session_skip_until_exec(c->run.session, pid);
-	}
 }
 
 /* Which source and what it means, once (nothing for deferred stacks) */
@@ -886,8 +905,15 @@ static void set_up(struct capture *c)
 	if (c->caps->samples)
 		sampled_events(c, tep);
 	start_source(c);
+	if (c->child)
+		skip_until_exec(c);
 	enable_helpers(c);
-	ustack_events_set_helpers(c->run.events, c->helpers);
+	/*
+	 * Recording, the session learns them from the info marker, as
+	 * report's does: both count the same events (ustack-session.c).
+	 */
+	if (c->o->mode != MODE_RECORD)
+		ustack_events_set_helpers(c->run.events, c->helpers);
 	open_stream(c, tep);
 	/* Said once the setup worked, so that errors stay one line. */
 	say_path(c);
@@ -944,8 +970,10 @@ void ustack_capture(struct ustack_opts *o)
 	ustack_stack_source_enable(c.src);
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
-	if (o->cmd)
+	if (o->cmd) {
+		ustack_stack_source_release(c.src);
 		ustack_child_release(c.child);
+	}
 	run_loop(&c);
 	stop_reading(&c);
 	ustack_child_end(c.child);

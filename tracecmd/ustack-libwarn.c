@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ustack-cmd.h"
+#include "ustack-tracedat.h"
 #include "ustack-warn.h"
 
 /* libtracecmd's own declaration is in a header it does not install */
@@ -44,7 +45,9 @@ void tracecmd_warning(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	make_printable(msg);
-	ustack_warning("libtracecmd: %s", msg);
+	/* what the trace.dat writer handles itself is not shown */
+	if (!ustack_tracedat_lib_warning(msg))
+		ustack_warning("libtracecmd: %s", msg);
 	errno = saved;
 }
 

@@ -92,7 +92,8 @@ static struct argp_option options[] = {
 	  "events), userstacktrace (8 frames); default: the first that works", 2 },
 	{ "max-stack", OPT_MAX_STACK, "N", 0,
 	  "perf source: at most N frames per stack (default and most: "
-	  "kernel.perf_event_max_stack)", 2 },
+	  "kernel.perf_event_max_stack); --call-graph=dwarf and report: at most N "
+	  "frames unwound from a stack copy", 2 },
 	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
 	  "perf source: the kernel's frame-pointer chain (fp, default), or the user "
 	  "registers and SIZE bytes of the user stack (default 8192) unwound with the "
@@ -316,7 +317,11 @@ static void add_debug_dir(struct ustack_opts *o, const char *dir,
 	o->resolve.debug_dirs = v;
 }
 
-/* A stack copy is the perf source's: dwarf picks it, or needs it picked */
+/*
+ * A stack copy comes with the deferred stacks (a kernel with
+ * user_stack_copy_size) or perf's samples; the stack source's rule
+ * chooses between them, the synchronous fallback has none.
+ */
 static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
 {
 	if (!o->dwarf_size)
@@ -324,11 +329,9 @@ static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
 	if (o->mode == MODE_REPORT)
 		argp_error(state, "--call-graph only applies when recording (report unwinds "
 			   "what the file holds)");
-	if (o->source == USTACK_SOURCE_AUTO)
-		o->source = USTACK_SOURCE_PERF;
-	if (o->source != USTACK_SOURCE_PERF)
-		argp_error(state, "--call-graph=dwarf needs the perf stack source "
-			   "(--stack-source=perf)");
+	if (o->source == USTACK_SOURCE_USERSTACKTRACE)
+		argp_error(state, "--call-graph=dwarf needs the deferred or perf stack source "
+			   "(--stack-source=tracefs-deferred or perf)");
 }
 
 static void check_opts(struct ustack_opts *o, struct argp_state *state)
@@ -536,6 +539,13 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 	/* profiles go to their files; stacks on stdout only when asked for */
 	if (ustack_opts_profile(o) && !o->text_set)
 		o->out.mode = USTACK_OUTPUT_NONE;
+	/*
+	 * The symbolizer reads line tables only for lines asked for: a
+	 * profile keeps the lines of the frames DWARF names, the inlined
+	 * calls' among them
+	 */
+	if (ustack_opts_profile(o) && o->resolve.inlines)
+		o->resolve.lines = true;
 }
 
 /**

@@ -34,15 +34,12 @@
  * struct report - a trace.dat and what reads it
  * @td:		the file
  * @run:	session and printer
- * @helpers:	events the capture enabled for itself (info marker)
  * @records:	records of the selected buffer
  * @unknown:	those whose event has no format in the file
  */
 struct report {
 	struct ustack_tracedat	*td;
 	struct ustack_run	run;
-	unsigned int		helpers;
-	int			until_exec;	/* the recorded command */
 	unsigned long		records;
 	unsigned long		unknown;
 	int			known_type;	/* of the last record, or -1 */
@@ -57,7 +54,7 @@ static void add_maps(int tgid, uint64_t ts, const char *text, void *data)
 
 struct markers {
 	struct report			*r;
-	struct ustack_maps_reader	*maps;
+	struct ustack_procmaps_reader	*maps;
 };
 
 static void read_marker(struct tep_record *rec, void *data)
@@ -67,28 +64,24 @@ static void read_marker(struct tep_record *rec, void *data)
 
 	if (!text)
 		return;
+	/* its helpers and command: the session learns them when fed it */
 	if (!strncmp(text, USTACK_INFO_MARKER, strlen(USTACK_INFO_MARKER))) {
-		m->r->helpers = ustack_events_info_helpers(text);
-		m->r->until_exec = ustack_events_info_until_exec(text);
 		if (ustack_events_info_deferred(text))
 			ustack_tracedat_stop(m->r->td);
 	} else
-		ustack_maps_reader_feed(m->maps, text);
+		ustack_procmaps_reader_feed(m->maps, text);
 }
 
-/* The first pass: maps snapshots into the session, the helpers. */
+/* The first pass: maps snapshots into the session; deferred stacks or not. */
 static void read_markers(struct report *r)
 {
 	struct markers m = { .r = r };
 
-	m.maps = ustack_maps_reader_new(add_maps, r);
+	m.maps = ustack_procmaps_reader_new(add_maps, r);
 	if (!m.maps)
 		die("out of memory");
 	ustack_tracedat_iterate(r->td, read_marker, NULL, &m);
-	ustack_maps_reader_free(m.maps);
-	ustack_events_set_helpers(r->run.events, r->helpers);
-	if (r->until_exec)
-		ustack_session_skip_until_exec(r->run.session, r->until_exec);
+	ustack_procmaps_reader_free(m.maps);
 }
 
 static void feed(struct tep_record *rec, void *data)

@@ -41,6 +41,8 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	if (o->mode == MODE_REPORT) {
 		so.pids = o->pids;
 		so.nr_pids = o->nr_pids;
+		/* report unwinds the stack copies the file holds */
+		so.unwind_max = o->max_stack;
 	}
 	so.comms = (const char * const *)o->comms;
 	so.nr_comms = o->nr_comms;

@@ -68,7 +68,7 @@ copy_sources() {
 	echo "$output" >&2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"CC      lib/ustack-fileids.o"* ]]
-	[[ "$output" == *"CC      lib/ustack-session.o"* ]]
+	[[ "$output" == *"CC      lib/ustack-mapdb.o"* ]]
 	[[ "$output" != *"CC      lib/ustack-fold.o"* ]]
 	[[ "$output" != *"CC      tracecmd/ustack-opts.o"* ]]
 }

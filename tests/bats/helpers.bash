@@ -51,6 +51,38 @@ assert_no_instance() {
 	fi
 }
 
+# The setup of a perf stack source test on the host (perf-dwarf.bats,
+# perfsrc.bats): the stock kernel, whose perf path it is, perf itself,
+# an instance name and $TMP
+perf_host_setup() {
+	require_capture
+	has_deferred && skip "the patched kernel: its tests are in tests/bats/vm/"
+	command -v perf >/dev/null || skip "no perf"
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+# deferred_setup DIR PROG...: the setup of a VM test of the deferred
+# path (tests/bats/vm/): the patched kernel, the programs (built on the
+# host, the VM has no compiler), an instance name and $TMP
+deferred_setup() {
+	local dir="$1" p
+
+	shift
+	require_deferred
+	for p in "$@"; do
+		[ -x "$dir/$p" ] || skip "run make on the host first ($dir/$p missing)"
+	done
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
+# The teardown of both: no instance left behind, $TMP removed
+instance_teardown() {
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	rm -rf "${TMP:-/nonexistent}"
+}
+
 # The function names of the first stack printed in stacks mode, leaf first,
 # one per line: frames are indented lines "  name+0xoff (dso)".
 first_stack() {
@@ -194,18 +226,4 @@ perf_opened() {
 		ls -l "/proc/$pid/fd" 2>/dev/null | grep -q 'perf_event' && return 0
 	done
 	return 1
-}
-
-# wait_drained NAME: wait (up to 30 s) until the reader took everything
-# out of the per-CPU buffers of instance NAME. (The perf source's rings
-# cannot be watched from outside; the command reads them to the end when
-# it stops.)
-wait_drained() {
-	poll_until 30 drained "$1" && return 0
-	echo "instance $1 still holds entries" >&2
-	return 1
-}
-
-drained() {
-	! grep -h '^entries:' "$TRACEFS/instances/$1"/per_cpu/cpu*/stats | grep -qv '^entries: 0$'
 }

@@ -20,16 +20,11 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	has_deferred && skip "the patched kernel: its tests are in tests/bats/vm/"
-	command -v perf >/dev/null || skip "no perf"
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	perf_host_setup
 }
 
 teardown() {
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 @test "perf dwarf: live, every stack of the no-frame-pointer chain is whole" {
@@ -68,13 +63,13 @@ teardown() {
 	grep -q '^  main+0x[0-9a-f]* (cfi-deep) # cfi$' <<< "$output"
 }
 
-@test "perf dwarf: --call-graph takes fp or dwarf[,SIZE] and needs the perf source" {
+@test "perf dwarf: --call-graph takes fp or dwarf[,SIZE] and needs the deferred or perf source" {
 	run "$USTACK" --call-graph=bogus -- true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"bad --call-graph 'bogus' (want fp or dwarf[,SIZE])"* ]]
 	run "$USTACK" --call-graph=dwarf --stack-source=userstacktrace -- true
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"--call-graph=dwarf needs the perf stack source"* ]]
+	[[ "$output" == *"--call-graph=dwarf needs the deferred or perf stack source"* ]]
 }
 
 @test "perf dwarf: frames without CFI come from the frame pointer, and --why says so" {
@@ -104,4 +99,35 @@ teardown() {
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
 	[ "$status" -eq 0 ]
 	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+}
+
+@test "perf dwarf: report --max-stack cuts a recording made without it, marked [truncated] and counted" {
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" --call-graph=dwarf \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 2
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --max-stack 5 --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "cfi-deep;[truncated];chain_08;chain_09;chain_10;chain_11;chain_12 2" ]
+	[[ "$stderr" == *"truncated stacks:     2"$'\n'* ]] || { echo "$stderr"; false; }
+	# a limit above the chain cuts nothing
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --max-stack 100 --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == "cfi-deep;_start;"*";main;chain_01;"*";chain_12 2" ]]
+}
+
+@test "perf dwarf: the summary counts the stacks the unwind could not finish, by why" {
+	run --separate-stderr "$USTACK" -B "$NAME" --call-graph=dwarf,64 --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 3
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"truncated stacks:     0"* ]]
+	[[ "$stderr" == *"unwind stopped:       3 (stack copy too small 3)"* ]]
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" --call-graph=dwarf \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-nocfi-nofp" 2
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"unwind stopped:       2 (no CFI and no frame pointer 2)"* ]]
+	# a whole stack is no stopped one: no line
+	run --separate-stderr "$USTACK" -B "$NAME" --call-graph=dwarf --folded \
+		-e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 1
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"unwind stopped:"* ]]
 }

@@ -15,16 +15,11 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	has_deferred && skip "the patched kernel: its tests are in tests/bats/vm/"
-	command -v perf >/dev/null || skip "no perf"
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	perf_host_setup
 }
 
 teardown() {
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # perf-script text -> one line per event (comm, then its frames' symbols
@@ -144,6 +139,23 @@ compare() {
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 3 ]
+}
+
+@test "perf source: a thread's repeated stack is stored short (same=1) and report gives each whole" {
+	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 2 300 0 >/dev/null
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	local levels
+	levels=$(printf 'bu_level;%.0s' $(seq 11))
+	[ "$(grep -c . <<< "$output")" -eq 2 ]
+	grep -qx "burst;__libc_start_call_main;main;${levels}bu_loop 300" <<< "$output"
+	grep -qx "burst;start_thread;thread;${levels}bu_loop 300" <<< "$output"
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 600 ]
+	# the payload and chain of most are their thread's last one's
+	[ "$(grep -c 'ustack-sb sample .* same=1$' <<< "$output")" -gt 500 ]
 }
 
 @test "perf source: report needs nothing of the recording machine but the files (--symfs)" {

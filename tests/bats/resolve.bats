@@ -313,6 +313,19 @@ ref_line() {
 	[ "$n" -gt 0 ]
 }
 
+@test "inlines without lines read no line table (no dwarf_getsrc*/dwarf_getsrcfiles call)" {
+	readelf -d "$SYM" | grep -qE 'BIND_NOW|FLAGS.*NOW' && skip "driver linked with -z now"
+	f="$PROGS/inline-heavy"
+	off=$(sym_off "$f" main 4)
+	lines_bound() {
+		LD_DEBUG=bindings "$SYM" --leaf "$@" <<<"$f $off" 2>&1 >/dev/null |
+			grep -cE 'symbol `dwarf_(getsrc|linesrc|lineno)' || true
+	}
+	[ "$(lines_bound --inlines)" -eq 0 ]
+	# the same frame with --lines does call them: the probe works
+	[ "$(lines_bound --inlines --lines)" -gt 0 ]
+}
+
 @test "inlines: C++ -O2 inline chains agree with llvm-symbolizer on >= 99% of .text" {
 	command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
 	f="$PROGS/inline-heavy"

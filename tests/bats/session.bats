@@ -234,6 +234,22 @@ EOF
 	samples | grep -q 'cookie=0x5 frames=0x40:/usr/lib/libfoo.so$'
 }
 
+# Ids 0 (anonymous memory) and 1 (no mapping) are the kernel's, never
+# announced: a stack with such frames waits for nothing either.
+@test "rule 3: a stack with frames of no mapping and anonymous memory goes out at once, not after the hold time" {
+	inode 500 1 0x99 /usr/lib/libfoo.so
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1001 100 user_unwind_cookie cookie=0x5
+0 2000 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40,0x7f0000001000,0x10 ids=0x99,0x1,0x0
+1 3000 200 sys_enter_test __syscall_nr=1
+1 3001 200 user_unwind_cookie cookie=0
+EOF
+	drv --hold 100000
+	samples
+	[ "$(samples | awk '{ print $2, $8 }' | tr '\n' ' ')" = "ts=1000 status=OK ts=3000 status=NO_STACK " ]
+}
+
 @test "rule 3: an announcement exactly hold time after the stack is still used" {
 	# the stack waits until the feed passes its ts + hold time
 	cat >> "$S" <<EOF
@@ -563,8 +579,9 @@ EOF
 @test "folded: control characters (C0 and DEL) in a name become '?', each stack stays one line" {
 	# names from a symbol table may hold any byte but NUL; a carriage
 	# return, an escape or DEL would garble the line flamegraph.pl reads
+	# (\001 and \037: both ends of the C0 range)
 	printf 'sym /usr/bin/prog 0x1000 0x100 cr\rend\n' >> "$S"
-	printf 'sym /usr/bin/prog 0x1100 0x100 esc\033del\177one\001\n' >> "$S"
+	printf 'sym /usr/bin/prog 0x1100 0x100 esc\033del\177one\001us\037\n' >> "$S"
 	inode 900 0 0x77 /usr/bin/prog
 	cat >> "$S" <<EOF
 0 1000 100 sys_enter_test __syscall_nr=1
@@ -572,7 +589,7 @@ EOF
 0 1002 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x1110,0x1010 ids=0x77,0x77
 EOF
 	drv --folded
-	[ "$output" = 'prog;cr?end;esc?del?one? 1' ]
+	[ "$output" = 'prog;cr?end;esc?del?one?us? 1' ]
 }
 
 @test "stacks output: trace-cmd report style header, frames leaf first, --lines, --raw" {
@@ -818,6 +835,75 @@ EOF
 	[ "$(stat orphans)" = 0 ]
 }
 
+# record's session and report's learn the helpers from the info marker
+# they are fed: when the ring buffer overwrote it, a helper event that
+# survived is a traced event for both (record said 37744, report 37745).
+@test "a helper event is ours only after the info marker naming it: before it, or without it, it is a traced event" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+format task $SFMT/task_newtask.format
+0 1000 100 task_newtask pid=101 comm=prog clone_flags=0x10000
+0 1100 100 print buf=ustack-info\spath=fallback\shelpers=task:task_newtask\suntil_exec=0
+0 1200 100 task_newtask pid=102 comm=prog clone_flags=0x10000
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	samples | grep -q 'ts=1000 .*event=task_newtask'
+	[ "$(stat events)" = 1 ]
+	# the marker lost: both are events
+	sed -i '/ustack-info/d' "$S"
+	drv --stats
+	[ "$(stat events)" = 2 ]
+}
+
+@test "the launched command the info marker names is skipped up to its exec" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+format sched $SFMT/sched_process_exec.format
+0 1000 100 print buf=ustack-info\spath=fallback\shelpers=sched:sched_process_exec\suntil_exec=100
+0 1100 100 sys_enter_test __syscall_nr=1
+0 1200 100 sched_process_exec filename=prog pid=100 old_pid=100
+0 1300 100 sys_enter_test __syscall_nr=2
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	samples | grep -q 'ts=1300 .*event=sys_enter_test'
+	[ "$(stat events)" = 1 ]
+}
+
+@test "a ring-buffer loss ends the skip of the launched command: its exec may be among the lost records" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+format sched $SFMT/sched_process_exec.format
+0 1000 100 print buf=ustack-info\spath=fallback\shelpers=sched:sched_process_exec\suntil_exec=100
+0 1100 100 sys_enter_test __syscall_nr=1
+0 1300 100 sys_enter_test __syscall_nr=2 missed=50
+0 1400 100 sys_enter_test __syscall_nr=3
+EOF
+	drv --stats
+	[ "$(samples | wc -l)" -eq 2 ]
+	samples | grep -q 'ts=1300 .*event=sys_enter_test'
+	[ "$(stat events)" = 2 ]
+	[ "$(stat rb_lost)" = 50 ]
+}
+
+@test "a side-band exec of the launched command ends its skip as its exec event does" {
+	cat >> "$S" <<EOF
+format ftrace $SFMT/print.format
+format sched $SFMT/sched_process_exec.format
+0 1000 100 print buf=ustack-info\spath=fallback\shelpers=sched:sched_process_exec\suntil_exec=100
+0 1100 100 sys_enter_test __syscall_nr=1
+EOF
+	sb 1150 comm pid=100 tid=101 exec=1 comm=other
+	echo "0 1160 100 sys_enter_test __syscall_nr=2" >> "$S"
+	sb 1200 comm pid=100 tid=100 exec=1 comm=prog
+	echo "0 1300 100 sys_enter_test __syscall_nr=3" >> "$S"
+	drv --stats
+	[ "$(samples | wc -l)" -eq 1 ]
+	samples | grep -q 'ts=1300 .*event=sys_enter_test'
+	[ "$(stat events)" = 1 ]
+}
+
 @test "following thread groups: other groups are skipped, unknown tasks kept" {
 	cat >> "$S" <<EOF
 follow 100
@@ -1011,7 +1097,7 @@ EOF
 	[ "$(stat matched)" = 1 ]
 }
 
-@test "an event that never gets a cookie is given up once hold time has passed, not at the end" {
+@test "live: an event that never gets a cookie is given up once hold time has passed, not at the end" {
 	cat >> "$S" <<EOF
 0 1000 100 sys_enter_test __syscall_nr=1
 1 5000 200 sys_enter_test __syscall_nr=2
@@ -1020,12 +1106,58 @@ EOF
 1 9001 200 user_unwind_cookie cookie=0
 EOF
 	# completion order (the default) shows when each sample was decided
-	drv --hold 100
+	drv --live --hold 100
 	samples
 	[ "$(samples | awk '{print $2, $8}' | tr '\n' ' ')" = "ts=1000 status=NO_COOKIE ts=5000 status=NO_STACK ts=9000 status=NO_STACK " ]
 	# within the hold time it still waits for its cookie
-	drv --hold 100000
+	drv --live --hold 100000
 	[ "$(samples | awk '{print $2}' | tr '\n' ' ')" = "ts=5000 ts=9000 ts=1000 " ]
+}
+
+@test "a recorded file: an event whose CPU stalled before its cookie keeps it, though other CPUs ran past hold time" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+1 1050 200 sys_enter_test __syscall_nr=2
+1 1051 200 user_unwind_cookie cookie=0x7
+1 1052 200 user_unwind_stack cookie=0x7 flags=0 offsets=0x20 ids=0
+1 1300 200 sys_enter_test __syscall_nr=3
+1 1301 200 user_unwind_cookie cookie=0x8
+1 1302 200 user_unwind_stack cookie=0x8 flags=0 offsets=0x20 ids=0
+0 1250 100 user_unwind_cookie cookie=0x5
+0 1260 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
+EOF
+	# in timestamp order: CPU 1's records at 1300 come after CPU 0's
+	sort -s -n -k2,2 "$S" > "$TMP/sorted"
+	grep -v '^[01] [0-9]' "$S" > "$TMP/head"
+	grep '^[01] [0-9]' "$TMP/sorted" >> "$TMP/head"
+	S="$TMP/head"
+	drv --stats --hold 100
+	samples
+	samples | grep -q '^sample ts=1000 .* status=OK cookie=0x5 frames=0x40:anon$'
+	[ "$(stat orphans)" = 0 ]
+	[ "$(stat no_cookie)" = 0 ]
+	# live, the feed's time ends the wait: given up, its cookie an orphan
+	drv --live --stats --hold 100
+	samples | grep -q '^sample ts=1000 .* status=NO_COOKIE frames=-$'
+	[ "$(stat orphans)" = 1 ]
+}
+
+@test "a recorded file: an event that never gets a cookie is given up when its CPU's records pass hold time, or at the end" {
+	cat >> "$S" <<EOF
+0 1000 100 sys_enter_test __syscall_nr=1
+1 5000 200 sys_enter_test __syscall_nr=2
+1 5001 200 user_unwind_cookie cookie=0
+0 6000 300 user_unwind_stack cookie=0x9 flags=0 offsets=0x10 ids=0
+0 9000 100 sys_enter_test __syscall_nr=3
+0 9001 100 user_unwind_cookie cookie=0
+0 9500 101 sys_enter_test __syscall_nr=4
+EOF
+	drv --hold 100
+	samples
+	# not when CPU 1 passed its hold time (5000) but when CPU 0 did (a
+	# stack at 6000, which answers nothing), so 9000's cookie (same task)
+	# is 9000's; ts 9500 only at the end
+	[ "$(samples | awk '{print $2, $8}' | tr '\n' ' ')" = "ts=5000 status=NO_STACK ts=1000 status=NO_COOKIE ts=9000 status=NO_STACK ts=9500 status=NO_COOKIE " ]
 }
 
 @test "rule 1: a kernel stack of another task is not attached to a pending event" {
@@ -1334,7 +1466,7 @@ EOF
 	[ "$(echo "$output" | awk '{ print length($1) }' | sort -n | head -1)" -eq 241 ]
 }
 
-@test "an event waits for its cookie up to exactly hold time, and is given up as NO_COOKIE just after" {
+@test "live: an event waits for its cookie up to exactly hold time, and is given up as NO_COOKIE just after" {
 	cp "$S" "$TMP/late"
 	# the cookie at exactly ts + hold time still belongs to the event
 	cat >> "$S" <<EOF
@@ -1342,7 +1474,7 @@ EOF
 0 1100 100 user_unwind_cookie cookie=0x5
 0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
 EOF
-	drv --stats --hold 100
+	drv --live --stats --hold 100
 	samples
 	samples | grep -q '^sample ts=1000 .* status=OK cookie=0x5 frames=0x40:anon$'
 	[ "$(stat orphans)" = 0 ]
@@ -1357,7 +1489,7 @@ EOF
 0 1300 100 user_unwind_stack cookie=0x4 flags=0 offsets=0x40 ids=0
 EOF
 	S="$TMP/both"
-	drv --stats --hold 100
+	drv --live --stats --hold 100
 	samples
 	samples | grep -q '^sample ts=1050 .* status=OK cookie=0x5 frames=0x40:anon$'
 	[ "$(stat orphans)" = 0 ]
@@ -1368,7 +1500,7 @@ EOF
 0 1101 100 user_unwind_cookie cookie=0x5
 0 1200 100 user_unwind_stack cookie=0x5 flags=0 offsets=0x40 ids=0
 EOF
-	drv --stats --hold 100
+	drv --live --stats --hold 100
 	samples
 	samples | grep -q '^sample ts=1000 .* status=NO_COOKIE frames=-$'
 	[ "$(stat orphans)" = 1 ]
@@ -1661,4 +1793,25 @@ EOF
 	samples
 	samples | grep -q '^sample ts=1000 .*status=SYNC frames=0x10:/bin/a$'
 	[ "$(stat sideband)" = 1 ]
+}
+
+# A perf source's sample of pid 100's sys_enter_test (nr 1), as recorded
+SB_RAW=580200006400000001000000000000000000000000000000
+
+@test "side-band: a repeated sample (same=1) is its thread's last one, mapped as the mappings are at it" {
+	echo "format ftrace $SFMT/print.format" >> "$S"
+	sb 100 mmap pid=100 tid=100 start=0x55d000001000 len=0x1000 pgoff=0x1000 prot=5 flags=0x2 dev=8:1 ino=1 path=/usr/bin/prog
+	sb 1000 sample pid=100 tid=100 cpu=1 raw=$SB_RAW chain=u,55d000001010,10
+	sb 1100 sample pid=100 tid=100 cpu=0 same=1
+	# the same addresses, another file there now
+	sb 1200 mmap pid=100 tid=100 start=0x55d000001000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=2 path=/usr/bin/new
+	sb 1300 sample pid=100 tid=100 cpu=1 same=1
+	# a thread whose last sample the file does not have: refused
+	sb 1400 sample pid=100 tid=300 cpu=1 same=1
+	drv
+	samples
+	[ "$(samples | grep -c .)" -eq 3 ]
+	samples | grep -q '^sample ts=1000 cpu=1 pid=100 .*frames=0x1010:/usr/bin/prog,0x1020:/usr/bin/prog$'
+	samples | grep -q '^sample ts=1100 cpu=0 pid=100 .*frames=0x1010:/usr/bin/prog,0x1020:/usr/bin/prog$'
+	samples | grep -q '^sample ts=1300 cpu=1 pid=100 .*frames=0x10:/usr/bin/new,0x20:/usr/bin/new$'
 }

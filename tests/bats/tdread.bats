@@ -60,6 +60,19 @@ assert_same_records() {
 	assert_same_records "$TMP/gen.dat"
 }
 
+@test "reader: a recording with ring-buffer losses: each record's count of lost events is libtracecmd's" {
+	require_capture
+	# a tiny buffer that overflows: records after a lost stretch say how many
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q --stack-source=userstacktrace -b 8 -o "$TMP/lost.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 4 20000 0 2> "$TMP/rec.err"
+	assert_no_instance "$NAME"
+	USTACK_TRACEDAT_READER=library "$DUMP" "$TMP/lost.dat" > "$TMP/lost.txt"
+	# some record follows lost ones (else the test proves nothing)
+	grep -q '^lost cpu [0-9]* [1-9]' "$TMP/lost.txt"
+	assert_same_records "$TMP/lost.dat"
+}
+
 @test "reader: a recording with side-band (the top buffer's records, merged in) reads as with libtracecmd" {
 	require_capture
 	"$USTACK" record -q -o "$TMP/sb.dat" -- "$PROGS/deep" 1

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fd = memfd_create("fuzz-tracedat", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	if (ustack_tracedat_check(fd, msg, sizeof(msg)) && !memchr(msg, '\0', sizeof(msg)))
+	if (ustack_tdcheck_file(fd, msg, sizeof(msg)) && !memchr(msg, '\0', sizeof(msg)))
 		abort();
 	return 0;
 }

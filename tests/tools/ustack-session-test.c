@@ -13,6 +13,9 @@
  *   --raw --kernel --lines --skip-empty --fold-pid --fold-event
  *   --pid N         filter (repeatable)     --comm NAME  filter (repeatable)
  *   --ordered       session hands samples out in event order
+ *   --live          the session as a live capture runs it (opts.live: an
+ *                   event's wait for its cookie ends by the feed's time;
+ *                   tasks are learned from /proc)
  *   --hold NS       session hold time      --max-pending N
  *   --stats         print "stats: key=value ..." at the end
  *   --summary       print the human summary at the end
@@ -30,7 +33,7 @@
  *                               fake symbol: NAME inlined into OUTER...
  *   maps TGID TS                /proc/<tgid>/maps snapshot, lines up to "end"
  *   marker                      one trace_marker text, lines up to "end", read
- *                               as report reads them (ustack_maps_reader)
+ *                               as report reads them (ustack_procmaps_reader)
  *   lost CPU N                  ustack_session_add_lost()
  *   advance TS                  ustack_session_advance()
  *   flush                       ustack_session_flush() (also done at the end)
@@ -81,7 +84,7 @@ struct driver {
 	struct ustack_output	*out;
 	struct ustack_output_opts oopts;
 	struct ustack_resolver	*resolver;
-	struct ustack_maps_reader *maps;
+	struct ustack_procmaps_reader *maps;
 	bool			dump;
 	bool			stats;
 	bool			summary;
@@ -258,12 +261,12 @@ static void print_stats(const struct ustack_stats *st)
 	       " frames=%" PRIu64 " unresolved=%" PRIu64 " rb_lost=%" PRIu64
 	       " rb_lost_unknown=%" PRIu64 " no_cookie=%" PRIu64 " sync=%" PRIu64
 	       " unmatched=%" PRIu64 " orphans=%" PRIu64 " evicted=%" PRIu64
-	       " sideband=%" PRIu64 " sideband_lost=%" PRIu64 "\n",
+	       " sideband=%" PRIu64 " sideband_lost=%" PRIu64 " copies_capped=%" PRIu64 "\n",
 	       st->events, st->cookies, st->stacks, st->matched, st->lost,
 	       st->no_stack, st->pending, st->truncated, st->mappings, st->frames,
 	       st->unresolved, st->rb_lost, st->rb_lost_unknown, st->no_cookie,
 	       st->sync, st->unmatched, st->orphans, st->evicted, st->sideband,
-	       st->sideband_lost);
+	       st->sideband_lost, st->copies_capped);
 }
 
 /* ------------------------------------------------------------------ */
@@ -590,10 +593,10 @@ static void read_marker_block(struct driver *d, FILE *fp)
 
 	start_session(d);
 	if (!d->maps)
-		d->maps = ustack_maps_reader_new(add_marker_maps, d);
+		d->maps = ustack_procmaps_reader_new(add_marker_maps, d);
 	if (!d->maps)
 		die(d, "out of memory");
-	ustack_maps_reader_feed(d->maps, text ? text : "");
+	ustack_procmaps_reader_feed(d->maps, text ? text : "");
 	free(text);
 }
 
@@ -674,7 +677,7 @@ static void run_script(struct driver *d)
 enum {
 	OPT_DUMP = 256, OPT_STACKS, OPT_FOLDED, OPT_PERF, OPT_RAW, OPT_KERNEL,
 	OPT_LINES, OPT_SKIP_EMPTY, OPT_FOLD_PID, OPT_FOLD_EVENT, OPT_PID,
-	OPT_COMM, OPT_ORDERED, OPT_HOLD, OPT_MAX_PENDING, OPT_STATS,
+	OPT_COMM, OPT_ORDERED, OPT_LIVE, OPT_HOLD, OPT_MAX_PENDING, OPT_STATS,
 	OPT_SUMMARY, OPT_RESOLVER, OPT_PROCMAPS,
 };
 
@@ -717,6 +720,7 @@ static const struct option long_opts[] = {
 	{ "pid",	 required_argument, NULL, OPT_PID },
 	{ "comm",	 required_argument, NULL, OPT_COMM },
 	{ "ordered",	 no_argument,	    NULL, OPT_ORDERED },
+	{ "live",	 no_argument,	    NULL, OPT_LIVE },
 	{ "hold",	 required_argument, NULL, OPT_HOLD },
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
 	{ "stats",	 no_argument,	    NULL, OPT_STATS },
@@ -752,6 +756,7 @@ static void parse_args(struct driver *d, int argc, char **argv)
 				d->comms[d->sopts.nr_comms++] = optarg;
 			break;
 		case OPT_ORDERED: d->sopts.ordered = true; break;
+		case OPT_LIVE: d->sopts.live = true; break;
 		case OPT_HOLD:	d->sopts.hold_ns = strtoull(optarg, NULL, 0); break;
 		case OPT_MAX_PENDING: d->sopts.max_pending = strtoull(optarg, NULL, 0); break;
 		case OPT_STATS:	d->stats = true; break;
@@ -822,7 +827,7 @@ int main(int argc, char **argv)
 		print_procmaps(&d);
 
 	free_syms(&d);
-	ustack_maps_reader_free(d.maps);
+	ustack_procmaps_reader_free(d.maps);
 	ustack_session_free(d.session);
 	ustack_events_free(d.events);
 	ustack_render_free(d.render);

@@ -166,11 +166,22 @@ def fail(msg):
 
 
 def cookie_after(recs, rec):
-    """The cookie written right behind rec on its CPU, if any."""
+    """The cookie written right behind rec on its CPU, if any. An event of
+    the task nested in between (irq_enable fires inside the request of
+    rec's cookie) comes with its own cookie first, as the tool pairs them:
+    the innermost event takes the first cookie."""
+    nested = 0
     for r in recs[rec.idx + 1:]:
         if r.cpu != rec.cpu:
             continue
-        return r if r.kind == 'cookie' and r.pid == rec.pid else None
+        if r.pid != rec.pid:
+            return None
+        if r.kind == 'event':
+            nested += 1
+        elif r.kind == 'cookie' and nested:
+            nested -= 1
+        else:
+            return r if r.kind == 'cookie' else None
     return None
 
 

@@ -11,17 +11,11 @@ bats_require_minimum_version 1.5.0
 load ../helpers
 
 setup() {
-	require_deferred
-	for p in deep shlib threads; do
-		[ -x "$PROGS/$p" ] || skip "run make on the host first ($PROGS/$p missing)"
-	done
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	deferred_setup "$PROGS" deep shlib threads
 }
 
 teardown() {
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
-	rm -rf "${TMP:-/nonexistent}"
+	instance_teardown
 }
 
 ustack() {

@@ -160,6 +160,50 @@ record() {
 	PY
 }
 
+# The nap keeps the recorder off the CPU while its buffer reads as
+# readable with no full sub-buffer to move. At the tool's buffer_percent
+# (10) the kernel says readable only once a sub-buffer is finished
+# (rb_watermark_hit(): never while the writer is on the reader page), so
+# that state lasts one wakeup; at buffer_percent 0 any data is readable,
+# and one event's partial sub-buffer keeps it so for the whole run. The
+# workload sets 0 on the run's own instance (after the tool set 10) to
+# get there, makes its one call, then sleeps 3 s: a thread that polled
+# the buffer again at once (no nap, or a nap of 0 ms) would spin. The
+# tool's CPU time (utime + stime of /proc/PID/stat: all its threads) over
+# that sleep must stay under half of it. Not a speed test: a spinning
+# thread takes ~100% of the wall time (both CPUs' threads of the VM,
+# ~190% together), the napping ones ~16% under TCG (each nap is a
+# timer and two polls and splices, slow in qemu).
+@test "recorder: a buffer readable with no full sub-buffer: the recorder naps, its CPU time under half the wall time" {
+	run --separate-stderr record -q -b 1024 -- sh -c '
+		echo 0 >"$1/buffer_percent" || exit 1
+		"$2" 1 1 0 || exit 1
+		cat /proc/uptime /proc/$PPID/stat >"$3/before"
+		sleep 3
+		cat /proc/uptime /proc/$PPID/stat >"$3/after"' \
+		sh "$TRACEFS/instances/$NAME" "$BURST" "$TMP"
+	[ "$status" -eq 0 ]
+	# the call's stack is in the file (sh's $PPID is a getppid too)
+	"$USTACK" report -q -i "$TMP/t.dat" --folded | grep -q 'bu_loop 1$'
+	python3 - "$TMP/before" "$TMP/after" "$(getconf CLK_TCK)" <<-'PY'
+	import sys
+	def sample(name):
+	    up, stat = open(name).read().splitlines()
+	    comm, rest = stat[stat.index("(") + 1:].split(")", 1)
+	    f = rest.split()
+	    # fields 14 and 15 (utime, stime); rest starts at field 3
+	    return float(up.split()[0]), int(f[11]) + int(f[12]), comm
+	t0, c0, comm = sample(sys.argv[1])
+	t1, c1, _ = sample(sys.argv[2])
+	if not comm.startswith("trace-cmd"):
+	    sys.exit("the workload's parent is %s, not the tool" % comm)
+	wall, cpu = t1 - t0, (c1 - c0) / int(sys.argv[3])
+	print("recorder: %.2f s of CPU in %.2f s" % (cpu, wall))
+	if cpu > wall / 2:
+	    sys.exit("the recorder used %.2f s of CPU in %.2f s: it spins" % (cpu, wall))
+	PY
+}
+
 # record's summary is the kernel's count of what it took (per_cpu stats,
 # as trace-cmd record prints them): no record is read back (issue 13: no
 # more CPU than trace-cmd record). The count is checked against stock

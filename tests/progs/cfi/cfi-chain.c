@@ -11,10 +11,25 @@
  */
 #include "../ustack-progs.h"
 
+/*
+ * CHAIN_PAD (cfi-wide): bytes of locals in each link, so that the chain
+ * spans more stack than one event of a 4 KiB sub-buffer can copy
+ */
+#ifdef CHAIN_PAD
+#define CHAIN_LOCALS()					\
+	volatile char wide[CHAIN_PAD];			\
+							\
+	wide[0] = 0;					\
+	asm volatile("" : : "r"(wide) : "memory")
+#else
+#define CHAIN_LOCALS()	do { } while (0)
+#endif
+
 #define CHAIN(n, next)					\
 	__attribute__((noinline)) void chain_##n(void);	\
 	__attribute__((noinline)) void chain_##n(void)	\
 	{						\
+		CHAIN_LOCALS();				\
 		next();					\
 		asm volatile("" ::: "memory");		\
 	}

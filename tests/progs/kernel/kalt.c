@@ -67,14 +67,20 @@ int main(int argc, char **argv)
 {
 	FILE *f;
 	long i, n;
+	pid_t pid;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: kalt PIDFILE N\n");
 		return 2;
 	}
 	n = atol(argv[2]);
+	/*
+	 * Asked before the file is opened: opening it for writing empties
+	 * the pid list, which then lets every task through, this call too
+	 */
+	pid = getpid();
 	f = fopen(argv[1], "w");
-	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f)) {
+	if (!f || fprintf(f, "%d\n", pid) < 0 || fclose(f)) {
 		perror(argv[1]);
 		return 1;
 	}
