@@ -187,6 +187,26 @@ first_child() {
 	[ -n "$c" ] && echo "$c"
 }
 
+# child_running PID FILE: print the pid of PID's child that runs FILE
+# once there is one (waits up to 30 s); fails if none does. strace forks
+# short-lived children of its own to probe ptrace before the one it
+# traces, so its first child is not always the traced command.
+child_running() {
+	poll_until 30 child_with_exe "$1" "$(readlink -f "$2")"
+}
+
+child_with_exe() {
+	local c
+
+	for c in $(pgrep -P "$1"); do
+		if [ "$(readlink "/proc/$c/exe" 2>/dev/null)" = "$2" ]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # wait_exec PID NAME: wait (up to 30 s) until process PID has exec'ed
 # NAME; fails if it has not. A forked shell child keeps the shell's name
 # until its exec, and -P on it would trace the wrong image.

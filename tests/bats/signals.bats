@@ -48,7 +48,7 @@ start() {
 		"$PROGS/deep" 1000000 "$TAG" > /dev/null 2> "$TMP/err" &
 	BG_PID=$!
 	TOOL=$BG_PID
-	[ "$1" = "$USTACK" ] || TOOL=$(child_of "$BG_PID")
+	[ "$1" = "$USTACK" ] || TOOL=$(child_running "$BG_PID" "$USTACK")
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 }
 
