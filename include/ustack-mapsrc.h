@@ -26,6 +26,7 @@ struct tep_record;
 struct ustack_events;
 struct ustack_map_source;
 struct ustack_perf;
+struct ustack_sample_tally;
 struct ustack_sb_rec;
 struct ustack_session;
 
@@ -75,5 +76,6 @@ bool ustack_map_source_wants_exits(const struct ustack_map_source *ms);
 void ustack_map_source_task_exit(struct ustack_map_source *ms, int pid);
 char **ustack_map_source_procmaps(struct ustack_map_source *ms);
 int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **path);
+const struct ustack_sample_tally *ustack_map_source_tally(const struct ustack_map_source *ms);
 
 #endif /* _USTACK_MAPSRC_H */

@@ -59,5 +59,7 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 			   const struct ustack_stats *st);
 bool ustack_output_needs_kernel_symbols(const struct ustack_output_opts *opts);
 void ustack_output_recorded(FILE *fp, const struct ustack_rb_stats *rb, const char *file);
+void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *t,
+				    const char *file);
 
 #endif /* _USTACK_OUTPUT_H */

@@ -110,6 +110,7 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
  */
 int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec);
 char **ustack_session_procmaps(struct ustack_session *s);
+void ustack_session_recorded(struct ustack_session *s, int tgid);
 
 /* Tasks: their thread group, the groups shown, /proc before a task goes */
 void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);

@@ -133,6 +133,23 @@ struct ustack_rb_stats {
 };
 
 /**
+ * struct ustack_sample_tally - what a recorder wrote of the perf source
+ *	without reading it (ustack_map_source_tally())
+ * @samples:	samples: the traced events, each with its stack or cookie
+ * @stacks:	deferred user stacks (PERF_RECORD_CALLCHAIN_DEFERRED)
+ * @truncated:	samples and stacks the kernel or the frame limit cut
+ * @sideband:	the other side-band records (mappings, names, tasks)
+ * @lost:	records the kernel dropped, full rings (its LOST records)
+ */
+struct ustack_sample_tally {
+	unsigned long long	samples;
+	unsigned long long	stacks;
+	unsigned long long	truncated;
+	unsigned long long	sideband;
+	unsigned long long	lost;
+};
+
+/**
  * enum ustack_unwind_err - why an unwind ended
  * @USTACK_UNWIND_OK:		it reached the outermost frame
  * @USTACK_UNWIND_E_MAX_FRAMES:	the caller's array was full

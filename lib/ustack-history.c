@@ -566,6 +566,22 @@ static char *procmaps_option(const struct ustack_history *h, const struct ustack
 }
 
 /**
+ * ustack_history_use - a stack of @tgid was recorded without being mapped
+ * @h:		the history
+ * @tgid:	its thread group
+ *
+ * Its address space as it is now goes into the PROCMAPS, as if a stack
+ * had been mapped through it.
+ */
+void ustack_history_use(struct ustack_history *h, int tgid)
+{
+	struct ustack_hist_space *sp = space_find(h, tgid);
+
+	if (sp)
+		sp->used = true;
+}
+
+/**
  * ustack_history_procmaps - PROCMAPS payloads of the processes stacks used
  * @h: the history
  *

@@ -255,6 +255,17 @@ size_t ustack_mapdb_files(const struct ustack_mapdb *db)
 }
 
 /**
+ * ustack_mapdb_use - a stack of @tgid was recorded unmapped: its mappings
+ *	go into the PROCMAPS (see ustack_history_use())
+ * @db:		the mappings
+ * @tgid:	the thread group
+ */
+void ustack_mapdb_use(struct ustack_mapdb *db, int tgid)
+{
+	ustack_history_use(db->hist, tgid);
+}
+
+/**
  * ustack_mapdb_procmaps - trace-cmd's PROCMAPS of the processes mapped
  *	through the side-band
  * @db: the mappings

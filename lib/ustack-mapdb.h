@@ -60,6 +60,7 @@ const char *ustack_mapdb_comm(const struct ustack_mapdb *db, int pid);
 struct ustack_history *ustack_mapdb_history(struct ustack_mapdb *db);
 size_t ustack_mapdb_files(const struct ustack_mapdb *db);
 bool ustack_mapdb_by_sideband(const struct ustack_mapdb *db);
+void ustack_mapdb_use(struct ustack_mapdb *db, int tgid);
 char **ustack_mapdb_procmaps(const struct ustack_mapdb *db);
 
 #endif /* _USTACK_MAPDB_H */

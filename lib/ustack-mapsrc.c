@@ -42,6 +42,10 @@ struct map_ops {
  * @perf:	side-band: its perf events
  * @sbfile:	side-band, recording: its records for the trace.dat
  * @max_stack:	side-band: the perf stack source's frame limit (0: none)
+ * @unread:	recording the perf source's frame-pointer or deferred
+ *		stacks: samples go to the file unread (see sample_unread())
+ * @tally:	what went so, for the summary
+ * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
  * @no_perf:	why there is no side-band, once it was refused
  */
@@ -52,6 +56,9 @@ struct ustack_map_source {
 	struct ustack_perf	*perf;
 	struct ustack_sbfile	*sbfile;
 	unsigned int		max_stack;
+	bool			unread;
+	struct ustack_sample_tally tally;
+	int			last_tgid;
 	struct ustack_procmaps	*procmaps;
 	pid_t			self;		/* getpid() is a syscall: once */
 	char			no_perf[256];
@@ -87,25 +94,65 @@ static const struct map_ops sideband_ops = {
  * Into the trace.dat: a sample says there whether the kernel cut its
  * chain, which report could not tell without the frame limit of this run
  */
-static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+static bool sample_cut(const struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
 	struct ustack_perfsrc_stack cs;
+
+	/* fewer entries than the limit: no frame count reaches it */
+	if (!ms->max_stack || rec->nr_chain < ms->max_stack)
+		return rec->cut;
+	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
+	return cs.truncated;
+}
+
+static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+{
 	struct ustack_sb_rec copy;
 	unsigned int cut;
 
 	if (rec->kind != USTACK_SB_SAMPLE)
 		return ustack_sbfile_add(ms->sbfile, rec);
 	copy = *rec;
-	/* fewer entries than the limit: no frame count reaches it */
-	if (ms->max_stack && rec->nr_chain >= ms->max_stack) {
-		ustack_perfsrc_stack(rec, ms->max_stack, &cs);
-		copy.cut = cs.truncated;
-	}
+	copy.cut = sample_cut(ms, rec);
 	/* a stack copy: only the words the unwind read (all, if none ran) */
-	copy.stack_valid = ustack_session_stack_used(ms->feed->session, &cut);
-	copy.unwind_max = cut;
-	copy.cut |= cut != 0;
+	if (!ms->unread) {
+		copy.stack_valid = ustack_session_stack_used(ms->feed->session, &cut);
+		copy.unwind_max = cut;
+		copy.cut |= cut != 0;
+	}
 	return ustack_sbfile_add(ms->sbfile, &copy);
+}
+
+static bool is_stack(const struct ustack_sb_rec *rec)
+{
+	return rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED;
+}
+
+/*
+ * Recording frame-pointer or deferred chains, a sample is not read: the
+ * file holds it whole, and pairing, mapping and counting it are report's
+ * (as perf record leaves them to perf report). Reading it here would cost
+ * more CPU than the recording. Only its process is noted, for PROCMAPS:
+ * mostly the same one as the sample before, and any side-band record in
+ * between (an exec, a new mapping) makes it asked again.
+ */
+static void sample_unread(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+{
+	struct ustack_sample_tally *t = &ms->tally;
+
+	if (rec->kind == USTACK_SB_SAMPLE) {
+		t->samples++;
+		if (sample_cut(ms, rec))
+			t->truncated++;
+	} else {
+		t->stacks++;
+		if (rec->cut)
+			t->truncated++;
+	}
+	if (rec->pid > 0 && rec->pid != ms->last_tgid) {
+		ustack_session_recorded(ms->feed->session, rec->pid);
+		ms->last_tgid = rec->pid;
+	}
 }
 
 /**
@@ -118,10 +165,18 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
 	/* System-wide, the reads of our own reader are syscalls too */
-	if ((rec->kind == USTACK_SB_SAMPLE || rec->kind == USTACK_SB_DEFERRED) &&
-	    rec->pid == ms->self)
+	if (is_stack(rec) && rec->pid == ms->self)
 		return;
-	ustack_session_sideband(ms->feed->session, rec);
+	if (ms->unread && is_stack(rec)) {
+		sample_unread(ms, rec);
+	} else {
+		ms->last_tgid = 0;
+		ustack_session_sideband(ms->feed->session, rec);
+		if (rec->kind == USTACK_SB_LOST)
+			ms->tally.lost += rec->lost;
+		else
+			ms->tally.sideband++;
+	}
 	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded",
 			       ms->feed->sideband_file);
@@ -186,6 +241,8 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 	if (!ms->perf)
 		return 1;
 	ms->max_stack = src ? src->max_stack : 0;
+	/* a stack copy is read: the file keeps only what its unwind used */
+	ms->unread = feed->record && src && !src->dwarf_size;
 	ms->ops = &sideband_ops;
 	return 0;
 }
@@ -389,6 +446,18 @@ void ustack_map_source_task_exit(struct ustack_map_source *ms, int pid)
 char **ustack_map_source_procmaps(struct ustack_map_source *ms)
 {
 	return ms->ops->procmaps ? ms->ops->procmaps(ms) : NULL;
+}
+
+/**
+ * ustack_map_source_tally - what a recording wrote of the perf source unread
+ * @ms: the mapping source
+ *
+ * Returns the counts, or NULL when the session read the samples (live,
+ * report, stack copies, another source): its summary counts them then.
+ */
+const struct ustack_sample_tally *ustack_map_source_tally(const struct ustack_map_source *ms)
+{
+	return ms && ms->unread ? &ms->tally : NULL;
 }
 
 /**

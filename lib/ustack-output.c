@@ -704,3 +704,27 @@ void ustack_output_recorded(FILE *fp, const struct ustack_rb_stats *rb, const ch
 		fprintf(fp, "  records not read:     %llu\n", rb->entries);
 	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);
 }
+
+/**
+ * ustack_output_recorded_samples - print what a recording of the perf
+ *	source took without reading it, for humans
+ * @fp:		where to (usually stderr)
+ * @t:		the recorder's counts (ustack_map_source_tally())
+ * @file:	the trace.dat, named in the command that maps its stacks
+ *
+ * Counted as written, as perf record counts its samples: report applies
+ * the filters (-c, --comm, the launched command's exec) and counts the
+ * events it shows.
+ */
+void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *t,
+				    const char *file)
+{
+	fprintf(fp, "ustack summary (as recorded):\n");
+	fprintf(fp, "  samples:              %llu (events with their stacks)\n", t->samples);
+	if (t->stacks)
+		fprintf(fp, "  deferred stacks:      %llu\n", t->stacks);
+	fprintf(fp, "  truncated stacks:     %llu\n", t->truncated);
+	print_rb_lost(fp, t->lost, 0);
+	fprintf(fp, "  side-band records:    %llu\n", t->sideband);
+	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);
+}

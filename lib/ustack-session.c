@@ -2191,6 +2191,21 @@ void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinde
 }
 
 /**
+ * ustack_session_recorded - a stack of @tgid went into a recording unread
+ * @s:		the session
+ * @tgid:	its thread group
+ *
+ * A recorder that writes the perf source's samples without handing them
+ * to the session (pairing and mapping are report's) says whose they were:
+ * those processes' mappings go into the trace.dat's PROCMAPS, as the
+ * mapped stacks' do.
+ */
+void ustack_session_recorded(struct ustack_session *s, int tgid)
+{
+	ustack_mapdb_use(s->maps, tgid);
+}
+
+/**
  * ustack_session_stack_used - the words of the last sample's stack copy its unwind read
  * @s:		the session
  * @cut:	set to the frame limit the unwind stopped at, else 0

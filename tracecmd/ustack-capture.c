@@ -507,6 +507,7 @@ static unsigned long long now_ns(void)
 static void print_progress(struct capture *c, bool final)
 {
 	const struct ustack_stats *st = ustack_session_stats(c->run.session);
+	const struct ustack_sample_tally *tally = ustack_map_source_tally(c->maps);
 
 	if (c->o->quiet || !isatty(STDERR_FILENO))
 		return;
@@ -516,6 +517,12 @@ static void print_progress(struct capture *c, bool final)
 		return;
 	}
 	/* Recording directly, the session sees nothing before the end. */
+	if (tally) {
+		fprintf(stderr, "\r\033[Krecorded %llu samples  lost %llu", tally->samples,
+			tally->lost);
+		c->progress_shown = true;
+		return;
+	}
 	if (c->direct) {
 		fprintf(stderr, "\r\033[Krecorded %llu KiB  rb-lost %llu",
 			(unsigned long long)(ustack_stream_bytes(c->stream) >> 10),
@@ -615,14 +622,19 @@ static void stop_reading(struct capture *c)
 /* The summary of what was read, or the kernel's count of what was recorded */
 static void finish_run(struct capture *c)
 {
+	const struct ustack_sample_tally *tally = ustack_map_source_tally(c->maps);
 	struct ustack_rb_stats rb;
 
-	if (!c->direct) {
+	if (!c->direct && !tally) {
 		ustack_run_finish(&c->run);
 		return;
 	}
 	if (c->o->quiet)
 		return;
+	if (tally) {
+		ustack_output_recorded_samples(stderr, tally, c->o->output);
+		return;
+	}
 	if (ustack_instance_rb_stats(c->ui, -1, &rb) < 0)
 		ustack_warning("%s: per-CPU stats unreadable: counts incomplete",
 			       ustack_instance_name(c->ui));

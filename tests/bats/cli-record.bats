@@ -48,6 +48,11 @@ summary_events() {
 	sed -n 's/^  events: *\([0-9]*\)$/\1/p' "$1"
 }
 
+# summary_samples FILE: the "samples:" count of a recording's summary
+summary_samples() {
+	sed -n 's/^  samples: *\([0-9]*\) (events with their stacks)$/\1/p' "$1"
+}
+
 workers_ready() {
 	[ -f "$TMP/w/pids" ] && [ "$(wc -l < "$TMP/w/pids")" = 4 ]
 }
@@ -82,14 +87,24 @@ record_workers() {
 		cat "$TMP/rec.err" "$TMP/rep.err"
 		[ -n "$rep" ]
 		# the deferred source's recorder splices pages unparsed: its
-		# summary counts records, and only report counts events
-		if [ "$(stack_source)" != tracefs-deferred ]; then
-			[ -n "$rec" ]
-			[ "$rec" = "$rep" ]
-		else
+		# summary counts records, and only report counts events; the
+		# perf source's (no stack copies) writes its samples unread and
+		# counts them: the events report shows
+		case $(stack_source) in
+		tracefs-deferred)
 			rec=$rep
 			grep -q '^  records: *[0-9]' "$TMP/rec.err"
-		fi
+			;;
+		perf)
+			rec=$(summary_samples "$TMP/rec.err")
+			[ -n "$rec" ]
+			[ "$rec" = "$rep" ]
+			;;
+		*)
+			[ -n "$rec" ]
+			[ "$rec" = "$rep" ]
+			;;
+		esac
 		# without losses, every call of the 4 threads (and the shell's own)
 		if grep -q '^  ring-buffer losses:   0$' "$TMP/rec.err"; then
 			[ "$rec" -ge 160000 ]

@@ -141,6 +141,34 @@ compare() {
 	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 3 ]
 }
 
+@test "perf source: record writes the samples unread; its summary counts them, cut ones too; PROCMAPS names the sampled process" {
+	# deep 3 under --max-stack 10: three samples, each cut at 10 frames;
+	# the recorder counts them as written (perf record's way), report
+	# maps and counts the same three
+	run --separate-stderr "$USTACK" record -B "$NAME" --stack-source=perf --max-stack 10 \
+		-o "$TMP/t.dat" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"ustack summary (as recorded):"$'\n'"  samples:              3 (events with their stacks)"$'\n'* ]]
+	[[ "$stderr" == *$'\n'"  truncated stacks:     3"$'\n'* ]]
+	[[ "$stderr" == *$'\n'"  ring-buffer losses:   0"$'\n'* ]]
+	[[ "$stderr" == *"trace-cmd ustack report -i $TMP/t.dat"* ]]
+	# nothing was paired or mapped while recording
+	[[ "$stderr" != *"frames unresolved"* ]]
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[ "$output" = "deep;[truncated];$(deep_chain 10 | tac | paste -sd';') 3" ]
+	[[ "$stderr" == *$'\n'"  events:               3"$'\n'* ]]
+	[[ "$stderr" == *$'\n'"  truncated stacks:     3"$'\n'* ]]
+	# the process whose samples were written, with its program
+	run trace-cmd dump --options -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	awk '/Option PROCMAPS/ { on = 1; next } on && /^$/ { exit } on' <<< "$output" > "$TMP/maps"
+	cat "$TMP/maps"
+	grep -q "^[0-9a-f]* [0-9]* deep$" "$TMP/maps"
+	grep -q " $PROGS/deep$" "$TMP/maps"
+}
+
 @test "perf source: a thread's repeated stack is stored short (same=1) and report gives each whole" {
 	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
 		-e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 2 300 0 >/dev/null

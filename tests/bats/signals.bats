@@ -187,7 +187,9 @@ flood_then_term() {
 	tr '\r' '\n' < "$TMP/err" | grep -v '^events ' || true
 	[ "$status" -eq 0 ]
 	assert_no_instance "$NAME"
-	grep -q '^  events: ' "$TMP/err"
+	# the summary: the session's, or what the perf source's recorder
+	# wrote unread (samples)
+	grep -qE '^  (events|samples): ' "$TMP/err"
 	# read but not handed out: said in one line with its size
 	if grep -q 'stopped by a signal' "$TMP/err"; then
 		grep -qE '^trace-cmd ustack: stopped by a signal with [0-9.]+ MB of trace data read but not yet handed out' "$TMP/err"
