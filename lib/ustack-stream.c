@@ -137,6 +137,8 @@ struct ustack_stream {
 	size_t			nr_sb;
 	size_t			sb_pos;
 	size_t			sb_alloc;
+	struct sb_item		**sb_tmp;	/* the merge's other half */
+	size_t			sb_tmp_alloc;
 	uint64_t		sb_seq;
 	struct ustack_recorder	*rec;		/* direct mode */
 	bool			readback;	/* files only, nothing traced */
@@ -689,14 +691,72 @@ static int sb_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool sb_sorted(const struct ustack_stream *st)
+static bool sb_before(const struct sb_item *x, const struct sb_item *y)
 {
-	size_t i;
+	return x->rec.ts != y->rec.ts ? x->rec.ts < y->rec.ts : x->seq < y->seq;
+}
 
-	for (i = 1; i < st->nr_sb; i++)
-		if (sb_cmp(&st->sb[i - 1], &st->sb[i]) > 0)
-			return false;
-	return true;
+/* The end of the ordered run of @v that starts at @i */
+static size_t run_end(struct sb_item **v, size_t i, size_t n)
+{
+	while (++i < n && !sb_before(v[i], v[i - 1]))
+		;
+	return i;
+}
+
+/* @a (@na items) and @b (@nb) into @out, each in order */
+static void merge_runs(struct sb_item **a, size_t na, struct sb_item **b, size_t nb,
+		       struct sb_item **out)
+{
+	size_t i = 0, j = 0;
+
+	while (i < na && j < nb)
+		*out++ = sb_before(b[j], a[i]) ? b[j++] : a[i++];
+	memcpy(out, a + i, (na - i) * sizeof(*a));
+	memcpy(out + na - i, b + j, (nb - j) * sizeof(*b));
+}
+
+/*
+ * Order the side-band items. They come as a few ordered runs (what was
+ * waiting, then each ring's records of the drain, each ring in order):
+ * merging neighbouring runs until one is left costs a pass per halving
+ * of the runs, where a sort would compare n log n times. Falls back to
+ * qsort() when the merge's buffer cannot be had.
+ */
+static void sb_order(struct ustack_stream *st)
+{
+	struct sb_item **src = st->sb, **dst, **tmp;
+	size_t n = st->nr_sb, i, mid, end;
+	bool one;
+
+	if (run_end(src, 0, n) == n)
+		return;
+	if (ustack_array_grow((void **)&st->sb_tmp, &st->sb_tmp_alloc, n, sizeof(*src))) {
+		qsort(st->sb, n, sizeof(*st->sb), sb_cmp);
+		return;
+	}
+	dst = st->sb_tmp;
+	do {
+		one = true;
+		for (i = 0; i < n; i = end) {
+			mid = run_end(src, i, n);
+			end = mid < n ? run_end(src, mid, n) : n;
+			merge_runs(src + i, mid - i, src + mid, end - mid, dst + i);
+			if (i || end < n)
+				one = false;
+		}
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	} while (!one);
+	/* the array and the buffer swap roles as they did */
+	if (src != st->sb) {
+		st->sb_tmp = st->sb;
+		st->sb = src;
+		i = st->sb_tmp_alloc;
+		st->sb_tmp_alloc = st->sb_alloc;
+		st->sb_alloc = i;
+	}
 }
 
 /*
@@ -732,9 +792,8 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
 		c->items[i].seq = st->sb_seq++;
 		st->sb[st->nr_sb++] = &c->items[i];
 	}
-	/* one CPU's ring alone is in order already: no sort then */
-	if (!sb_sorted(st))
-		qsort(st->sb, st->nr_sb, sizeof(*st->sb), sb_cmp);
+	/* one CPU's ring alone is in order already: nothing to do then */
+	sb_order(st);
 }
 
 /**
@@ -776,8 +835,9 @@ static void free_sb(struct ustack_stream *st)
 	while (st->sb_pos < st->nr_sb)
 		sb_item_put(st->sb[st->sb_pos++]);
 	free(st->sb);
-	st->sb = NULL;
-	st->nr_sb = st->sb_pos = st->sb_alloc = 0;
+	free(st->sb_tmp);
+	st->sb = st->sb_tmp = NULL;
+	st->nr_sb = st->sb_pos = st->sb_alloc = st->sb_tmp_alloc = 0;
 }
 
 /* A side-band record goes before a trace record of the same time. */

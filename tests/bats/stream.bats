@@ -99,3 +99,14 @@ merge() {
 	merge 1 "$(printf 'sb 20 1 a\nsb 20 2 b\nsb 10 3 c\ndrain\nsb 20 4 d\nsb 15 5 e\nr 0 20 9\n')"
 	[ "$output" = "$(printf 'sb 10 3 c\nsb 15 5 e\nsb 20 1 a\nsb 20 2 b\nsb 20 4 d\n0 20 9')" ]
 }
+
+# Each drain's records come as ordered runs (a ring each): the stream
+# merges the runs, those still waiting and the new ones, into one order
+@test "stream: side-band records of several ordered runs, odd and even in number, across drains, come out in time order" {
+	merge 1 "$(printf '%s\n' 'sb 30 1 a' 'sb 50 2 b' 'sb 10 3 c' 'sb 40 4 d' 'sb 20 5 e' \
+		'sb 60 6 f' 'sb 25 7 g' drain 'sb 45 8 h' 'sb 55 9 i' 'sb 5 10 j' 'sb 30 11 k' \
+		'sb 70 12 l' drain 'sb 20 13 m' 'r 0 80 99')"
+	[ "$output" = "$(printf '%s\n' 'sb 5 10 j' 'sb 10 3 c' 'sb 20 5 e' 'sb 20 13 m' 'sb 25 7 g' \
+		'sb 30 1 a' 'sb 30 11 k' 'sb 40 4 d' 'sb 45 8 h' 'sb 50 2 b' 'sb 55 9 i' \
+		'sb 60 6 f' 'sb 70 12 l' '0 80 99')" ]
+}
