@@ -49,6 +49,8 @@ struct ustack_perfsrc_event {
  *		0: the kernel's frame-pointer chain
  * @defer:	the user callchains deferred (defer_callchain, Linux 6.19):
  *		ustack_perfsrc_defer_probe() said the kernel has them
+ * @unread:	recorded without being read (the map source's choice): the
+ *		reader only copies, and the rings are perf record's size
  */
 struct ustack_perfsrc_opts {
 	const struct ustack_perfsrc_event	*events;
@@ -57,6 +59,7 @@ struct ustack_perfsrc_opts {
 	unsigned int				max_stack;
 	unsigned int				dwarf_size;
 	bool					defer;
+	bool					unread;
 };
 
 /**

@@ -223,6 +223,7 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 				    const struct ustack_perfsrc_opts *src)
 {
 	const struct ustack_map_feed *feed = ms->feed;
+	struct ustack_perfsrc_opts opts;
 	char *clock;
 
 	if (feed->sideband_file && !ms->sbfile) {
@@ -233,16 +234,22 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 		if (!ms->sbfile)
 			return -errno;
 	}
-	clock = clock_name(ms->ui);
-	ms->perf = ustack_perf_start(feed->pids, feed->nr_pids, clock ? clock : "local",
-				     ustack_instance_now(ms->ui), src, on_sideband, ms,
-				     ms->no_perf, sizeof(ms->no_perf));
-	free(clock);
-	if (!ms->perf)
-		return 1;
-	ms->max_stack = src ? src->max_stack : 0;
 	/* a stack copy is read: the file keeps only what its unwind used */
 	ms->unread = feed->record && src && !src->dwarf_size;
+	if (src) {
+		opts = *src;
+		opts.unread = ms->unread;
+	}
+	clock = clock_name(ms->ui);
+	ms->perf = ustack_perf_start(feed->pids, feed->nr_pids, clock ? clock : "local",
+				     ustack_instance_now(ms->ui), src ? &opts : NULL, on_sideband,
+				     ms, ms->no_perf, sizeof(ms->no_perf));
+	free(clock);
+	if (!ms->perf) {
+		ms->unread = false;
+		return 1;
+	}
+	ms->max_stack = src ? src->max_stack : 0;
 	ms->ops = &sideband_ops;
 	return 0;
 }

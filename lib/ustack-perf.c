@@ -684,10 +684,14 @@ struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
 	/*
 	 * Every traced event is a sample in these rings: 4 MiB a CPU holds
 	 * 20,000 deep stacks, 0.1 s at 200,000 events a second, where the
-	 * side-band alone needs little
+	 * side-band alone needs little. A reader that only copies them to
+	 * the file (recording) keeps up as perf record does, with its 512
+	 * KiB: a ring that stays in the caches costs the traced task and
+	 * the reader less per sample than one eight times its size
+	 * (bench/perfsrc/NOTES.md).
 	 */
 	if (src)
-		po.ring_kb = 4096;
+		po.ring_kb = src->unread ? 512 : 4096;
 	/* with a stack copy in each, a sample is a hundred times bigger */
 	if (src && src->dwarf_size)
 		po.ring_kb = 16384;
