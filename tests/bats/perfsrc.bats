@@ -169,6 +169,45 @@ compare() {
 	grep -q " $PROGS/deep$" "$TMP/maps"
 }
 
+# ring_sizes PID: the KiB of each perf ring PID maps (page of header
+# included), one line each, sorted
+ring_sizes() {
+	local r rest
+
+	grep 'perf_event' "/proc/$1/maps" | while read -r r rest; do
+		echo $(((0x${r#*-} - 0x${r%-*}) / 1024))
+	done | sort -n
+}
+
+rings_mapped() {
+	[ -n "$(ring_sizes "$1")" ]
+}
+
+@test "perf source: a recording's rings are perf record's 512 KiB, a live run's 4 MiB (it reads every sample)" {
+	local mode size
+
+	for mode in record live; do
+		if [ "$mode" = record ]; then
+			"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
+				-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1000000 2>/dev/null &
+			size=516
+		else
+			"$USTACK" -B "$NAME" -q --stack-source=perf -e syscalls:sys_enter_getppid \
+				-- "$PROGS/deep" 1000000 >/dev/null 2>&1 &
+			size=4100
+		fi
+		pid=$!
+		poll_until 30 rings_mapped "$pid"
+		ring_sizes "$pid" > "$TMP/sizes"
+		kill -INT "$pid"
+		wait "$pid"
+		echo "$mode: $(paste -sd' ' "$TMP/sizes")"
+		# one ring a CPU, each the size for the mode
+		[ "$(wc -l < "$TMP/sizes")" -eq "$(getconf _NPROCESSORS_CONF)" ]
+		[ -z "$(grep -vx "$size" "$TMP/sizes")" ]
+	done
+}
+
 @test "perf source: a thread's repeated stack is stored short (same=1) and report gives each whole" {
 	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
 		-e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 2 300 0 >/dev/null
