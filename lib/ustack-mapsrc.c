@@ -105,20 +105,21 @@ static bool sample_cut(const struct ustack_map_source *ms, const struct ustack_s
 	return cs.truncated;
 }
 
-static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+/* @cut: sample_cut() of a sample */
+static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec, bool cut)
 {
 	struct ustack_sb_rec copy;
-	unsigned int cut;
+	unsigned int limit;
 
 	if (rec->kind != USTACK_SB_SAMPLE)
 		return ustack_sbfile_add(ms->sbfile, rec);
 	copy = *rec;
-	copy.cut = sample_cut(ms, rec);
+	copy.cut = cut;
 	/* a stack copy: only the words the unwind read (all, if none ran) */
 	if (!ms->unread) {
-		copy.stack_valid = ustack_session_stack_used(ms->feed->session, &cut);
-		copy.unwind_max = cut;
-		copy.cut |= cut != 0;
+		copy.stack_valid = ustack_session_stack_used(ms->feed->session, &limit);
+		copy.unwind_max = limit;
+		copy.cut |= limit != 0;
 	}
 	return ustack_sbfile_add(ms->sbfile, &copy);
 }
@@ -136,19 +137,17 @@ static bool is_stack(const struct ustack_sb_rec *rec)
  * mostly the same one as the sample before, and any side-band record in
  * between (an exec, a new mapping) makes it asked again.
  */
-static void sample_unread(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+static void sample_unread(struct ustack_map_source *ms, const struct ustack_sb_rec *rec,
+			  bool cut)
 {
 	struct ustack_sample_tally *t = &ms->tally;
 
-	if (rec->kind == USTACK_SB_SAMPLE) {
+	if (rec->kind == USTACK_SB_SAMPLE)
 		t->samples++;
-		if (sample_cut(ms, rec))
-			t->truncated++;
-	} else {
+	else
 		t->stacks++;
-		if (rec->cut)
-			t->truncated++;
-	}
+	if (cut)
+		t->truncated++;
 	if (rec->pid > 0 && rec->pid != ms->last_tgid) {
 		ustack_session_recorded(ms->feed->session, rec->pid);
 		ms->last_tgid = rec->pid;
@@ -164,11 +163,16 @@ static void sample_unread(struct ustack_map_source *ms, const struct ustack_sb_r
  */
 void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
+	bool cut = rec->cut;
+
 	/* System-wide, the reads of our own reader are syscalls too */
 	if (is_stack(rec) && rec->pid == ms->self)
 		return;
+	/* once a sample: the tally and the file both say it */
+	if (rec->kind == USTACK_SB_SAMPLE && (ms->unread || ms->sbfile))
+		cut = sample_cut(ms, rec);
 	if (ms->unread && is_stack(rec)) {
-		sample_unread(ms, rec);
+		sample_unread(ms, rec, cut);
 	} else {
 		ms->last_tgid = 0;
 		ustack_session_sideband(ms->feed->session, rec);
@@ -177,7 +181,7 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 		else
 			ms->tally.sideband++;
 	}
-	if (ms->sbfile && sbfile_add(ms, rec) < 0) {
+	if (ms->sbfile && sbfile_add(ms, rec, cut) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded",
 			       ms->feed->sideband_file);
 		ustack_sbfile_close(ms->sbfile);

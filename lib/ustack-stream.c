@@ -682,18 +682,17 @@ static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 	it->chunk = c;
 }
 
+/* The side-band's order: by time, then as the records arrived */
+static bool sb_before(const struct sb_item *x, const struct sb_item *y)
+{
+	return x->rec.ts != y->rec.ts ? x->rec.ts < y->rec.ts : x->seq < y->seq;
+}
+
 static int sb_cmp(const void *a, const void *b)
 {
 	const struct sb_item *x = *(struct sb_item * const *)a, *y = *(struct sb_item * const *)b;
 
-	if (x->rec.ts != y->rec.ts)
-		return x->rec.ts < y->rec.ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static bool sb_before(const struct sb_item *x, const struct sb_item *y)
-{
-	return x->rec.ts != y->rec.ts ? x->rec.ts < y->rec.ts : x->seq < y->seq;
+	return sb_before(x, y) ? -1 : sb_before(y, x);
 }
 
 /* The end of the ordered run of @v that starts at @i */

@@ -516,13 +516,14 @@ static void print_progress(struct capture *c, bool final)
 			fputs("\r\033[K", stderr);
 		return;
 	}
-	/* Recording directly, the session sees nothing before the end. */
+	/* Recording without reading: the recorder's counts, not the session's */
 	if (tally) {
 		fprintf(stderr, "\r\033[Krecorded %llu samples  lost %llu", tally->samples,
 			tally->lost);
 		c->progress_shown = true;
 		return;
 	}
+	/* Recording directly, the session sees nothing before the end. */
 	if (c->direct) {
 		fprintf(stderr, "\r\033[Krecorded %llu KiB  rb-lost %llu",
 			(unsigned long long)(ustack_stream_bytes(c->stream) >> 10),
