@@ -45,8 +45,8 @@ struct ustack_events;
  * @USTACK_REC_INODE:	inode_cache:inode_cache, a file announcement
  * @USTACK_REC_KSTACK:	ftrace:kernel_stack, right behind its event
  * @USTACK_REC_USTACK:	ftrace:user_stack (fallback), right behind its event
- * @USTACK_REC_COPY:	ftrace:user_unwind_copy, right before the stack of its
- *			cookie on the same CPU
+ * @USTACK_REC_COPY:	ftrace:user_unwind_copy, a stack copy that answers its
+ *			cookie in place of the deferred stack
  * @USTACK_REC_OURS:	a marker or helper event: not shown, and neither is
  *			what the kernel attaches to it
  */

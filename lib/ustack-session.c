@@ -257,7 +257,6 @@ struct ucpu {
 	struct usample		*last;
 	enum last_kind		last_kind;
 	int			skip_pid;
-	struct tep_record	*copy;		/* the last stack copy, for its stack */
 	uint64_t		ts;		/* its newest record fed so far */
 };
 
@@ -1185,26 +1184,37 @@ static void stack_arrived(struct ustack_session *s, struct ustk *st, uint64_t ts
 	}
 }
 
-static int fill_copy(struct ustack_session *s, struct ucpu *c, struct ustk *st,
-		     const struct tep_record *rec);
+static int fill_copy(struct ustack_session *s, struct ustk *st, const struct tep_record *rec,
+		     struct ustack_copy_rec *cp);
 
-/* The stack's frames: its copy unwound where it has one, else the kernel's */
-static int fill_stack(struct ustack_session *s, struct ucpu *c, struct ustk *st,
-		      struct tep_record *rec, const struct ustack_stack_rec *info)
+/*
+ * A stack copy answers its cookie in place of the kernel's walk
+ * (kernel-abi.md, "Stack copies"). Without an unwinder it answers
+ * nothing: the cookie's stack is then told lost, not shown empty.
+ */
+static void on_copy(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
+		    int pid)
 {
-	int ret = fill_copy(s, c, st, rec);
+	struct ustack_copy_rec cp;
+	struct ustk *st;
 
-	if (ret != 1)
-		return ret;
-	return fill_deferred(s, st, rec, info);
-}
-
-/* A stack copy: kept for the stack of its cookie that follows on this CPU */
-static void on_copy(struct ustack_session *s, struct ucpu *c, struct tep_record *rec)
-{
 	forget_last(c);
-	free(c->copy);
-	c->copy = s->unw ? record_clone(rec) : NULL;
+	if (!s->unw)
+		return;
+	/* a damaged copy still answers: its stack ends for want of registers */
+	if (!ustack_events_copy(s->ev, rec, &cp))
+		cp.regs_mask = 0;
+	s->stats.stacks++;
+	if (answers_skipped(s, pid, cp.cookie))
+		return;
+	st = stack_entry(s, pid, cp.cookie, rec->ts);
+	if (!st)
+		return;
+	if (fill_copy(s, st, rec, &cp)) {
+		lose_entry(s, st);
+		return;
+	}
+	stack_arrived(s, st, rec->ts);
 }
 
 static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
@@ -1221,7 +1231,7 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	st = stack_entry(s, pid, info.cookie, rec->ts);
 	if (!st)
 		return;
-	if (fill_stack(s, c, st, rec, &info)) {
+	if (fill_deferred(s, st, rec, &info)) {
 		lose_entry(s, st);
 		return;
 	}
@@ -1411,8 +1421,6 @@ struct ustack_session *ustack_session_new(struct ustack_events *ev,
  */
 void ustack_session_free(struct ustack_session *s)
 {
-	int i;
-
 	if (!s)
 		return;
 	s->fn = NULL;
@@ -1424,8 +1432,6 @@ void ustack_session_free(struct ustack_session *s)
 	ustack_htable_release(&s->stacks);
 	/* every stack is gone, and with the last of each set the set */
 	ustack_htable_release(&s->frame_sets);
-	for (i = 0; i < s->nr_cpus; i++)
-		free(s->cpus[i].copy);
 	free(s->cpus);
 	ustack_sb_prev_free(s->sb_prev);
 	pool_drain(&s->samples);
@@ -1573,7 +1579,7 @@ static int feed_cpu(struct ustack_session *s, struct ucpu *c, struct tep_record 
 		on_stack(s, c, rec, pid);
 		break;
 	case USTACK_REC_COPY:
-		on_copy(s, c, rec);
+		on_copy(s, c, rec, pid);
 		break;
 	case USTACK_REC_INODE:
 		on_inode(s, c, rec);
@@ -1792,35 +1798,24 @@ static int fill_dwarf(struct ustack_session *s, struct ustk *st, const struct us
 }
 
 /*
- * A deferred stack's copy (kernel-abi.md, rule 2: same pid and cookie,
- * written right before it on its CPU) unwound by CFI in place of the
- * frame-pointer walk. The addresses are mapped through the side-band's
- * history, as the perf source's are. Returns 1 when there is no copy for
- * @st (or nothing to unwind it with): the kernel's walk is used.
+ * A deferred stack's copy unwound by CFI: the addresses are mapped
+ * through the side-band's history, as the perf source's are. Returns -1
+ * when out of memory.
  */
-static int fill_copy(struct ustack_session *s, struct ucpu *c, struct ustk *st,
-		     const struct tep_record *rec)
+static int fill_copy(struct ustack_session *s, struct ustk *st, const struct tep_record *rec,
+		     struct ustack_copy_rec *cp)
 {
-	struct ustack_copy_rec cp;
 	struct ustack_sb_rec sb = { 0 };
-	struct tep_record *copy = c->copy;
 	int tgid, ret;
 
-	if (!copy || !s->unw || ustack_events_pid(s->ev, copy) != st->pid)
-		return 1;
-	c->copy = NULL;
-	if (!ustack_events_copy(s->ev, copy, &cp) || cp.cookie != st->cookie) {
-		free(copy);
-		return 1;
-	}
 	/* where its walk stops short, the summary tells why the copy was */
-	if (cp.flags & USTACK_COPY_CAPPED)
+	if (cp->flags & USTACK_COPY_CAPPED)
 		s->stats.copies_capped++;
 	sb.tid = st->pid;
-	sb.regs_mask = cp.regs_mask;
-	sb.regs = cp.regs;
-	sb.stack = cp.stack;
-	sb.stack_size = cp.stack_size;
+	sb.regs_mask = cp->regs_mask;
+	sb.regs = cp->regs;
+	sb.stack = cp->stack;
+	sb.stack_size = cp->stack_size;
 	tgid = ustack_tasks_tgid(&s->tasks, st->pid);
 	if (!tgid)
 		tgid = st->pid;
@@ -1828,7 +1823,6 @@ static int fill_copy(struct ustack_session *s, struct ucpu *c, struct ustk *st,
 	st->tgid = tgid;
 	st->ts = rec->ts;
 	ret = fill_unwound(s, st, &sb, tgid, dwarf_max(s), NULL);
-	free(copy);
 	return ret < 0 ? -1 : 0;
 }
 

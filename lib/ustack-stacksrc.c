@@ -145,7 +145,7 @@ static int copy_size_write(struct ustack_stack_source *ss, unsigned int bytes)
 
 /*
  * --call-graph=dwarf: the kernel copies the registers and the top of the
- * user stack with each stack (user_unwind_copy); the copy is unwound in
+ * user stack in place of each stack (user_unwind_copy); the copy is unwound in
  * user space and its addresses mapped through the perf side-band, whose
  * records are timed with CLOCK_MONOTONIC.
  *

@@ -185,8 +185,15 @@ copies() {
 			-o "$TMP/t.dat" -e syscalls:sys_enter_getppid -- "$CFI/cfi-deep" 7
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
 	[ "$output" = "$CHAIN 7" ] || { echo "$output"; echo "$stderr"; false; }
-	# 7 getppid calls, 7 kernel entries: 7 copies
+	# 7 getppid calls, 7 kernel entries: 7 copies, each the answer to
+	# its cookie in place of the frame-pointer stack (kernel-abi.md)
 	[ "$(copies "$TMP/t.dat")" -eq 7 ] || { trace-cmd report "$TMP/t.dat" | grep -v " ustack-sb mmap "; false; }
+	[ "$(trace-cmd report "$TMP/t.dat" 2>/dev/null | grep -c " cfi-deep-[0-9]* .* user_unwind_stack: ")" -eq 0 ]
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
+	echo "$stderr"
+	[[ "$stderr" == *"user stacks matched:  7"$'\n'* ]]
+	[[ "$stderr" == *"stacks lost:          0"$'\n'* ]]
+	[[ "$stderr" != *"unmatched stacks"* ]]
 }
 
 @test "deferred dwarf: the launched command's own events before its exec are skipped by the side-band's exec" {
