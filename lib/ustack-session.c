@@ -1188,6 +1188,28 @@ static int fill_copy(struct ustack_session *s, struct ustk *st, const struct tep
 		     struct ustack_copy_rec *cp);
 
 /*
+ * A stack answer of (@pid, @cookie) arrives: its entry, or NULL when the
+ * answer is skipped (or no memory, the entry then told lost).
+ */
+static struct ustk *answer_entry(struct ustack_session *s, int pid, uint64_t cookie,
+				 uint64_t ts)
+{
+	s->stats.stacks++;
+	if (answers_skipped(s, pid, cookie))
+		return NULL;
+	return stack_entry(s, pid, cookie, ts);
+}
+
+/* The answer's frames are in (@filled 0) or could not be (-1: lost) */
+static void answer_filled(struct ustack_session *s, struct ustk *st, int filled, uint64_t ts)
+{
+	if (filled)
+		lose_entry(s, st);
+	else
+		stack_arrived(s, st, ts);
+}
+
+/*
  * A stack copy answers its cookie in place of the kernel's walk
  * (kernel-abi.md, "Stack copies"). Without an unwinder it answers
  * nothing: the cookie's stack is then told lost, not shown empty.
@@ -1204,17 +1226,9 @@ static void on_copy(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	/* a damaged copy still answers: its stack ends for want of registers */
 	if (!ustack_events_copy(s->ev, rec, &cp))
 		cp.regs_mask = 0;
-	s->stats.stacks++;
-	if (answers_skipped(s, pid, cp.cookie))
-		return;
-	st = stack_entry(s, pid, cp.cookie, rec->ts);
-	if (!st)
-		return;
-	if (fill_copy(s, st, rec, &cp)) {
-		lose_entry(s, st);
-		return;
-	}
-	stack_arrived(s, st, rec->ts);
+	st = answer_entry(s, pid, cp.cookie, rec->ts);
+	if (st)
+		answer_filled(s, st, fill_copy(s, st, rec, &cp), rec->ts);
 }
 
 static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record *rec,
@@ -1223,19 +1237,11 @@ static void on_stack(struct ustack_session *s, struct ucpu *c, struct tep_record
 	struct ustack_stack_rec info;
 	struct ustk *st;
 
-	s->stats.stacks++;
 	forget_last(c);
 	ustack_events_stack(s->ev, rec, &info);
-	if (answers_skipped(s, pid, info.cookie))
-		return;
-	st = stack_entry(s, pid, info.cookie, rec->ts);
-	if (!st)
-		return;
-	if (fill_deferred(s, st, rec, &info)) {
-		lose_entry(s, st);
-		return;
-	}
-	stack_arrived(s, st, rec->ts);
+	st = answer_entry(s, pid, info.cookie, rec->ts);
+	if (st)
+		answer_filled(s, st, fill_deferred(s, st, rec, &info), rec->ts);
 }
 
 /* Announcements stored plus distinct files named by snapshots or the side-band */
