@@ -34,7 +34,14 @@
 #include "ustack-tempfiles.h"
 #include "ustack-warn.h"
 
-/* Poll timeout after a wakeup that found no full sub-buffer to move. */
+/*
+ * Poll timeout after a wakeup that found no full sub-buffer to move: 1 ms
+ * after the first, doubled after each one in a row, up to the tick. At
+ * buffer_percent 0 a partial sub-buffer keeps the buffer readable for as
+ * long as it takes to fill; each nap is a timer, two polls and a splice,
+ * which a fixed short nap would repeat until the recorder took a CPU of
+ * its own on a slow kernel (a debug kernel under TCG).
+ */
 #define IDLE_MS		1
 /*
  * The threads' nice value: a drain that runs late, behind the traced
@@ -180,6 +187,32 @@ static void flush_partial(struct rec_cpu *rc)
 	}
 }
 
+/*
+ * After a drain: how long to nap on the stop pipe before the next one (0:
+ * poll the buffer). @streak is the last nap of the naps in a row (0 when
+ * none). A poll of the buffer that said readable but left nothing to move
+ * starts a nap, twice the last one of the streak, up to the tick; a drain
+ * that moved data ends the streak.
+ */
+static int next_nap(const struct rec_cpu *rc, int *streak, bool napped, int moved,
+		    bool readable)
+{
+	if (moved) {
+		*streak = 0;
+		return 0;
+	}
+	if (napped)
+		return 0;
+	if (!readable) {
+		*streak = 0;
+		return 0;
+	}
+	*streak = *streak ? *streak * 2 : IDLE_MS;
+	if (*streak > rc->rec->tick_ms)
+		*streak = rc->rec->tick_ms;
+	return *streak;
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct rec_cpu *rc = arg;
@@ -187,8 +220,8 @@ static void *cpu_thread(void *arg)
 		{ .fd = rc->fd, .events = POLLIN },
 		{ .fd = rc->rec->stop[0], .events = POLLIN },
 	};
-	bool idle = false, stopping;
-	int r;
+	int nap_ms = 0, streak = 0, r;
+	bool stopping;
 
 	rc->tid = gettid();
 	/* Only root may: otherwise the thread keeps the caller's priority. */
@@ -199,15 +232,15 @@ static void *cpu_thread(void *arg)
 		 * the fd would wake us again at once, so wait on the stop pipe.
 		 */
 		pfd[0].revents = 0;
-		if (idle)
-			poll(&pfd[1], 1, IDLE_MS);
+		if (nap_ms)
+			poll(&pfd[1], 1, nap_ms);
 		else
 			poll(pfd, 2, rc->rec->tick_ms);
 		stopping = pfd[1].revents & POLLIN;
 		r = move_full(rc);
 		if (r < 0)
 			return NULL;
-		idle = !r && (pfd[0].revents & POLLIN);
+		nap_ms = next_nap(rc, &streak, nap_ms, r, pfd[0].revents & POLLIN);
 		if (stopping)
 			break;
 	}

@@ -160,6 +160,21 @@ ksave() {
 	[ "$status" -ne 0 ]
 }
 
+@test "kernel: a saved return address of ~0 (the last byte of the address space) is written as a frame outside every mapping" {
+	# v3 before this fix dereferenced NULL writing that stack: the frame
+	# was recorded as [ip, ip + 1), whose end wraps to 0, and not found again
+	kinstance syscalls/sys_enter_getppid
+	krun "$KCHAIN" wild ra
+	ksave
+	run "$KTRACE" chain "$KT" $KPID "$KCHAIN" "$WILD"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# right after wild(), the last frame: ~0 with the no-mapping id (1)
+	run grep -c -x ' => ffffffffffffffff \[1\]' "$KT"
+	echo "$output"
+	[ "$output" -eq 1 ]
+}
+
 # Ids are per in-memory inode: a file no task maps any more may lose its
 # inode (9p does that here) and come back with a new id, announced as new.
 # So the checks are on ids: none is announced twice without a reset, and

@@ -123,15 +123,17 @@ record() {
 # sub-buffer yet) naps on the stop pipe alone; one that moved data polls
 # the buffer again. With a one-page pipe every splice fills it, so each
 # drain ends on an empty ring (EAGAIN) after moving data: never a nap
-# then. A small buffer wakes the thread by its watermark (POLLIN), not
-# only by the tick; what the burst overruns does not matter here.
+# then. A small buffer wakes the thread by its watermark (POLLIN); the
+# tick is 10 s (-s), so that no drain comes by the tick first however
+# slowly the kernel writes (a debug kernel under TCG took 100 ms for less
+# than the watermark's 100 KiB); what the burst overruns does not matter.
 @test "recorder: a drain that moved data is followed by a poll of the buffer, one that moved nothing from a readable buffer by a nap" {
 	command -v strace >/dev/null || skip "strace not installed (scripts/install-deps)"
 	old=$(cat /proc/sys/fs/pipe-max-size)
 	echo 4096 >/proc/sys/fs/pipe-max-size
 	run --separate-stderr strace -ff -qq -e trace=poll,splice -o "$TMP/st" \
 		"$USTACK" record -B "$NAME" -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
-		-q -b 1024 -- "$BURST" 1 20000 0
+		-q -b 1024 -s 10000000 -- "$BURST" 1 20000 0
 	echo "$old" >/proc/sys/fs/pipe-max-size
 	[ "$status" -eq 0 ]
 	python3 - "$TMP"/st.* <<-'PY'
@@ -172,8 +174,10 @@ record() {
 # tool's CPU time (utime + stime of /proc/PID/stat: all its threads) over
 # that sleep must stay under half of it. Not a speed test: a spinning
 # thread takes ~100% of the wall time (both CPUs' threads of the VM,
-# ~190% together), the napping ones ~16% under TCG (each nap is a
-# timer and two polls and splices, slow in qemu).
+# ~190% together). Naps of 1 ms took ~16% on the tiny kernel under TCG
+# and 111% on the debug kernel (each nap is a timer, two polls and a
+# splice, slow there): the naps in a row now double up to the tick, so
+# that a slow kernel makes the recorder wake less, not spin.
 @test "recorder: a buffer readable with no full sub-buffer: the recorder naps, its CPU time under half the wall time" {
 	run --separate-stderr record -q -b 1024 -- sh -c '
 		echo 0 >"$1/buffer_percent" || exit 1

@@ -28,7 +28,11 @@
  *                        kernel (a kernel address), unmapped (a free page
  *                        above the stack), backwards (below the stack
  *                        pointer) or none (left as it is); the walk must
- *                        stop at wild()
+ *                        stop at wild(). KIND ra: a frame on wild()'s
+ *                        stack whose return address is ~0UL (the last
+ *                        byte of the address space) and whose saved frame
+ *                        pointer is 0: the stack is the chain, then that
+ *                        address, outside every mapping
  *   kchain exec PROG ARG...
  *                        kf_22 calls execve(2) on PROG: the unwind asked
  *                        for in the call runs in the new image
@@ -206,7 +210,12 @@ static unsigned long free_page_above_stack(void)
 
 static int wild(const char *kind)
 {
-	if (!strcmp(kind, "kernel"))
+	/* The frame "ra" links in: saved frame pointer 0, return address ~0 */
+	volatile unsigned long last_frame[2] = { 0, ~0UL };
+
+	if (!strcmp(kind, "ra"))
+		wild_fp = (unsigned long)last_frame;
+	else if (!strcmp(kind, "kernel"))
 		wild_fp = 0xffff888000000000UL;
 	else if (!strcmp(kind, "unmapped"))
 		wild_fp = free_page_above_stack();
@@ -292,7 +301,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO |\n"
 		"              spin MS | unlink | signal N | exit | exec PROG [ARG...] |\n"
-		"              wild kernel|unmapped|backwards|none\n");
+		"              wild kernel|unmapped|backwards|none|ra\n");
 	return 2;
 }
 
