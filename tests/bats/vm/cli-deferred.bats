@@ -122,3 +122,18 @@ ustack() {
 	# the handler is never the leaf
 	! grep -q 'ks_handler' <<< "$output"
 }
+
+# kchain wild ra: a frame whose return address is ~0UL, the last byte of
+# the address space (what a bad frame pointer gives), outside every
+# mapping; the kernel records it with the no-mapping id (kernel.bats).
+@test "deferred: a return address of ~0 is shown unresolved with its reason, after the whole chain" {
+	local kchain="$ROOT/tests/progs/kernel/kchain"
+	[ -x "$kchain" ] || skip "tests/progs/kernel/kchain not built (make)"
+	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid --why -- "$kchain" wild ra
+	echo "$output"
+	[ "$status" -eq 0 ]
+	want="raw_getppid kw_3 kw_2 kw_1 kw_wild wild [unknown]"
+	[ "$(first_stack <<<"$output" | awk '{print $1}' | paste -sd' ')" = "$want" ]
+	[[ "$output" == *"[unknown] 0xffffffffffffffff # no mapping"* ]]
+	[[ "$stderr" == *"frames unresolved:    1 of 7 (no file 1)"* ]]
+}
