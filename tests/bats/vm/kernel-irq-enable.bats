@@ -8,6 +8,7 @@
 # tests/vm; the event needs CONFIG_TRACE_IRQFLAGS, which the debug kernel
 # has (PROVE_LOCKING): make check-debug runs this, the tiny kernel skips.
 
+bats_require_minimum_version 1.5.0
 load ../helpers
 
 KALT="$ROOT/tests/progs/kernel/kalt"
