@@ -169,7 +169,8 @@ ksave() {
 	run "$KTRACE" chain "$KT" $KPID "$KCHAIN" "$WILD"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# right after wild(), the last frame: ~0 with the no-mapping id (1)
+	# and, once, the frame ~0 with the no-mapping id (1) (its place after
+	# wild() is checked through the tool, cli-deferred.bats)
 	run grep -c -x ' => ffffffffffffffff \[1\]' "$KT"
 	echo "$output"
 	[ "$output" -eq 1 ]
