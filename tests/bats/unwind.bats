@@ -274,17 +274,26 @@ perf_vs_ours() {
 	echo "$perf $ours"
 }
 
-# perf_frames EVENT CMD...: perf's average frames per stack, or "none"
+# perf_frames EVENT CMD...: perf's average frames per stack, or "none";
+# when none, what perf record and perf script said goes to stderr (the
+# test's output), so that a failure names its cause
 perf_frames() {
-	local ev="$1" data="$BATS_TEST_TMPDIR/perf.data"
+	local ev="$1" dir="$BATS_TEST_TMPDIR" rc res
 
 	shift
-	perf record -q -B -N -e "$ev" --call-graph dwarf,8192 -o "$data" -- "$@" > /dev/null \
-		2> "$BATS_TEST_TMPDIR/perf.err" || cat "$BATS_TEST_TMPDIR/perf.err" >&2
-	perf script -i "$data" -F comm,ip 2>/dev/null |
+	perf record -B -N -e "$ev" --call-graph dwarf,8192 -o "$dir/perf.data" -- "$@" \
+		> /dev/null 2> "$dir/perf.err"
+	rc=$?
+	res=$(perf script -i "$dir/perf.data" -F comm,ip 2> "$dir/script.err" |
 		awk '/^[^ \t]/ { s++; prev = ""; next }
 		     /^[ \t]+[0-9a-f]+/ { if ($1 != prev && $1 != "ffffffffffffffff") f++; prev = $1 }
-		     END { if (s) printf "%.2f", f / s; else print "none" }'
+		     END { if (s) printf "%.2f", f / s; else print "none" }')
+	if [ "$res" = none ]; then
+		echo "# perf record exit $rc, $(stat -c %s "$dir/perf.data" 2>/dev/null) bytes:" \
+		     "$(tr '\n' ' ' < "$dir/perf.err")" >&2
+		echo "# perf script: $(tail -n 3 "$dir/script.err" | tr '\n' ' ')" >&2
+	fi
+	echo "$res"
 }
 
 # at_least A B: A >= B as numbers
