@@ -62,32 +62,40 @@ mtime() {
 	stat -c %y "$T/$1"
 }
 
-@test "vm-tree: a file the new series leaves as it was keeps its mtime, one it changes gets a new one" {
-	"$RESET" "$T" base "$P/1.patch" "$P/2.patch"
+# from_to "OLD..." "NEW...": the tree at patches OLD (names in $P), every
+# file aged, then reset-tree to patches NEW (run's status and output)
+from_to() {
+	local n old=() new=()
+
+	for n in $1; do old+=("$P/$n.patch"); done
+	for n in $2; do new+=("$P/$n.patch"); done
+	"$RESET" "$T" base "${old[@]}" > /dev/null
 	age
-	run --separate-stderr "$RESET" "$T" base "$P/1.patch" "$P/2x.patch"
+	run --separate-stderr "$RESET" "$T" base "${new[@]}"
+}
+
+# a_kept_b_new SAID B: reset-tree succeeded saying SAID; a.h kept its
+# mtime, b.c got a new one and holds the line B, n.c is gone
+a_kept_b_new() {
 	[ "$status" -eq 0 ]
-	# a.h, b.c and n.c differed from base; a.h alone is the same
-	[ "$output" = "1 of 3" ]
+	[ "$output" = "$1" ]
 	[ "$(mtime a.h)" = "$OLD" ]
 	[ "$(mtime b.c)" != "$OLD" ]
-	grep -qx 'int b, bx;' "$T/b.c"
+	grep -qx "$2" "$T/b.c"
 	[ ! -e "$T/n.c" ]
 }
 
+@test "vm-tree: a file the new series leaves as it was keeps its mtime, one it changes gets a new one" {
+	from_to "1 2" "1 2x"
+	# a.h, b.c and n.c differed from base; a.h alone is the same
+	a_kept_b_new "1 of 3" 'int b, bx;'
+}
+
 @test "vm-tree: a shorter prefix of the series: the files it still patches keep their mtimes, those back at base get new ones" {
-	"$RESET" "$T" base "$P/1.patch" "$P/2.patch"
-	age
-	run --separate-stderr "$RESET" "$T" base "$P/1.patch"
-	[ "$status" -eq 0 ]
-	[ "$output" = "1 of 3" ]
-	[ "$(mtime a.h)" = "$OLD" ]
-	[ "$(mtime b.c)" != "$OLD" ]
-	grep -qx 'int b;' "$T/b.c"
-	[ ! -e "$T/n.c" ]
+	from_to "1 2" "1"
+	a_kept_b_new "1 of 3" 'int b;'
 	# and back up: b.c and n.c come back with new mtimes
-	age
-	run --separate-stderr "$RESET" "$T" base "$P/1.patch" "$P/2.patch"
+	from_to "1" "1 2"
 	[ "$output" = "1 of 1" ]
 	[ "$(mtime b.c)" != "$OLD" ]
 	[ "$(mtime n.c)" != "$OLD" ]
