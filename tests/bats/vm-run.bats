@@ -178,3 +178,16 @@ teardown() {
 	[[ "$stderr" != *"booting again"* ]]
 	grep -q 'at addr ffff8880001710a8' "$kept/console.log"
 }
+
+@test "vm-run: the guest's command gets USTACK_CACHE, the cache its kernel came from (kernel.bats finds the series' selftests there)" {
+	require_vm
+	run --separate-stderr "$ROOT/tests/vm/run" -- sh -c 'echo "cache=${USTACK_CACHE:-unset}"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "cache=${USTACK_CACHE:-unset}" ]
+	# set or not here, with one named by the caller it is that one
+	run --separate-stderr env USTACK_CACHE="${USTACK_CACHE:-/var/cache/trace-cmd-ustack}" \
+		"$ROOT/tests/vm/run" -- sh -c 'echo "cache=${USTACK_CACHE:-unset}"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "cache=${USTACK_CACHE:-/var/cache/trace-cmd-ustack}" ]
+}
