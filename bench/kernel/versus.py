@@ -97,7 +97,7 @@ def main():
     w("# Kernel cost: {} against {}".format(new_label, old_label))
     w("")
     w("Made by `bench/kernel/versus` from {} runs of each kernel, taken in "
-      "turns ({} first), each a `bench/kernel/run` (one VM boot, "
+      "turns ({} first in odd pairs), each a `bench/kernel/run` (one VM boot, "
       "its rounds interleaved). Dates: {}. Host load average (1 min) at "
       "the starts: {}.".format(
           len(new), old_label, ", ".join(new_meta.get("date", ["?"])[:1] +
@@ -110,7 +110,9 @@ def main():
         new_label, "; ".join(sorted(set(new_meta.get("kernel", ["?"]))))))
     w("* *added*: ns per call the configuration adds to the same event(s) "
       "alone with the same reader condition, each kernel's best over all "
-      "its runs. Ratio {n}/{o} above 1: {n} costs more.".format(
+      "its runs. Ratio {n}/{o} above 1: {n} costs more. \"Nothing "
+      "traced, whole call\" is not added: the whole system call with no "
+      "event enabled.".format(
           n=new_label, o=old_label))
     w("* *noise*: for the same configuration on the same kernel, the "
       "largest over the smallest of the runs' bests; a ratio within it "
@@ -137,6 +139,17 @@ def main():
             w("| {}: {} | ".format(what, new_label) + " | ".join(row_n) + " |")
             w("| {}: **{} / {}** | ".format(what, new_label, old_label) +
               " | ".join(row_r) + " |")
+        # The bare system call: patch 1 changes every kernel entry's way
+        # back to user space, which "added" subtracts out
+        row_o = [best(old, (m, d, "none"), est) for m, d in cells]
+        row_n = [best(new, (m, d, "none"), est) for m, d in cells]
+        w("| nothing traced, whole call: {} | ".format(old_label) +
+          " | ".join(fmt(x) for x in row_o) + " |")
+        w("| nothing traced, whole call: {} | ".format(new_label) +
+          " | ".join(fmt(x) for x in row_n) + " |")
+        w("| nothing traced, whole call: **{} / {}** | ".format(
+            new_label, old_label) +
+          " | ".join(rfmt(ratio(b, a)) for a, b in zip(row_o, row_n)) + " |")
         noise = []
         for m, d in cells:
             worst = None
