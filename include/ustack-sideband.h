@@ -121,6 +121,17 @@ struct ustack_sb_rec {
 
 typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);
 
+/* The most a record's cpu= and umax= (--max-stack's range) may say */
+#define USTACK_SB_CPU_MAX	8192
+#define USTACK_SB_UMAX_MAX	65535
+
+/* Why a text was not read as a record (ustack_sb_parse(), _parse_prev()) */
+enum ustack_sb_err {
+	USTACK_SB_NOT_OURS	= -1,	/* not a side-band record at all */
+	USTACK_SB_MALFORMED	= -2,	/* ours, but a field is bad or out of bounds */
+	USTACK_SB_UNSEEN_REPEAT	= -3,	/* same=1 of a thread whose sample was not read */
+};
+
 /* The text of a record in a trace.dat (without the time: the record's own) */
 int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size);
 int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);

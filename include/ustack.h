@@ -207,6 +207,8 @@ struct ustack_stats {
 	uint64_t	sideband;	/* side-band records (mappings, names, tasks) */
 	uint64_t	sideband_lost;	/* side-band records the kernel dropped */
 	uint64_t	copies_capped;	/* stack copies cut to fit a sub-buffer */
+	uint64_t	sb_malformed;	/* side-band records of a file not readable */
+	uint64_t	sb_unseen_repeat; /* same=1 samples whose first was not read */
 };
 
 #endif /* _USTACK_H */

@@ -664,6 +664,11 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 	if (st->sideband)
 		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
 			st->sideband, st->sideband_lost);
+	if (st->sb_malformed || st->sb_unseen_repeat)
+		fprintf(fp, "  side-band not read:   %" PRIu64 " (malformed: %" PRIu64
+			", repeats of an unread sample: %" PRIu64 ")\n",
+			st->sb_malformed + st->sb_unseen_repeat, st->sb_malformed,
+			st->sb_unseen_repeat);
 	if (st->unmatched || st->orphans || st->evicted)
 		fprintf(fp, "  unmatched stacks: %" PRIu64 ", orphan cookies: %" PRIu64
 			", evicted cookies: %" PRIu64 "\n",

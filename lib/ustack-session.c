@@ -90,6 +90,7 @@
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"
+#include "ustack-warn.h"
 
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
 #define NEST_MAX	8
@@ -1604,6 +1605,29 @@ static int feed_cpu(struct ustack_session *s, struct ucpu *c, struct tep_record 
 	return 0;
 }
 
+/*
+ * A side-band record of the file that could not be read: counted by why,
+ * and said once a kind (a file may hold millions of them).
+ */
+static void sideband_unread(struct ustack_session *s, int why)
+{
+	static const char *const what[] = {
+		[-USTACK_SB_MALFORMED] = "malformed (a field missing, bad or out of its bounds)",
+		[-USTACK_SB_UNSEEN_REPEAT] = "a repeated sample (same=1) of a thread whose sample was not read",
+	};
+	uint64_t *n;
+
+	if (why == USTACK_SB_MALFORMED)
+		n = &s->stats.sb_malformed;
+	else if (why == USTACK_SB_UNSEEN_REPEAT)
+		n = &s->stats.sb_unseen_repeat;
+	else
+		return;
+	if (!(*n)++)
+		ustack_warning("side-band record not read: %s; such records are skipped and counted",
+			       what[-why]);
+}
+
 /**
  * ustack_session_feed - process one record
  * @s:		the session
@@ -1624,8 +1648,11 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	/* A side-band record of a trace.dat: no event, nothing follows it */
 	text = kind == USTACK_REC_OURS ? ustack_events_sideband_text(s->ev, rec) : NULL;
 	if (text) {
-		if (!ustack_sb_parse_prev(s->sb_prev, text, rec->ts, &sb))
+		ret = ustack_sb_parse_prev(s->sb_prev, text, rec->ts, &sb);
+		if (!ret)
 			ustack_session_sideband(s, &sb);
+		else
+			sideband_unread(s, ret);
 		return 0;
 	}
 	c = get_cpu(s, rec->cpu);
@@ -1734,7 +1761,7 @@ static int dwarf_limit(const struct ustack_session *s, const struct ustack_sb_re
 {
 	int max = dwarf_max(s);
 
-	return sb->unwind_max && (int)sb->unwind_max < max ? (int)sb->unwind_max : max;
+	return sb->unwind_max && sb->unwind_max < (unsigned int)max ? (int)sb->unwind_max : max;
 }
 
 /* Room for the last unwind's words: what the recorder keeps of the copy */

@@ -601,6 +601,39 @@ static int parse_build_id(const char *hex, size_t len, struct ustack_sb_rec *r)
 	return 0;
 }
 
+/*
+ * A decimal count of @len bytes at @val, within 0..@max: a file's numbers
+ * are bounded before anything sizes or indexes with them.
+ */
+static int parse_bounded(const char *val, size_t len, unsigned long max, int *out)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	if (!len || len > 10)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (val[i] < '0' || val[i] > '9')
+			return -1;
+		v = v * 10 + (val[i] - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* The recorder's frame limit: what --max-stack takes, never 0 */
+static int parse_umax(const char *val, size_t len, struct ustack_sb_rec *r)
+{
+	int v;
+
+	if (parse_bounded(val, len, USTACK_SB_UMAX_MAX, &v) || !v)
+		return -1;
+	r->unwind_max = v;
+	return 0;
+}
+
 /* One key=value pair; @val has @len bytes (up to the next blank). */
 static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		      struct ustack_sb_rec *r)
@@ -635,13 +668,13 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 	else if (KEY("build_id"))
 		return parse_build_id(val, len, r);
 	else if (KEY("cpu"))
-		r->cpu = strtol(val, NULL, 10);
+		return parse_bounded(val, len, USTACK_SB_CPU_MAX - 1, &r->cpu);
 	else if (KEY("cut"))
 		r->cut = strtol(val, NULL, 10) != 0;
 	else if (KEY("same"))
 		r->same = strtol(val, NULL, 10) != 0;
 	else if (KEY("umax"))
-		r->unwind_max = strtoul(val, NULL, 10);
+		return parse_umax(val, len, r);
 	else if (KEY("cookie"))
 		r->cookie = strtoull(val, NULL, 16);
 	else if (KEY("raw"))
@@ -670,15 +703,11 @@ static int parse_kind(const char *word, size_t len, struct ustack_sb_rec *r)
 }
 
 /* The record @text says, a repeated sample without its payload and chain */
-static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+/* The kind and key=value pairs after the marker, checked as a whole */
+static int parse_fields(const char *p, struct ustack_sb_rec *rec)
 {
-	const char *p = text, *end, *eq;
+	const char *end, *eq;
 
-	if (strncmp(p, USTACK_SB_MARKER, strlen(USTACK_SB_MARKER)))
-		return -1;
-	memset(rec, 0, sizeof(*rec));
-	rec->ts = ts;
-	p += strlen(USTACK_SB_MARKER);
 	end = p + strcspn(p, " ");
 	if (parse_kind(p, end - p, rec))
 		return -1;
@@ -695,9 +724,24 @@ static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 	}
 	if ((rec->kind == USTACK_SB_MMAP || rec->kind == USTACK_SB_COMM) && !rec->name)
 		return -1;
+	/* a mapping that is empty or wraps the address space maps nothing */
+	if (rec->kind == USTACK_SB_MMAP && (!rec->len || rec->start + rec->len < rec->start))
+		return -1;
 	if (rec->kind == USTACK_SB_DEFERRED && !rec->cookie)
 		return -1;
 	return 0;
+}
+
+/* The record @text says, a repeated sample without its payload and chain */
+static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+{
+	size_t n = strlen(USTACK_SB_MARKER);
+
+	if (strncmp(text, USTACK_SB_MARKER, n))
+		return USTACK_SB_NOT_OURS;
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ts;
+	return parse_fields(text + n, rec) ? USTACK_SB_MALFORMED : 0;
 }
 
 /**
@@ -714,9 +758,11 @@ static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
  */
 int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 {
-	if (parse_text(text, ts, rec))
-		return -1;
-	return rec->kind == USTACK_SB_SAMPLE && !rec->raw ? -1 : 0;
+	int ret = parse_text(text, ts, rec);
+
+	if (ret)
+		return ret;
+	return rec->kind == USTACK_SB_SAMPLE && !rec->raw ? USTACK_SB_UNSEEN_REPEAT : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -869,28 +915,32 @@ int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_re
  *		and chain point into @prev, valid until the next call
  *
  * Every side-band record of the file goes through here, in file order.
- * Returns 0, or -1 when @text is not a side-band record or repeats a
- * sample this reader has not seen.
+ * Returns 0, or a negative enum ustack_sb_err: @text is not a side-band
+ * record, is a malformed one, or repeats a sample this reader has not
+ * seen.
  */
 int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
 			 struct ustack_sb_rec *rec)
 {
 	struct prev_slot *sl;
+	int ret = parse_text(text, ts, rec);
 
-	if (parse_text(text, ts, rec))
-		return -1;
+	if (ret)
+		return ret;
 	if (rec->kind != USTACK_SB_SAMPLE)
 		return 0;
 	sl = rec->tid > 0 ? prev_slot(prev, rec->tid) : NULL;
 	if (!rec->same) {
 		if (!rec->raw)
-			return -1;
+			return USTACK_SB_MALFORMED;
 		if (sl && repeatable(rec))
 			remember(sl, rec);
 		return 0;
 	}
-	if (!sl || sl->tid != rec->tid || sl->pid != rec->pid || rec->raw || rec->nr_chain)
-		return -1;
+	if (rec->raw || rec->nr_chain)
+		return USTACK_SB_MALFORMED;
+	if (!sl || sl->tid != rec->tid || sl->pid != rec->pid)
+		return USTACK_SB_UNSEEN_REPEAT;
 	rec->chain = sl->data;
 	rec->nr_chain = sl->nr_chain;
 	rec->raw = sl->data + sl->nr_chain;
