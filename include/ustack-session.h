@@ -45,6 +45,9 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  *		--max-stack cuts it (0: no limit of its own; report's
  *		--max-stack, lowered to the recording's when its info
  *		marker names one)
+ * @mem_budget:	bytes the samples waiting for their stacks or mappings
+ *		(and their frames) may hold; past it the session stops
+ *		(ustack_session_error()); 0: no budget
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -61,9 +64,11 @@ struct ustack_session_opts {
 	bool			count_only;
 	unsigned int		perf_max_stack;
 	unsigned int		unwind_max;
+	size_t			mem_budget;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL
+#define USTACK_MEM_BUDGET_DEFAULT	(256UL << 20)
 #define USTACK_MAX_PENDING_DEFAULT	(1U << 18)
 
 struct ustack_session *ustack_session_new(struct ustack_events *ev,
@@ -79,6 +84,7 @@ void ustack_session_free(struct ustack_session *s);
  * waiting cookies and the hold rules: see lib/ustack-session.c.
  */
 int ustack_session_feed(struct ustack_session *s, struct tep_record *rec);
+const char *ustack_session_error(const struct ustack_session *s, char *buf, size_t size);
 void ustack_session_preview(struct ustack_session *s, struct tep_record **recs, int nr);
 
 /*

@@ -28,6 +28,7 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 	[USTACK_ERR_UNREADABLE - USTACK_ERR__START]	= "cannot read this trace.dat file",
 	[USTACK_ERR_NO_BUFFER - USTACK_ERR__START]	= "no such buffer",
 	[USTACK_ERR_BAD_BUFFER - USTACK_ERR__START]	= "cannot read the buffer",
+	[USTACK_ERR_BUDGET - USTACK_ERR__START]		= "over the memory budget",
 	[USTACK_ERR_UW_MAX_FRAMES - USTACK_ERR__START]	= "too many frames",
 	[USTACK_ERR_UW_NO_REGS - USTACK_ERR__START]	= "no user registers",
 	[USTACK_ERR_UW_STACK_SIZE - USTACK_ERR__START]	= "stack copy too small",

@@ -32,6 +32,7 @@ enum ustack_err {
 	USTACK_ERR_UNREADABLE,		/* libtracecmd cannot open it */
 	USTACK_ERR_NO_BUFFER,		/* no buffer of the name asked for */
 	USTACK_ERR_BAD_BUFFER,		/* libtracecmd cannot open that buffer */
+	USTACK_ERR_BUDGET,		/* past the memory budget */
 	/* why a CFI unwind ended before the outermost frame (ustack-unwind.h) */
 	USTACK_ERR_UW_MAX_FRAMES,
 	USTACK_ERR_UW_NO_REGS,

@@ -82,6 +82,7 @@
 
 #include "ustack-array.h"
 #include "ustack-dwarf.h"
+#include "ustack-err.h"
 #include "ustack-events.h"
 #include "ustack-hash.h"
 #include "ustack-list.h"
@@ -196,6 +197,7 @@ struct ustk {
 	uint64_t		*raw_off;
 	uint64_t		*raw_id;
 	uint8_t			*how;		/* unwound: enum ustack_unwind_how */
+	size_t			frame_bytes;	/* of its own frames, held */
 	int			unwind_end;	/* unwound: why it ended (ustack-err.h) */
 	struct ustack_frame	*frames;
 	struct frame_set	*set;		/* frames shared, or NULL: own */
@@ -239,6 +241,7 @@ struct usample {
 	struct ustack_list	wait;		/* struct ustk.waiters */
 	struct ustack_list	order;
 	bool			complete;
+	size_t			bytes;		/* counted in session.held_bytes */
 };
 
 enum last_kind {
@@ -315,6 +318,10 @@ struct ustack_session {
 
 	uint64_t			maps_gen;	/* bumped at each mapping change */
 	struct perf_memo		memo[MEMO_SLOTS];
+
+	/* samples and frames held, against opts.mem_budget */
+	size_t				held_bytes;
+	int				err;		/* the first failure, sticky */
 };
 
 static struct tep_record *record_clone(const struct tep_record *rec)
@@ -368,10 +375,13 @@ static void drop_frames(struct ustack_session *s, struct ustk *st)
 
 	if (!fs) {
 		free(st->frames);	/* and the raw arrays after them */
+		s->held_bytes -= st->frame_bytes;
 	} else if (!--fs->refs) {
 		ustack_htable_del(&s->frame_sets, &fs->node);
+		s->held_bytes -= sizeof(*fs) + fs->nr * sizeof(*fs->frames);
 		free(fs);
 	}
+	st->frame_bytes = 0;
 	st->set = NULL;
 	st->frames = NULL;
 	st->counted = false;
@@ -413,6 +423,7 @@ static void share_frames(struct ustack_session *s, struct ustk *st)
 			free(fs);
 			return;
 		}
+		s->held_bytes += sizeof(*fs) + size;
 	}
 	fs->refs++;
 	drop_frames(s, st);
@@ -489,6 +500,7 @@ static void sample_free(struct ustack_session *s, struct usample *smp)
 	ustk_put(s, smp->st);
 	free(smp->rec);
 	free(smp->kframes);
+	s->held_bytes -= smp->bytes;
 	pool_put(&s->samples, smp);
 }
 
@@ -584,7 +596,8 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 		pub->unwind_end = st->unwind_end;
 	}
 	count_sample(s, pub, st);
-	if (s->fn && !s->opts.count_only && sample_wanted(s, pub))
+	/* after a failure the samples may lack what was not kept: none goes out */
+	if (s->fn && !s->opts.count_only && !s->err && sample_wanted(s, pub))
 		s->fn(pub, s->ctx);
 }
 
@@ -662,18 +675,43 @@ static bool bind_stack(struct ustack_session *s, struct ustk *st, bool force)
 	return ustack_mapdb_bind(s->maps, &q, st->frames);
 }
 
+/*
+ * The first failure is kept: from then on no sample is handed out (one
+ * may lack the stack that could not be kept, and would be shown wrong),
+ * and the feed returns it, for the caller to say and stop.
+ */
+static int session_fail(struct ustack_session *s, int err)
+{
+	if (!s->err)
+		s->err = err;
+	return -1;
+}
+
+/* Samples and frames held past opts.mem_budget: the feed stops there */
+static bool over_budget(struct ustack_session *s)
+{
+	if (!s->opts.mem_budget || s->held_bytes <= s->opts.mem_budget)
+		return false;
+	session_fail(s, USTACK_ERR_BUDGET);
+	return true;
+}
+
 /* One block: the frames, the raw offsets, the raw ids, how each was found */
 static int stack_alloc_frames(struct ustack_session *s, struct ustk *st, unsigned int nr)
 {
+	size_t each = sizeof(*st->frames) + 2 * sizeof(uint64_t) + 1;
+
 	drop_frames(s, st);
 	st->nr = nr;
 	if (!nr)
 		return 0;
-	st->frames = calloc(nr, sizeof(*st->frames) + 2 * sizeof(uint64_t) + 1);
+	st->frames = calloc(nr, each);
 	if (!st->frames) {
 		st->nr = 0;
-		return -1;
+		return session_fail(s, USTACK_ERR_NOMEM);
 	}
+	st->frame_bytes = nr * each;
+	s->held_bytes += st->frame_bytes;
 	st->raw_off = (uint64_t *)(st->frames + nr);
 	st->raw_id = st->raw_off + nr;
 	return 0;
@@ -1006,9 +1044,13 @@ static struct usample *sample_new(struct ustack_session *s, struct tep_record *r
 	struct usample *smp;
 
 	s->stats.events++;
-	smp = pool_get(&s->samples, sizeof(*smp));
-	if (!smp)
+	if (over_budget(s))
 		return NULL;
+	smp = pool_get(&s->samples, sizeof(*smp));
+	if (!smp) {
+		session_fail(s, USTACK_ERR_NOMEM);
+		return NULL;
+	}
 	ustack_list_init(&smp->order);
 	smp->pub.ts = rec->ts;
 	smp->pub.cpu = rec->cpu;
@@ -1023,11 +1065,15 @@ static struct usample *sample_new(struct ustack_session *s, struct tep_record *r
 		smp->rec = record_clone(rec);
 		if (!smp->rec) {
 			pool_put(&s->samples, smp);
+			session_fail(s, USTACK_ERR_NOMEM);
 			return NULL;
 		}
+		smp->bytes = sizeof(*smp->rec) + (rec->size > 0 ? rec->size : 0);
 		smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
 		smp->pub.record = smp->rec;
 	}
+	smp->bytes += sizeof(*smp);
+	s->held_bytes += smp->bytes;
 	smp->pub.status = USTACK_SAMPLE_NO_COOKIE;
 	if (s->opts.ordered)
 		ustack_list_add_tail(&smp->order, &s->order);
@@ -1634,7 +1680,10 @@ static void sideband_unread(struct ustack_session *s, int why)
  * @rec:	the record; only used during the call (copied when kept)
  *
  * Records must come in timestamp order across CPUs, with @rec->cpu set.
- * Returns 0, or -1 when a sample could not be allocated.
+ * Returns 0, or the session's first failure (a negative code, see
+ * ustack_session_error()): memory ran out, or the samples held went past
+ * opts.mem_budget. From then on nothing is handed out, and the caller
+ * should say ustack_session_error() and stop.
  */
 int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 {
@@ -1653,16 +1702,42 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 			ustack_session_sideband(s, &sb);
 		else
 			sideband_unread(s, ret);
-		return 0;
+		return s->err;
 	}
+	if (s->err)
+		return s->err;
 	c = get_cpu(s, rec->cpu);
-	if (!c)
-		return -1;
-	ret = feed_cpu(s, c, rec, kind, pid);
+	if (!c) {
+		session_fail(s, USTACK_ERR_NOMEM);
+		return s->err;
+	}
+	feed_cpu(s, c, rec, kind, pid);
 	/* after the record: a cookie that comes late is its event's still */
 	if (rec->ts > c->ts)
 		c->ts = rec->ts;
-	return ret;
+	return s->err;
+}
+
+/**
+ * ustack_session_error - why the session stopped, for a message
+ * @s:		the session
+ * @buf:	room for the text
+ * @size:	its size
+ *
+ * Returns NULL while nothing failed, else @buf: "out of memory", or the
+ * memory budget that the held samples went past and how to raise it.
+ */
+const char *ustack_session_error(const struct ustack_session *s, char *buf, size_t size)
+{
+	if (!s->err)
+		return NULL;
+	if (s->err == USTACK_ERR_BUDGET)
+		snprintf(buf, size, "events waiting for their stacks or mappings hold more than "
+			 "the memory budget of %zu MiB (USTACK_MEMORY_BUDGET_MB)",
+			 s->opts.mem_budget >> 20);
+	else
+		snprintf(buf, size, "%s", ustack_strerror(s->err));
+	return buf;
 }
 
 /**
@@ -1769,6 +1844,9 @@ static uint8_t *dwarf_used(struct ustack_session *s, const struct ustack_sb_rec 
 {
 	size_t need = ustack_dwarf_map_bytes(sb->stack_size);
 
+	/* a copy of 0 bytes still gets room: memset() wants a real pointer */
+	if (!need)
+		need = 1;
 	if (need > s->used_alloc) {
 		free(s->used);
 		s->used = calloc(1, need);

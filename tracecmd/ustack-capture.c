@@ -425,8 +425,11 @@ static void on_batch(struct tep_record **recs, int nr, void *data)
 static void on_record(struct tep_record *rec, void *data)
 {
 	struct capture *c = data;
+	char msg[256];
 
-	ustack_session_feed(c->run.session, rec);
+	/* the instance and temporaries go at exit (capture_atexit()) */
+	if (ustack_session_feed(c->run.session, rec))
+		die("%s", ustack_session_error(c->run.session, msg, sizeof(msg)));
 }
 
 static void on_lost(int cpu, long long missed, void *data)

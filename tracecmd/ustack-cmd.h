@@ -80,6 +80,7 @@ struct ustack_opts {
 	enum ustack_source	source;		/* --stack-source, --fallback */
 	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
 	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE; 0: fp */
+	size_t			mem_budget;	/* USTACK_MEMORY_BUDGET_MB, bytes */
 	bool			text_set;	/* --folded or --perf-script given */
 	const char		*flamegraph;	/* --flamegraph FILE.svg */
 	const char		*pprof;		/* --pprof FILE.pb.gz */

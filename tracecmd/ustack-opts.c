@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,8 @@
 
 #include "ustack-cmd.h"
 #include "ustack-perfsrc.h"
+#include "ustack-session.h"
+#include "ustack-warn.h"
 
 enum {
 	OPT_FOLDED = 256,
@@ -214,6 +217,30 @@ static unsigned long parse_ulong(const char *arg, const char *what, unsigned lon
 		argp_error(state, "bad %s '%s' (want a whole number from %lu to %lu)",
 			   what, arg, min, max);
 	return v;
+}
+
+/*
+ * USTACK_MEMORY_BUDGET_MB: what the events waiting for their stacks may
+ * hold, in MiB (0: no budget). An environment variable, not an option:
+ * the default suits every input a user has; only a test or a machine
+ * with little memory changes it. A bad value is the default, said.
+ */
+static size_t mem_budget(void)
+{
+	const char *env = getenv("USTACK_MEMORY_BUDGET_MB");
+	unsigned long mb;
+	char *end;
+
+	if (!env || !*env)
+		return USTACK_MEM_BUDGET_DEFAULT;
+	errno = 0;
+	mb = strtoul(env, &end, 10);
+	if (*env < '0' || *env > '9' || errno || *end || mb > (SIZE_MAX >> 20)) {
+		ustack_warning("USTACK_MEMORY_BUDGET_MB='%s' is not a number of MiB: %zu used",
+			       env, USTACK_MEM_BUDGET_DEFAULT >> 20);
+		return USTACK_MEM_BUDGET_DEFAULT;
+	}
+	return (size_t)mb << 20;
 }
 
 /*
@@ -530,6 +557,7 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 	o->resolve.demangle = true;
 	/* Like perf and gdb: use debuginfod when the user configured it */
 	o->resolve.debuginfod = getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS");
+	o->mem_budget = mem_budget();
 	o->out.mode = USTACK_OUTPUT_STACKS;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 	if (o->mode == MODE_RECORD && !o->output)

@@ -84,6 +84,20 @@ static void read_markers(struct report *r)
 	ustack_procmaps_reader_free(m.maps);
 }
 
+/*
+ * A session that stopped (out of memory, past its budget) hands nothing
+ * more out: the report ends there, in one line, before a summary or a
+ * profile could count what it did not read.
+ */
+static void feed_session(struct report *r, struct tep_record *rec)
+{
+	char msg[256];
+
+	if (ustack_session_feed(r->run.session, rec))
+		die("%s: %s", r->run.o->input,
+		    ustack_session_error(r->run.session, msg, sizeof(msg)));
+}
+
 static void feed(struct tep_record *rec, void *data)
 {
 	struct report *r = data;
@@ -103,7 +117,7 @@ static void feed(struct tep_record *rec, void *data)
 			r->unknown++;
 	}
 	if (!r->run.output_failed)
-		ustack_session_feed(r->run.session, rec);
+		feed_session(r, rec);
 }
 
 static void feed_lost(int cpu, long long missed, void *data)
@@ -120,7 +134,7 @@ static void feed_top(struct tep_record *rec, void *data)
 	struct report *r = data;
 
 	if (!r->run.output_failed && ustack_events_sideband_text(r->run.events, rec))
-		ustack_session_feed(r->run.session, rec);
+		feed_session(r, rec);
 }
 
 /*

@@ -46,6 +46,7 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	}
 	so.comms = (const char * const *)o->comms;
 	so.nr_comms = o->nr_comms;
+	so.mem_budget = o->mem_budget;
 	run->events = ustack_events_new(tep);
 	if (!run->events)
 		die("out of memory");
