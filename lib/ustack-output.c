@@ -661,7 +661,13 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 		fprintf(fp, "  files without lines:  %" PRIu64
 			" (DWARF this libelf cannot decompress, named above)\n",
 			ustack_render_dwarf_unreadable(r));
-	if (st->sideband)
+	/*
+	 * The perf source's losses are its samples' too, already counted as
+	 * ring-buffer losses: the line is then record's, word for word.
+	 */
+	if (st->sideband && st->perf)
+		fprintf(fp, "  side-band records:    %" PRIu64 "\n", st->sideband);
+	else if (st->sideband)
 		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
 			st->sideband, st->sideband_lost);
 	if (st->sb_malformed || st->sb_unseen_repeat)

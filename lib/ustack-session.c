@@ -2152,10 +2152,16 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	}
 	if (rec->kind == USTACK_SB_DEFERRED)
 		return on_perf_deferred(s, rec);
-	s->stats.sideband++;
+	/*
+	 * Counted as the recorder counts them (ustack_map_source_sideband()),
+	 * so that record's summary and report's agree: a LOST record tells of
+	 * records that are not there, it is not one of them.
+	 */
 	if (rec->kind == USTACK_SB_LOST) {
 		s->stats.sideband_lost += rec->lost;
 		exec_maybe_lost(s);
+	} else {
+		s->stats.sideband++;
 	}
 	/* the perf source's samples share the rings: mostly those were lost */
 	if (rec->kind == USTACK_SB_LOST && s->stats.perf)
