@@ -108,7 +108,9 @@ bool ustack_opts_profile(const struct ustack_opts *o);
  * @unwinder:	CFI unwinder of stack copies (--call-graph=dwarf, report)
  * @printer:	prints samples (live and report; NULL when recording)
  * @profile:	aggregates them for --flamegraph, --pprof, --speedscope
- * @output_failed: stdout went away (| head): the run stops
+ * @output_failed: stdout went away (| head) or could not be written:
+ *		the run stops
+ * @output_errno: why, for the one line that says it (EPIPE: none)
  */
 struct ustack_run {
 	const struct ustack_opts	*o;
@@ -120,6 +122,7 @@ struct ustack_run {
 	struct ustack_output		*printer;
 	struct ustack_profile		*profile;
 	bool				output_failed;
+	int				output_errno;
 };
 
 void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,

@@ -13,6 +13,20 @@
 #include "ustack-events.h"
 #include "ustack-session.h"
 #include "ustack-unwind.h"
+#include "ustack-warn.h"
+
+/*
+ * Standard output failed: the errno of the first failure is kept, and
+ * said once at the end (a full disk, EIO), but for a closed pipe (| head),
+ * which ends a run quietly as it ends cat or perf report.
+ */
+static void output_failed(struct ustack_run *run)
+{
+	if (run->output_failed)
+		return;
+	run->output_failed = true;
+	run->output_errno = errno ? errno : EIO;
+}
 
 static void on_sample(const struct ustack_sample *smp, void *data)
 {
@@ -20,9 +34,10 @@ static void on_sample(const struct ustack_sample *smp, void *data)
 
 	if (!run->render || run->output_failed)
 		return;
+	errno = 0;
 	if (ustack_render_sample(run->render, smp) < 0) {
-		/* stdout closed (| head): stop like any other end of run */
-		run->output_failed = true;
+		/* stop like any other end of run */
+		output_failed(run);
 		ustack_request_stop();
 	}
 }
@@ -147,9 +162,13 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 void ustack_run_finish(struct ustack_run *run)
 {
 	ustack_session_flush(run->session);
+	errno = 0;
 	if (run->render && !run->output_failed &&
 	    (ustack_render_finish(run->render) < 0 || fflush(stdout) == EOF))
-		run->output_failed = true;
+		output_failed(run);
+	if (run->output_failed && run->output_errno != EPIPE)
+		ustack_warning("cannot write the standard output: %s",
+			       strerror(run->output_errno));
 	if (run->profile)
 		ustack_profiles_write(run);
 	if (run->o->quiet)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write errors on the standard output (issue 44, finding 9): a full disk
+# or an I/O error is said once, as itself, with exit 1; a closed pipe
+# (| head) ends the run quietly, as it ends cat or perf report.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	perf_host_setup
+	"$USTACK" record -B "$NAME" -q -o "$TMP/r.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 1000
+}
+
+teardown() {
+	instance_teardown
+}
+
+@test "output errors: report to a full device says 'No space left on device' in one line, exit 1 (it said nothing)" {
+	run --separate-stderr "$USTACK" report -q -i "$TMP/r.dat" --folded
+	[ "$status" -eq 0 ] && [ -n "$output" ]
+	run bash -c '"$1" report -q -i "$2" >/dev/full' _ "$USTACK" "$TMP/r.dat"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "trace-cmd ustack: cannot write the standard output: No space left on device" ]
+}
+
+@test "output errors: live stacks to a full device are said the same way" {
+	run bash -c '"$1" -B "$2" -q -e syscalls:sys_enter_getppid -- "$3" 5 >/dev/full' \
+		_ "$USTACK" "$NAME" "$PROGS/deep"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"trace-cmd ustack: cannot write the standard output: No space left on device"* ]]
+}
+
+@test "output errors: a closed pipe ends report quietly (nothing on stderr), exit 1" {
+	# 1,000 stacks of 20 frames: far more than a pipe holds, so the write fails
+	run bash -c 'set -o pipefail; "$1" report -q -i "$2" 2>"$3" | head -1 >/dev/null' \
+		_ "$USTACK" "$TMP/r.dat" "$TMP/err"
+	[ "$status" -eq 1 ]
+	[ ! -s "$TMP/err" ]
+}
