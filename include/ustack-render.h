@@ -37,7 +37,9 @@ struct ustack_render_opts {
  * @lookup:	symbolize @offset in the file of @map (see ustack_dso_lookup:
  *		a count of frames, or -USTACK_UNRES_* when none)
  * @dso_name:	short display name of the file of @map
- * @jit:	symbolize an address in anonymous memory, may be NULL
+ * @jit:	symbolize an address in anonymous memory, may be NULL (as
+ *		ustack_jit_resolve: 1 when named, 0 when not, -USTACK_UNRES_*
+ *		for why not)
  * @ctx:	passed back to the callbacks
  *
  * ustack_render_new() builds one from a struct ustack_resolver; tests may

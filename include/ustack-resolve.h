@@ -105,10 +105,15 @@ struct ustack_sym {
  * @USTACK_UNRES_BAD_ELF:	not ELF, truncated, or no executable segment
  * @USTACK_UNRES_OTHER_BUILD:	the file there is another build
  * @USTACK_UNRES_NO_PATH:	the kernel could not name the file
+ * @USTACK_UNRES_UNTRUSTED:	the file that would name it (a perf map, a
+ *				debug file) was found by convention and is
+ *				owned by another user than root or the one
+ *				running (or is a symbolic link of one)
  *
  * ustack_dso_lookup() returns these negated. The reasons from
- * USTACK_UNRES_ANON on say why there was no file in more detail: the
- * summary counts them under USTACK_UNRES_NO_FILE (ustack_unresolved_group()).
+ * USTACK_UNRES_ANON to USTACK_UNRES_NO_PATH say why there was no file in
+ * more detail: the summary counts them under USTACK_UNRES_NO_FILE
+ * (ustack_unresolved_group()).
  */
 enum ustack_unresolved {
 	USTACK_UNRES_NO_FILE = 1,
@@ -124,6 +129,7 @@ enum ustack_unresolved {
 	USTACK_UNRES_BAD_ELF,
 	USTACK_UNRES_OTHER_BUILD,
 	USTACK_UNRES_NO_PATH,
+	USTACK_UNRES_UNTRUSTED,
 	USTACK_UNRES_NR,
 };
 
@@ -168,7 +174,9 @@ int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
 
 /*
  * Anonymous memory (JIT): look @addr up in /tmp/perf-<tgid>.map (under
- * symfs). Returns 1 and fills @out when found, else 0.
+ * symfs). Returns 1 and fills @out when found, 0 when the map names no
+ * region there or there is no map, -USTACK_UNRES_* when the map was not
+ * used (not a regular file, another user's).
  */
 int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out);

@@ -10,6 +10,7 @@
 static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 	[USTACK_ERR_NOMEM - USTACK_ERR__START]		= "out of memory",
 	[USTACK_ERR_NOT_REGULAR - USTACK_ERR__START]	= "not a regular file",
+	[USTACK_ERR_UNTRUSTED - USTACK_ERR__START]	= "owned by another user",
 	[USTACK_ERR_SYMFS - USTACK_ERR__START]		= "outside --symfs",
 	[USTACK_ERR_NO_SYMFS - USTACK_ERR__START]	= "no --symfs",
 	[USTACK_ERR_CAPPED - USTACK_ERR__START]		= "over a size cap",

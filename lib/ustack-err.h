@@ -14,6 +14,7 @@ enum ustack_err {
 	USTACK_ERR__START = -10000,
 	USTACK_ERR_NOMEM = USTACK_ERR__START,
 	USTACK_ERR_NOT_REGULAR,		/* a FIFO, device, socket, directory */
+	USTACK_ERR_UNTRUSTED,		/* found by convention, owned by another user */
 	USTACK_ERR_SYMFS,		/* the path climbs out of --symfs */
 	USTACK_ERR_NO_SYMFS,		/* no --symfs directory to open in */
 	USTACK_ERR_CAPPED,		/* over a size cap (one warning said which) */

@@ -295,12 +295,18 @@ static void render_file(struct ustack_render *r, const struct ustack_frame *fr,
 static void render_anon(struct ustack_render *r, const struct ustack_sample *s,
 			const struct ustack_frame *fr)
 {
+	int why = fr->id == USTACK_ID_ANON ? USTACK_UNRES_ANON : USTACK_UNRES_NO_MAPPING;
 	struct ustack_sym sym = { 0 };
 	struct rframe *rf;
+	int n = 0;
 
 	if (!r->opts.raw && r->have_sym && r->sym.jit && fr->id == USTACK_ID_ANON &&
-	    s->tgid > 0 && r->sym.jit(r->sym.ctx, s->tgid, fr->offset, &sym) > 0 &&
-	    sym.name) {
+	    s->tgid > 0)
+		n = r->sym.jit(r->sym.ctx, s->tgid, fr->offset, &sym);
+	/* The JIT map was not used (another user's): the frame says so. */
+	if (n < 0)
+		why = -n;
+	if (n > 0 && sym.name) {
 		rf = rf_add(r, RF_JIT);
 		if (!rf)
 			return;
@@ -313,8 +319,7 @@ static void render_anon(struct ustack_render *r, const struct ustack_sample *s,
 		return;
 	}
 	rf = rf_add(r, RF_ADDR);
-	set_unresolved(r, rf, fr->id == USTACK_ID_ANON ? USTACK_UNRES_ANON :
-						      USTACK_UNRES_NO_MAPPING);
+	set_unresolved(r, rf, why);
 	if (rf) {
 		rf->addr = fr->offset;
 		rf->id = fr->id;

@@ -11,7 +11,8 @@
  *     DIR/ and /usr/lib/debug/<dir>/ (CRC32 checked),
  *   .gnu_debugdata (MiniDebugInfo, symbols only),
  *   debuginfod (opt-in, needs DEBUGINFOD_URLS; ustack-resolve-debuginfod.c).
- * A candidate whose build id differs from the file's is never used.
+ * A candidate whose build id differs from the file's is never used, nor
+ * one another user may have put there (ustack_open_trusted()).
  */
 #include <errno.h>
 #include <lzma.h>
@@ -47,6 +48,15 @@ static bool has_wanted(const struct uelf *e, bool want_dwarf)
 	return want_dwarf ? e->has_dwarf : e->has_symtab;
 }
 
+/* Frames a file refused as @err would have named say why. */
+static void note_refused(struct ustack_dso *dso, int err)
+{
+	if (err == USTACK_ERR_CAPPED)
+		dso->capped = true;
+	else if (err == USTACK_ERR_UNTRUSTED)
+		dso->untrusted = true;
+}
+
 /*
  * Open a candidate; keep it only if it has what we want and belongs to
  * the same build (when both sides carry an id).
@@ -60,8 +70,7 @@ static struct uelf *try_open(struct ustack_dso *dso, const char *path,
 
 	if (!path)
 		return NULL;
-	if (uelf_open(dso->r, path, &e) == USTACK_ERR_CAPPED)
-		dso->capped = true;	/* frames it would have named say why */
+	note_refused(dso, uelf_open_trusted(dso->r, path, &e));
 	if (!e)
 		return NULL;
 	id = dso_id(dso, &len);
@@ -392,7 +401,7 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
 	struct uelf *e = NULL;
 
 	if (path)
-		uelf_open(r, path, &e);
+		uelf_open_trusted(r, path, &e);
 	free(path);
 	if (e && (!ids_equal(e, id, len) || !e->has_dwarf)) {
 		uelf_close(e);
@@ -410,7 +419,7 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
  * @len: its length
  *
  * Looked up as libdw would (the name, then by build id), but under
- * --symfs and through ustack_open_file(). NULL when not found.
+ * --symfs and through ustack_open_trusted(). NULL when not found.
  */
 struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
 				  const char *name, const unsigned char *id, size_t len)
@@ -451,7 +460,8 @@ static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 	id = dso_id(dso, &len);
 	if (!len)
 		return NULL;
-	e = ustack_debuginfod_fetch(dso->r, dso->path, id, len, executable);
+	note_refused(dso, ustack_debuginfod_fetch(dso->r, dso->path, id, len,
+						  executable, &e));
 	if (e && (!ids_equal(e, id, len) ||
 		  (!executable && !has_wanted(e, want_dwarf)))) {
 		uelf_close(e);

@@ -12,6 +12,7 @@
  * runs never fetch anything.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,19 +135,25 @@ void ustack_debuginfod_end(struct ustack_resolver *r)
  * @id:		its build id
  * @len:	bytes in @id
  * @executable:	the executable itself, else its debug file
+ * @out:	the file, unchecked, or NULL
  *
- * Returns the opened file, unchecked, or NULL.
+ * The file is read from the cache libdebuginfod wrote it to, which
+ * DEBUGINFOD_CACHE_PATH may place anywhere: as a file found by
+ * convention (ustack_open_trusted()).
+ * Returns 0, or a negative code when nothing was fetched or the file not
+ * used.
  */
-struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
-				     const unsigned char *id, size_t len, bool executable)
+int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+			    const unsigned char *id, size_t len, bool executable,
+			    struct uelf **out)
 {
 	debuginfod_client *c = client(r);
-	struct uelf *e = NULL;
 	char *file = NULL, *what;
-	int fd;
+	int fd, err;
 
+	*out = NULL;
 	if (!c)
-		return NULL;
+		return -ENOENT;
 	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo", path);
 	r->dbgd_what = what;
 	r->dbgd_progress = false;
@@ -159,13 +166,14 @@ struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path
 	r->dbgd_what = NULL;
 	if (fd >= 0) {
 		close(fd);
-		uelf_open(r, file, &e);
+		err = uelf_open_trusted(r, file, out);
 	} else {
+		err = fd;
 		ustack_warning("debuginfod: %s: %s", what, strerror(-fd));
 	}
 	free(file);
 	free(what);
-	return e;
+	return err;
 }
 
 /**
@@ -185,10 +193,12 @@ void ustack_debuginfod_end(struct ustack_resolver *r)
 {
 }
 
-struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
-				     const unsigned char *id, size_t len, bool executable)
+int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+			    const unsigned char *id, size_t len, bool executable,
+			    struct uelf **out)
 {
-	return NULL;
+	*out = NULL;
+	return -ENOENT;
 }
 
 bool ustack_debuginfod_available(void)

@@ -423,25 +423,15 @@ static int uelf_setup(struct uelf *e, const struct usrc *s)
 	return 0;
 }
 
-/**
- * uelf_open - open an ELF file read-only, mmapped
- * @r: resolver: a path under its --symfs is opened inside it
- * @path: file to open
- * @out: the file, NULL on failure
- *
- * Only regular files within the caps are used (ustack_open_file(),
- * uelf_precheck()). Returns 0 or a negative code (lib/ustack-err.h):
- * -errno of open(), USTACK_ERR_SYMFS, USTACK_ERR_CAPPED, bad ELF ...
- */
-int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out)
+/* The ELF file open as @fd (or the error that @fd is), taken over. */
+static int uelf_open_fd(const char *path, int fd, struct uelf **out)
 {
 	struct usrc src = { .fd = -1 };
 	struct uelf *e;
 	struct stat st;
-	int fd, err;
+	int err;
 
 	*out = NULL;
-	fd = ustack_open_file(r, path);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) < 0) {
@@ -473,6 +463,35 @@ int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **o
 	}
 	*out = e;
 	return 0;
+}
+
+/**
+ * uelf_open - open an ELF file read-only, mmapped
+ * @r: resolver: a path under its --symfs is opened inside it
+ * @path: file to open
+ * @out: the file, NULL on failure
+ *
+ * Only regular files within the caps are used (ustack_open_file(),
+ * uelf_precheck()). Returns 0 or a negative code (lib/ustack-err.h):
+ * -errno of open(), USTACK_ERR_SYMFS, USTACK_ERR_CAPPED, bad ELF ...
+ */
+int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out)
+{
+	return uelf_open_fd(path, ustack_open_file(r, path), out);
+}
+
+/**
+ * uelf_open_trusted - open an ELF file found by convention
+ * @r: resolver (--symfs, and the files it refused)
+ * @path: a debug file, a dwz file, a debuginfod cache entry
+ * @out: the file, NULL on failure
+ *
+ * As uelf_open(), but the file must also pass ustack_open_trusted():
+ * owned by root or the user running, no symbolic link of anyone else.
+ */
+int uelf_open_trusted(struct ustack_resolver *r, const char *path, struct uelf **out)
+{
+	return uelf_open_fd(path, ustack_open_trusted(r, path, USTACK_UID_NONE), out);
 }
 
 /**

@@ -7,6 +7,7 @@
 #define _USTACK_RESOLVE_INT_H
 
 #include <gelf.h>
+#include <sys/types.h>
 #include <elfutils/libdw.h>
 
 #include "ustack.h"
@@ -68,10 +69,15 @@ struct uelf {
 
 /* Failures are negative codes: -errno or enum ustack_err (ustack-err.h). */
 int ustack_open_file(const struct ustack_resolver *r, const char *path);
+/* No owner but root and the user running (ustack_open_trusted()) */
+#define USTACK_UID_NONE	((uid_t)-1)
+int ustack_open_trusted(struct ustack_resolver *r, const char *path, uid_t also);
+void ustack_open_forget(struct ustack_resolver *r);
 void ustack_open_symfs(struct ustack_resolver *r);
 bool uelf_inflate_ok(uint64_t in, uint64_t out);
 
 int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out);
+int uelf_open_trusted(struct ustack_resolver *r, const char *path, struct uelf **out);
 int uelf_memory(const char *name, void *buf, size_t size, bool owned,
 		struct uelf **out);
 void uelf_close(struct uelf *e);
@@ -165,6 +171,7 @@ struct ustack_dso {
 	int			err;		/* 0, -errno or USTACK_ERR_* */
 	char			*err_file;	/* the file @err is about */
 	bool			capped;		/* a file of it went over a cap */
+	bool			untrusted;	/* ustack_open_trusted() refused one */
 	bool			dwarf_unreadable; /* uelf_dwarf_readable() said no */
 
 	struct uelf		*file;		/* what ran (or a stand-in) */
@@ -194,6 +201,7 @@ struct ustack_resolver {
 	char				**debug_dirs;	/* NULL-terminated copy */
 	struct ustack_htable		dsos;		/* struct ustack_dso */
 	struct ujit			*jits;
+	struct ustack_htable		refused;	/* files said not used */
 	void				*dbgd;		/* debuginfod_client */
 	bool				dbgd_tried;
 	bool				dbgd_progress;	/* a progress line is open */
@@ -230,8 +238,9 @@ void ustack_jit_free(struct ustack_resolver *r);
 
 /* ustack-resolve-debuginfod.c (stubs in a build without libdebuginfod) */
 void ustack_debuginfod_end(struct ustack_resolver *r);
-struct uelf *ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
-				     const unsigned char *id, size_t len, bool executable);
+int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+			    const unsigned char *id, size_t len, bool executable,
+			    struct uelf **out);
 
 /* ustack-resolve-demangle.c */
 const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);

@@ -3,12 +3,19 @@
  * JIT code in anonymous memory: /tmp/perf-<tgid>.map, the text format JITs
  * (JVM agents, V8, CPython -X perf, ...) write for perf. One line per
  * region: "START SIZE name", START and SIZE in hex.
+ *
+ * Anyone can write into /tmp: the map is opened as perf opens it
+ * (ustack_open_trusted()), owned by root, the user running or, live, the
+ * traced process's owner. A map that is refused leaves its frames
+ * unresolved, saying why, never guessed.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ustack-array.h"
 #include "ustack-resolve-int.h"
@@ -32,6 +39,7 @@ struct ujit_sym {
 struct ujit {
 	struct ujit	*next;
 	int		tgid;
+	int		why;		/* USTACK_UNRES_* when the map was not used */
 	struct ujit_sym	*syms;
 	size_t		nr;
 	uint64_t	max_size;
@@ -74,37 +82,45 @@ static int jit_parse_line(struct ujit *j, char *line, size_t *alloc)
 	return 0;
 }
 
-/* A regular file only (a FIFO there would hang fopen()), inside --symfs. */
-static FILE *jit_fopen(struct ustack_resolver *r, const char *path)
+/*
+ * /tmp/perf-<tgid>.map (inside --symfs), else, live, in the task's own
+ * /tmp (another mount namespace). NULL with *@err the code when there is
+ * none or it was refused.
+ */
+static FILE *jit_open(struct ustack_resolver *r, int tgid, int *err)
 {
+	uid_t owner = USTACK_UID_NONE;
+	char *rel, *p;
+	struct stat st;
 	FILE *f;
 	int fd;
 
-	fd = ustack_open_file(r, path);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
-}
-
-static FILE *jit_open(struct ustack_resolver *r, int tgid)
-{
-	char *rel, *p;
-	FILE *f;
-
 	rel = ustack_xasprintf("/tmp/perf-%d.map", tgid);
 	p = rel ? ustack_symfs_path(r, rel) : NULL;
-	f = p ? jit_fopen(r, p) : NULL;
+	if (r->opts.live) {
+		/* A live process writes its own map: its owner is trusted too. */
+		char *proc = ustack_xasprintf("/proc/%d", tgid);
+
+		if (proc && !stat(proc, &st))
+			owner = st.st_uid;
+		free(proc);
+	}
+	fd = p ? ustack_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
 	free(p);
-	if (!f && !r->symfs && r->opts.live && rel) {
-		/* The task's /tmp, when it runs in another mount namespace. */
+	if ((fd == -ENOENT || fd == -ENOTDIR) && !r->symfs && r->opts.live) {
 		p = ustack_xasprintf("/proc/%d/root%s", tgid, rel);
-		f = p ? jit_fopen(r, p) : NULL;
+		fd = p ? ustack_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
 		free(p);
 	}
 	free(rel);
+	*err = fd < 0 ? fd : 0;
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		*err = -errno;
+		close(fd);
+	}
 	return f;
 }
 
@@ -128,6 +144,7 @@ static struct ujit *jit_load(struct ustack_resolver *r, int tgid)
 	char *line = malloc(USTACK_JIT_MAX_LINE);
 	size_t alloc = 0;
 	FILE *f;
+	int err;
 
 	if (!j || !line) {
 		free(j);
@@ -135,7 +152,11 @@ static struct ujit *jit_load(struct ustack_resolver *r, int tgid)
 		return NULL;
 	}
 	j->tgid = tgid;
-	f = jit_open(r, tgid);
+	f = jit_open(r, tgid, &err);
+	if (err == USTACK_ERR_UNTRUSTED)
+		j->why = USTACK_UNRES_UNTRUSTED;
+	else if (err == USTACK_ERR_NOT_REGULAR)
+		j->why = USTACK_UNRES_NO_FILE;
 	while (f && jit_line(f, line, USTACK_JIT_MAX_LINE)) {
 		if (j->nr >= USTACK_JIT_MAX_SYMS) {
 			ustack_warning("/tmp/perf-%d.map: more than %u regions: the rest not read",
@@ -185,7 +206,8 @@ static const struct ujit_sym *jit_find(const struct ujit *j, uint64_t addr)
  * @addr: virtual address
  * @out: filled when found (name owned by @r, inlined false)
  *
- * The map is read once per tgid. Returns 1 when found, else 0.
+ * The map is read once per tgid. Returns 1 when found, 0 when not,
+ * -USTACK_UNRES_* when the map was not used (said once in a warning).
  */
 int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out)
@@ -198,7 +220,12 @@ int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 			break;
 	if (!j)
 		j = jit_load(r, tgid);
-	if (!j || !(s = jit_find(j, addr)))
+	if (!j)
+		return 0;
+	if (j->why)
+		return -j->why;
+	s = jit_find(j, addr);
+	if (!s)
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->name = s->name;

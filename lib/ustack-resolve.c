@@ -139,6 +139,7 @@ void ustack_resolver_free(struct ustack_resolver *r)
 	ustack_htable_for_each_safe(&r->dsos, i, pos, tmp)
 		dso_free(ustack_htable_entry(pos, struct ustack_dso, node));
 	ustack_jit_free(r);
+	ustack_open_forget(r);
 	ustack_debuginfod_end(r);
 	free_strv(r->debug_dirs);
 	ustack_htable_release(&r->dsos);
@@ -275,6 +276,9 @@ static void dso_open_replacement(struct ustack_dso *dso)
 {
 	struct uelf *e = ustack_debuginfo_by_build_id(dso, true);
 
+	/* The one found was another user's: the frames say so. */
+	if (!e && dso->untrusted)
+		dso_set_error(dso, USTACK_ERR_UNTRUSTED, NULL);
 	if (!e)
 		return;
 	uelf_close(dso->file);
@@ -410,6 +414,7 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 	[USTACK_UNRES_BAD_ELF]		= "bad ELF",
 	[USTACK_UNRES_OTHER_BUILD]	= "another build",
 	[USTACK_UNRES_NO_PATH]		= "file not named",
+	[USTACK_UNRES_UNTRUSTED]	= "file not trusted",
 };
 
 /**
@@ -417,10 +422,14 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
  * @why: a USTACK_UNRES_* value (not negated)
  *
  * The finer reasons for a frame without a readable file count as
- * USTACK_UNRES_NO_FILE; the others are their own group.
+ * USTACK_UNRES_NO_FILE; the others (USTACK_UNRES_UNTRUSTED among them)
+ * are their own group.
  */
 enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why)
 {
+	/* Another user's file: said on its own, as it is not "no file" */
+	if (why == USTACK_UNRES_UNTRUSTED)
+		return why;
 	if (why <= 0 || why >= USTACK_UNRES_NR || why >= USTACK_UNRES_ANON)
 		return USTACK_UNRES_NO_FILE;
 	return why;
@@ -511,6 +520,8 @@ static enum ustack_unresolved dso_why(const struct ustack_dso *dso)
 		return USTACK_UNRES_OTHER_BUILD;
 	if (err == USTACK_ERR_NO_PATH)
 		return USTACK_UNRES_NO_PATH;
+	if (err == USTACK_ERR_UNTRUSTED)
+		return USTACK_UNRES_UNTRUSTED;
 	return USTACK_UNRES_NO_FILE;
 }
 
@@ -649,6 +660,9 @@ static int dso_no_name(const struct ustack_dso *dso)
 	/* A debug file that would have named it was refused by a cap. */
 	if (dso->capped && !full)
 		return -USTACK_UNRES_CAPPED;
+	/* ... or for its owner (ustack_open_trusted()) */
+	if (dso->untrusted && !full)
+		return -USTACK_UNRES_UNTRUSTED;
 	return -(full ? USTACK_UNRES_NO_SYMBOL : USTACK_UNRES_STRIPPED);
 }
 

@@ -752,9 +752,10 @@ lie_check() {
 	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
 	mkdir -p "$TMP/root/tmp"
 	mkfifo "$TMP/root/tmp/perf-4242.map"
-	run timeout 10 "$SYM" --why --pid 4242 --symfs "$TMP/root" <<< "[jit] 0x1000"
+	run --separate-stderr timeout 10 "$SYM" --why --pid 4242 --symfs "$TMP/root" <<< "[jit] 0x1000"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "[unknown] "* ]]
+	[[ "$stderr" == *"perf-4242.map: not used: not a regular file"* ]]
 }
 
 @test "--symfs: a dwz file (.gnu_debugaltlink) is looked up inside DIR, never by libdw outside it, a FIFO not opened" {
@@ -785,7 +786,7 @@ lie_check() {
 	[ "$output" = "leaf+0x1 (a)" ]
 	rm root/usr/lib/debug/.dwz/common.debug
 	mkfifo root/usr/lib/debug/.dwz/common.debug
-	run timeout 10 "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
+	run --separate-stderr timeout 10 "$SYM" --leaf --lines --inlines --no-debuginfod --symfs "$TMP/root" <<< "/opt/a $off"
 	[ "$status" -eq 0 ]
 	[ "$output" = "leaf+0x1 (a)" ]
 }

@@ -294,10 +294,11 @@ static void do_line(struct state *st, char *line, size_t len)
 	if (n > 3)
 		flags = strtoul(tok[3], NULL, 0);
 	if (!strcmp(tok[0], "[jit]")) {
-		if (ustack_jit_resolve(st->r, st->pid, off, out))
+		n = ustack_jit_resolve(st->r, st->pid, off, out);
+		if (n > 0)
 			put_frame(st, out, " ([jit])", 8);
 		else
-			put_unknown(st, " ([jit])", 8, NULL, USTACK_UNRES_NO_FILE);
+			put_unknown(st, " ([jit])", 8, NULL, n < 0 ? -n : USTACK_UNRES_NO_FILE);
 		return;
 	}
 	if (tok[0][0] == '[')

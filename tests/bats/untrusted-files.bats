@@ -1,0 +1,225 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Files found by convention, not named by the traced program's mappings
+# (issue 44, findings 2 and 8): perf maps /tmp/perf-PID.map, debug files
+# by build id or .gnu_debuglink, the debuginfod cache. Anyone may have put
+# them where we look, so they are opened as perf opens a perf map: a
+# regular file owned by root or the user running (live, a perf map also by
+# the traced process's owner), no symbolic link of another user; a file
+# refused is said once and its frames say why.
+
+bats_require_minimum_version 1.5.0
+load helpers
+load elf
+
+SYM="$ROOT/tests/tools/ustack-symbolize"
+RPROGS="$ROOT/tests/progs/resolve"
+NOBODY=65534
+
+setup_file() {
+	make -s -C "$ROOT" tests/tools/ustack-symbolize >&2
+	make -s -C "$RPROGS" >&2
+}
+
+setup() {
+	[ "$(id -u)" = 0 ] || skip "needs root (files of other users)"
+	TMP="$(mktemp -d)"
+	chmod 755 "$TMP"
+	# a pid no process has (beyond pid_max), one per bats run: /tmp is shared
+	FAKE=$(($(cat /proc/sys/kernel/pid_max) + $$))
+	MAP="/tmp/perf-$FAKE.map"
+}
+
+teardown() {
+	[ -z "${HOLD:-}" ] || kill "$HOLD" 2>/dev/null || true
+	[ -z "${MAP:-}" ] || rm -f "$MAP"
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	[ -z "${JIT_PID:-}" ] || rm -f "/tmp/perf-$JIT_PID.map"
+	rm -rf "${TMP:-/nonexistent}"
+}
+
+# jit ADDR...: "[jit] ADDR" lines for the symbolizer
+jit() {
+	printf '[jit] %s\n' "$@"
+}
+
+# proc_owned_by PID UID: /proc/PID is UID's (checked anew at each call)
+proc_owned_by() {
+	[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]
+}
+
+# warnings_about FILE: how many lines of $stderr name FILE
+warnings_about() {
+	grep -cF "trace-cmd ustack: $1" <<< "$stderr" || true
+}
+
+@test "perf map owned by another user (nobody): not read, frames 'file not trusted', one warning naming it" {
+	printf '1000 100 planted_name\n' > "$MAP"
+	chown "$NOBODY" "$MAP"
+	run --separate-stderr "$SYM" --why --pid "$FAKE" < <(jit 0x1010 0x1020 0x1030)
+	echo "$output"; echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$(grep -cx '\[unknown\] (\[jit\]) # file not trusted' <<< "$output")" -eq 3 ]
+	[[ "$output" != *planted_name* ]]
+	[ "$(warnings_about "$MAP")" -eq 1 ]
+	[[ "$stderr" == *"$MAP: not used: owned by uid $NOBODY, not root or the user running"* ]]
+}
+
+@test "perf map: a symlink of another user to a 0600 root file is not followed, its content never printed" {
+	printf '1000 100 root_secret_line\n' > "$TMP/secret"
+	chmod 600 "$TMP/secret"
+	ln -s "$TMP/secret" "$MAP"
+	chown -h "$NOBODY" "$MAP"
+	run --separate-stderr "$SYM" --why --pid "$FAKE" < <(jit 0x1010)
+	echo "$output"; echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[unknown] ([jit]) # file not trusted" ]
+	[[ "$output$stderr" != *root_secret_line* ]]
+	[[ "$stderr" == *"$MAP: not used: a symbolic link owned by uid $NOBODY, not root or the user running"* ]]
+	# root's own link is followed (perf's lstat() rule): the file is root's
+	chown -h 0 "$MAP"
+	run --separate-stderr "$SYM" --why --pid "$FAKE" < <(jit 0x1010)
+	[ "$output" = "root_secret_line+0x10 ([jit])" ]
+	# ... but what it leads to must pass too
+	chown "$NOBODY" "$TMP/secret"
+	run --separate-stderr "$SYM" --why --pid "$FAKE" < <(jit 0x1010)
+	[ "$output" = "[unknown] ([jit]) # file not trusted" ]
+	[[ "$stderr" == *"$TMP/secret (from $MAP): not used: owned by uid $NOBODY"* ]]
+}
+
+@test "perf map: a FIFO at /tmp/perf-PID.map is refused without hanging, said once" {
+	mkfifo "$MAP"
+	run --separate-stderr timeout 10 "$SYM" --why --pid "$FAKE" < <(jit 0x1010 0x1020)
+	echo "$output"; echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(grep -cx '\[unknown\] (\[jit\]) # no file' <<< "$output")" -eq 2 ]
+	[ "$(warnings_about "$MAP: not used: not a regular file")" -eq 1 ]
+}
+
+@test "perf map owned by root (or under --symfs) still names JIT frames" {
+	printf '1000 100 root_jit\n' > "$MAP"
+	run --separate-stderr "$SYM" --why --pid "$FAKE" < <(jit 0x1010)
+	[ "$output" = "root_jit+0x10 ([jit])" ]
+	[ -z "$stderr" ]
+	mkdir -p "$TMP/root/tmp"
+	printf '1000 100 symfs_jit\n' > "$TMP/root/tmp/perf-4242.map"
+	run --separate-stderr "$SYM" --why --pid 4242 --symfs "$TMP/root" < <(jit 0x1010)
+	[ "$output" = "symfs_jit+0x10 ([jit])" ]
+	# under --symfs the same rule: another user's map is not read
+	chown "$NOBODY" "$TMP/root/tmp/perf-4242.map"
+	run --separate-stderr "$SYM" --why --pid 4242 --symfs "$TMP/root" < <(jit 0x1010)
+	[ "$output" = "[unknown] ([jit]) # file not trusted" ]
+}
+
+@test "live: the traced process's owner may own its perf map; a third user may not, and not without --live" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups sleep 600 &
+	HOLD=$!
+	# /proc/PID is root's until setpriv has exec'd sleep (not dumpable before)
+	poll_until 10 proc_owned_by "$HOLD" "$NOBODY"
+	MAP="/tmp/perf-$HOLD.map"
+	printf '1000 100 its_own_jit\n' > "$MAP"
+	chown "$NOBODY" "$MAP"
+	run --separate-stderr "$SYM" --why --live --pid "$HOLD" < <(jit 0x1010)
+	echo "$output"; echo "$stderr"
+	[ "$output" = "its_own_jit+0x10 ([jit])" ]
+	# a report (not live) knows no process: root or the user running only
+	run --separate-stderr "$SYM" --why --pid "$HOLD" < <(jit 0x1010)
+	[ "$output" = "[unknown] ([jit]) # file not trusted" ]
+	chown "$((NOBODY - 1))" "$MAP"
+	run --separate-stderr "$SYM" --why --live --pid "$HOLD" < <(jit 0x1010)
+	echo "$stderr"
+	[ "$output" = "[unknown] ([jit]) # file not trusted" ]
+	[[ "$stderr" == *"owned by uid $((NOBODY - 1)), not root or the user running, nor the traced process's owner (uid $NOBODY)"* ]]
+}
+
+# The end to end path: a recorded JIT program, its map given to nobody
+# afterwards; report then leaves the JIT frames unresolved, says why.
+@test "report: JIT frames of a map another user owns are '[unknown]' with 'file not trusted', summary counts them" {
+	require_capture
+	has_deferred && skip "the fallback path: this kernel has deferred stacks"
+	[ "$(uname -m)" = x86_64 ] || skip "sb-jit is x86-64 only"
+	build_progs
+	NAME=$(instance_name)
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid \
+		-- "$PROGS/sideband/sb-jit" 20 2> "$TMP/err"
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --why
+	JIT_PID=$(sed -n 's/^ *sb-jit-\([0-9]*\) .*/\1/p' <<< "$output" | head -1)
+	[ -n "$JIT_PID" ] && [ -f "/tmp/perf-$JIT_PID.map" ]
+	# precondition: root's map names them
+	[ "$(grep -c '^  jit_getppid+0x[0-9a-f]* (\[jit\])$' <<< "$output")" -eq 20 ]
+	chown "$NOBODY" "/tmp/perf-$JIT_PID.map"
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --why
+	echo "$output" | head -20; echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^  \[unknown\] .*# file not trusted$' <<< "$output")" -eq 20 ]
+	[[ "$output" != *jit_getppid* ]]
+	[ "$(warnings_about "/tmp/perf-$JIT_PID.map: not used: owned by uid $NOBODY")" -eq 1 ]
+	[[ "$stderr" == *"file not trusted 20"* ]]
+}
+
+# debug_setup: a stripped copy of resolve-pie at $TMP/root/opt/app/prog, its
+# debug file in $TMP/prog.debug, $OFF an offset in rp_middle, $ID its build id
+debug_setup() {
+	local a
+
+	mkdir -p "$TMP/root/opt/app"
+	objcopy --only-keep-debug "$RPROGS/resolve-pie" "$TMP/prog.debug"
+	strip --strip-all -o "$TMP/root/opt/app/prog" "$RPROGS/resolve-pie"
+	a=$(nm "$RPROGS/resolve-pie" | awk '$3 == "rp_middle" { print $1; exit }')
+	OFF=$(vaddr_to_off "$RPROGS/resolve-pie" "$(printf '%x' $((0x$a + 2)))")
+	ID=$(readelf -n "$RPROGS/resolve-pie" | awk '/Build ID:/ { print $3; exit }')
+	BID="$TMP/root/usr/lib/debug/.build-id/${ID:0:2}"
+	mkdir -p "$BID"
+}
+
+# sym_prog: symbolize $OFF of /opt/app/prog under $TMP/root, --why
+sym_prog() {
+	run --separate-stderr "$SYM" --leaf --why --no-debuginfod --symfs "$TMP/root" \
+		<<< "/opt/app/prog $OFF"$'\n'"/opt/app/prog $OFF"
+	echo "$output"; echo "$stderr"
+}
+
+@test "debug file by build id owned by another user: not used, frames 'file not trusted', one warning" {
+	debug_setup
+	cp "$TMP/prog.debug" "$BID/${ID:2}.debug"
+	sym_prog
+	[ "${lines[0]}" = "rp_middle+0x2 (prog)" ]
+	chown "$NOBODY" "$BID/${ID:2}.debug"
+	sym_prog
+	[ "${lines[0]}" = "[unknown] (prog) # file not trusted" ]
+	[ "${lines[1]}" = "[unknown] (prog) # file not trusted" ]
+	[ "$(warnings_about "$BID/${ID:2}.debug: not used: owned by uid $NOBODY")" -eq 1 ]
+}
+
+@test "debug file: root's build-id symlink (Fedora's layout) is followed, another user's is not" {
+	debug_setup
+	mkdir -p "$TMP/root/usr/lib/debug/opt/app"
+	cp "$TMP/prog.debug" "$TMP/root/usr/lib/debug/opt/app/prog.debug"
+	ln -s "../../opt/app/prog.debug" "$BID/${ID:2}.debug"
+	sym_prog
+	[ "${lines[0]}" = "rp_middle+0x2 (prog)" ]
+	chown -h "$NOBODY" "$BID/${ID:2}.debug"
+	sym_prog
+	[ "${lines[0]}" = "[unknown] (prog) # file not trusted" ]
+	[ "$(warnings_about "$BID/${ID:2}.debug: not used: a symbolic link owned by uid $NOBODY")" -eq 1 ]
+}
+
+@test "debug file by .gnu_debuglink next to the binary, owned by another user: not used" {
+	debug_setup
+	objcopy --add-gnu-debuglink="$TMP/prog.debug" "$TMP/root/opt/app/prog"
+	cp "$TMP/prog.debug" "$TMP/root/opt/app/prog.debug"
+	sym_prog
+	[ "${lines[0]}" = "rp_middle+0x2 (prog)" ]
+	chown "$NOBODY" "$TMP/root/opt/app/prog.debug"
+	sym_prog
+	[ "${lines[0]}" = "[unknown] (prog) # file not trusted" ]
+	[ "$(warnings_about "$TMP/root/opt/app/prog.debug: not used: owned by uid $NOBODY")" -eq 1 ]
+	# the binary itself is not held to the rule: a user's own program
+	chown "$NOBODY" "$TMP/root/opt/app/prog"
+	chown 0 "$TMP/root/opt/app/prog.debug"
+	sym_prog
+	[ "${lines[0]}" = "rp_middle+0x2 (prog)" ]
+}
