@@ -202,6 +202,7 @@ struct ustack_resolver {
 	struct ustack_htable		dsos;		/* struct ustack_dso */
 	struct ujit			*jits;
 	struct ustack_htable		refused;	/* files said not used */
+	uint64_t			jit_probes;	/* steps of JIT look-ups (tests) */
 	void				*dbgd;		/* debuginfod_client */
 	bool				dbgd_tried;
 	bool				dbgd_progress;	/* a progress line is open */

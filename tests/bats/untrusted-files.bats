@@ -7,7 +7,8 @@
 # them where we look, so they are opened as perf opens a perf map: a
 # regular file owned by root or the user running (live, a perf map also by
 # the traced process's owner), no symbolic link of another user; a file
-# refused is said once and its frames say why.
+# refused is said once and its frames say why. Then the JIT map's index
+# (one binary search per look-up, whatever the overlaps) and its caps.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -222,4 +223,81 @@ sym_prog() {
 	chown 0 "$TMP/root/opt/app/prog.debug"
 	sym_prog
 	[ "${lines[0]}" = "rp_middle+0x2 (prog)" ]
+}
+
+# The JIT index: a map of 200k small regions under one written first that
+# covers them all. The look-up used to walk back from the nearest start
+# over every region that might still cover the address (here all of
+# them); an index makes it one binary search. The check is structural:
+# the steps the look-ups took (--stats), not the time.
+@test "JIT index: 1000 look-ups in a 200k-region map with one region over all take one binary search each" {
+	mkdir -p "$TMP/root/tmp"
+	awk 'BEGIN {
+		printf "10000 10000000 whole_heap\n"
+		for (i = 0; i < 200000; i++)
+			printf "%x 10 fn_%d\n", 65536 + i * 32, i
+	}' > "$TMP/root/tmp/perf-4242.map"
+	# in a small region, between two of them (the big one), after them all
+	awk 'BEGIN {
+		for (i = 0; i < 1000; i++) {
+			k = (i * 197) % 200000
+			if (i % 2) printf "[jit] %x\n", 65536 + k * 32 + 3
+			else printf "[jit] %x\n", 65536 + k * 32 + 20
+		}
+	}' > "$TMP/in"
+	run --separate-stderr "$SYM" --leaf --stats --pid 4242 --symfs "$TMP/root" "$TMP/in"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1000 ]
+	[ "${lines[0]}" = "whole_heap+0x14 ([jit])" ]
+	[ "${lines[1]}" = "fn_197+0x3 ([jit])" ]
+	[ "$(grep -c '^fn_[0-9]*+0x3 (\[jit\])$' <<< "$output")" -eq 500 ]
+	[ "$(grep -c '^whole_heap+0x[0-9a-f]* (\[jit\])$' <<< "$output")" -eq 500 ]
+	probes=$(sed -n 's/^jit probes \([0-9]*\)$/\1/p' <<< "$stderr")
+	# at most 2 * 200001 + 1 ranges: 19 steps a look-up
+	[ -n "$probes" ] && [ "$probes" -le $((1000 * 20)) ]
+}
+
+@test "JIT map: overlapping regions, random: the last line written wins, as a brute-force scan says, in one binary search" {
+	mkdir -p "$TMP/root/tmp"
+	python3 - "$TMP/root/tmp/perf-4242.map" "$TMP/in" "$TMP/expect" <<-'PY'
+	import random, sys
+	random.seed(44)
+	regs = []
+	for i in range(3000):
+	    start = random.randrange(0x1000, 0x9000)
+	    size = random.choice([1, 2, 0x10, 0x40, 0x100, 0x1000, random.randrange(1, 0x800)])
+	    regs.append((start, size, 'n%d' % i))
+	regs.insert(0, (0x500, 0x100000, 'first'))
+	regs.append((0x1000, 2**64 - 1, 'to_the_end'))    # its end is past 2^64
+	with open(sys.argv[1], 'w') as f:
+	    for s, sz, n in regs:
+	        f.write('%x %x %s\n' % (s, sz, n))
+	addrs = [random.randrange(0x400, 0xa000) for _ in range(3000)] + [2**64 - 2, 0x3ff]
+	with open(sys.argv[2], 'w') as f, open(sys.argv[3], 'w') as e:
+	    for a in addrs:
+	        f.write('[jit] %x\n' % a)
+	        best = None
+	        for s, sz, n in regs:
+	            if s <= a < min(s + sz, 2**64 - 1):
+	                best = (s, n)
+	        e.write('%s+0x%x ([jit])\n' % (best[1], a - best[0]) if best else '[unknown] ([jit])\n')
+	PY
+	"$SYM" --leaf --stats --pid 4242 --symfs "$TMP/root" "$TMP/in" > "$TMP/got" 2> "$TMP/stats"
+	diff "$TMP/expect" "$TMP/got"
+	# 'first' and 'to_the_end' cover all the others: still a binary search
+	probes=$(sed -n 's/^jit probes \([0-9]*\)$/\1/p' "$TMP/stats")
+	[ -n "$probes" ] && [ "$probes" -le $((3002 * 15)) ]
+}
+
+@test "JIT map: a name longer than 1024 bytes is cut on a character boundary" {
+	mkdir -p "$TMP/root/tmp"
+	# 'a' then 1500 two-byte characters: byte 1024 is inside one
+	name="a$(printf '\xc3\xa9%.0s' $(seq 1500))"
+	printf '1000 100 %s\n2000 10 short\n' "$name" > "$TMP/root/tmp/perf-4242.map"
+	run "$SYM" --leaf --pid 4242 --symfs "$TMP/root" < <(jit 0x1010 0x2001)
+	[ "${lines[1]}" = "short+0x1 ([jit])" ]
+	got=${lines[0]%+0x10 (\[jit\])}
+	[ "$got" = "$(printf '%s' "$name" | head -c 1023)" ]
+	printf '%s' "$got" | iconv -f UTF-8 -t UTF-8 > /dev/null
 }

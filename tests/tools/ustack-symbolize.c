@@ -14,11 +14,14 @@
  * Output, per frame, innermost first:
  *	func+0xoff (dso)[ file:line][ # table]	(the table with --verbose)
  *	[unknown] (dso)[ file:line][ # why]	(the reason with --why)
+ * --stats prints counts on stderr: frames, unresolved ones, and the steps
+ * all JIT look-ups took (the index's binary searches).
  * With --inlines, inlined frames come first, each ending in " [inlined]";
  * the line without that mark ends the group of one input frame.
  * This is also the benchmark entry point (bench/symbolize).
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include "ustack.h"
 #include "ustack-hash.h"
 #include "ustack-resolve.h"
+#include "../../lib/ustack-resolve-int.h"	/* jit_probes, for --stats */
 
 #define MAX_FRAMES	64
 
@@ -67,7 +71,7 @@ static void usage(int code)
 		"  --demangle       demangle C++ and Rust names\n"
 		"  --live           allow /proc/<pid>/root and this kernel's vdso\n"
 		"  --pid N          tgid for --live and [jit] lines\n"
-		"  --stats          print frame counts on stderr\n"
+		"  --stats          print frame counts (and JIT look-up steps) on stderr\n"
 		"  --why            say why a frame is [unknown]\n"
 		"  --verbose        say which table each name comes from\n"
 		"  --debug-dir DIR  look for debug files in DIR too (repeatable)\n"
@@ -436,8 +440,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	read_blocks(&st, fileno(in));
 	fflush(stdout);
-	if (stats)
+	if (stats) {
 		fprintf(stderr, "frames %lu unresolved %lu\n", st.frames, st.unresolved);
+		/* how many steps the JIT look-ups took, all together */
+		fprintf(stderr, "jit probes %" PRIu64 "\n", st.r->jit_probes);
+	}
 	ustack_resolver_free(st.r);
 	ustack_htable_for_each_safe(&st.slots, i, pos, tmp) {
 		slot = ustack_htable_entry(pos, struct dso_slot, node);
