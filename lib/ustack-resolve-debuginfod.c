@@ -10,6 +10,15 @@
  * libcurl and some thirty other libraries, whose loading took three
  * quarters of the start-up of every run (30 of 39 ms here), and most
  * runs never fetch anything.
+ *
+ * Each look-up is bounded by libdebuginfod's own settings
+ * (DEBUGINFOD_TIMEOUT: seconds without progress, 90 by default, tried
+ * again DEBUGINFOD_RETRY_LIMIT times, per server): a trace naming many
+ * build ids no server has, or a server that stalls, would make a run
+ * wait minutes. All look-ups of a run together may take
+ * USTACK_DEBUGINFOD_TOTAL seconds (DBGD_TOTAL_DEFAULT): the progress
+ * function ends the one under way when they reach it, and the later ones
+ * are not made, said once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ustack-resolve-int.h"
@@ -24,6 +34,11 @@
 
 #ifdef USTACK_HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
+
+/* Seconds all look-ups of a run may take, unless USTACK_DEBUGINFOD_TOTAL */
+#define DBGD_TOTAL_DEFAULT	30
+#define DBGD_TOTAL_MAX		(24 * 3600)
+#define NSEC_PER_SEC		1000000000ULL
 
 /* The library's major version, as built against (libdwfl names it so) */
 #define DEBUGINFOD_SONAME	"libdebuginfod.so.1"
@@ -90,11 +105,65 @@ static bool dbgd_load(void)
 	return true;
 }
 
-/* A progress line, only on a terminal: \r rewrites it in place. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The cap of all look-ups, in ns: USTACK_DEBUGINFOD_TOTAL seconds */
+static uint64_t total_cap(void)
+{
+	const char *s = getenv("USTACK_DEBUGINFOD_TOTAL");
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return DBGD_TOTAL_DEFAULT * NSEC_PER_SEC;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*end || errno || v > DBGD_TOTAL_MAX || *s == '-') {
+		ustack_warning("USTACK_DEBUGINFOD_TOTAL=%s: not a number of seconds from 0 to %d: %d used",
+			       s, DBGD_TOTAL_MAX, DBGD_TOTAL_DEFAULT);
+		return DBGD_TOTAL_DEFAULT * NSEC_PER_SEC;
+	}
+	return v * NSEC_PER_SEC;
+}
+
+/* The time look-ups took, the one under way included */
+static uint64_t spent(const struct ustack_resolver *r)
+{
+	return r->dbgd_spent + (r->dbgd_start ? now_ns() - r->dbgd_start : 0);
+}
+
+/* Once a run: the cap ended look-ups. */
+static void say_cap(struct ustack_resolver *r)
+{
+	if (r->dbgd_said_cap)
+		return;
+	r->dbgd_said_cap = true;
+	ustack_warning("debuginfod: look-ups stopped after %llu s, the cap for all of a run's (USTACK_DEBUGINFOD_TOTAL=%llu): no more are made",
+		       (unsigned long long)(r->dbgd_spent / NSEC_PER_SEC),
+		       (unsigned long long)(r->dbgd_cap / NSEC_PER_SEC));
+}
+
+/*
+ * Called while a look-up runs (about once a second when nothing arrives,
+ * more often when something does): non-zero ends it, at the cap. The
+ * progress line only on a terminal: \r rewrites it in place.
+ */
 static int progress(debuginfod_client *c, long a, long b)
 {
 	struct ustack_resolver *r = dbgd.get_user_data(c);
 
+	if (spent(r) >= r->dbgd_cap) {
+		r->dbgd_cut = true;
+		return 1;
+	}
+	if (!r->dbgd_tty)
+		return 0;
 	r->dbgd_progress = true;
 	if (b > 0)
 		fprintf(stderr, "\r" USTACK_PREFIX "debuginfod: downloading %s: %ld%%",
@@ -115,7 +184,9 @@ static debuginfod_client *client(struct ustack_resolver *r)
 		if (!dbgd_load())
 			return NULL;
 		r->dbgd = dbgd.begin();
-		if (r->dbgd && isatty(STDERR_FILENO))
+		r->dbgd_cap = total_cap();
+		r->dbgd_tty = isatty(STDERR_FILENO);
+		if (r->dbgd)
 			dbgd.set_progressfn(r->dbgd, progress);
 	}
 	return r->dbgd;
@@ -154,19 +225,30 @@ int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 	*out = NULL;
 	if (!c)
 		return -ENOENT;
+	if (r->dbgd_cut || r->dbgd_spent >= r->dbgd_cap) {
+		r->dbgd_cut = true;
+		say_cap(r);
+		return -ETIME;
+	}
 	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo", path);
 	r->dbgd_what = what;
 	r->dbgd_progress = false;
 	dbgd.set_user_data(c, r);
 	ustack_warning("debuginfod: looking up %s", what);
+	r->dbgd_start = now_ns();
 	fd = executable ? dbgd.find_executable(c, id, len, &file) :
 			  dbgd.find_debuginfo(c, id, len, &file);
+	r->dbgd_spent = spent(r);
+	r->dbgd_start = 0;
 	if (r->dbgd_progress)
 		fputc('\n', stderr);
 	r->dbgd_what = NULL;
 	if (fd >= 0) {
 		close(fd);
 		err = uelf_open_trusted(r, file, out);
+	} else if (r->dbgd_cut) {
+		err = -ETIME;
+		say_cap(r);
 	} else {
 		err = fd;
 		ustack_warning("debuginfod: %s: %s", what, strerror(-fd));

@@ -206,7 +206,13 @@ struct ustack_resolver {
 	void				*dbgd;		/* debuginfod_client */
 	bool				dbgd_tried;
 	bool				dbgd_progress;	/* a progress line is open */
+	bool				dbgd_tty;	/* progress lines are shown */
+	bool				dbgd_cut;	/* the cap ended look-ups */
+	bool				dbgd_said_cap;
 	const char			*dbgd_what;	/* what is being fetched */
+	uint64_t			dbgd_cap;	/* ns all look-ups may take */
+	uint64_t			dbgd_spent;	/* ns they took */
+	uint64_t			dbgd_start;	/* of the one under way */
 	uint64_t			dwarf_unreadable; /* files, uelf_dwarf_readable() */
 };
 

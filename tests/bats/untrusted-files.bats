@@ -8,7 +8,8 @@
 # regular file owned by root or the user running (live, a perf map also by
 # the traced process's owner), no symbolic link of another user; a file
 # refused is said once and its frames say why. Then the JIT map's index
-# (one binary search per look-up, whatever the overlaps) and its caps.
+# (one binary search per look-up, whatever the overlaps) and the cap on
+# all debuginfod look-ups of a run.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -300,4 +301,61 @@ sym_prog() {
 	got=${lines[0]%+0x10 (\[jit\])}
 	[ "$got" = "$(printf '%s' "$name" | head -c 1023)" ]
 	printf '%s' "$got" | iconv -f UTF-8 -t UTF-8 > /dev/null
+}
+
+# A debuginfod server that answers nothing: it logs each request line and
+# holds the connection until killed (a file says when it listens). The
+# build ids asked for are made up: no server has them, the stall is what
+# is being capped.
+stall_server() {
+	cat > "$TMP/stall.py" <<-'PY'
+	import socket, sys
+	s = socket.socket()
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	s.bind(('127.0.0.1', int(sys.argv[1])))
+	s.listen(64)
+	log = open(sys.argv[2], 'a', buffering=1)
+	open(sys.argv[3], 'w').close()
+	held = []
+	while True:
+	    c, _ = s.accept()
+	    held.append(c)
+	    c.settimeout(5)
+	    try:
+	        log.write(c.recv(4096).split(b'\r\n', 1)[0].decode(errors='replace') + '\n')
+	    except OSError:
+	        log.write('?\n')
+	PY
+}
+
+@test "debuginfod: all look-ups of a run stop at USTACK_DEBUGINFOD_TOTAL: a stalling server is asked once for 5 build ids, said once" {
+	grep -q debuginfod_begin "$SYM" || skip "built without libdebuginfod"
+	command -v python3 >/dev/null || skip "no python3"
+	unshare -n true 2>/dev/null || skip "cannot create a network namespace"
+	stall_server
+	for i in 1 2 3 4 5; do
+		printf '/nonexistent/lib%d.so 0x1000 %040x\n' "$i" $((0xabc0 + i))
+	done > "$TMP/in"
+	# Each look-up alone may take DEBUGINFOD_TIMEOUT (5 s here, tried again
+	# on failure): before the cap the 5 took half a minute or more.
+	run --separate-stderr timeout 120 unshare -n bash -c '
+		ip link set lo up
+		python3 "$1/stall.py" 18004 "$1/requests" "$1/listening" & sp=$!
+		for i in $(seq 100); do
+			[ -e "$1/listening" ] && break
+			sleep 0.1
+		done
+		DEBUGINFOD_URLS=http://127.0.0.1:18004 DEBUGINFOD_CACHE_PATH="$1/cache" \
+			DEBUGINFOD_TIMEOUT=5 USTACK_DEBUGINFOD_TOTAL=2 \
+			"$2" --leaf --why "$1/in"; rc=$?
+		kill $sp; wait $sp 2>/dev/null
+		exit $rc' bash "$TMP" "$SYM"
+	echo "$output"; echo "$stderr"; cat "$TMP/requests"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^\[unknown\] (lib[1-5].so)' <<< "$output")" -eq 5 ]
+	# only the first build id was asked for: the cap ended it, no more made
+	[ "$(grep -c 'GET /buildid/' "$TMP/requests")" -ge 1 ]
+	[ "$(grep -v '0\{36\}abc1/' "$TMP/requests" | grep -c 'GET /buildid/')" -eq 0 ]
+	[ "$(grep -c 'debuginfod: looking up' <<< "$stderr")" -eq 1 ]
+	[ "$(grep -c 'debuginfod: look-ups stopped after [0-9]* s, the cap for all of a run.s (USTACK_DEBUGINFOD_TOTAL=2): no more are made' <<< "$stderr")" -eq 1 ]
 }
