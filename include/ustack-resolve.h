@@ -109,6 +109,9 @@ struct ustack_sym {
  *				debug file) was found by convention and is
  *				owned by another user than root or the one
  *				running (or is a symbolic link of one)
+ * @USTACK_UNRES_RESOURCES:	the file could not be opened or read for
+ *				want of file descriptors or memory (EMFILE,
+ *				ENFILE, ENOMEM): not a property of the file
  *
  * ustack_dso_lookup() returns these negated. The reasons from
  * USTACK_UNRES_ANON to USTACK_UNRES_NO_PATH say why there was no file in
@@ -130,6 +133,7 @@ enum ustack_unresolved {
 	USTACK_UNRES_OTHER_BUILD,
 	USTACK_UNRES_NO_PATH,
 	USTACK_UNRES_UNTRUSTED,
+	USTACK_UNRES_RESOURCES,
 	USTACK_UNRES_NR,
 };
 

@@ -209,6 +209,7 @@ struct ustack_resolver {
 	bool				dbgd_tty;	/* progress lines are shown */
 	bool				dbgd_cut;	/* the cap ended look-ups */
 	bool				dbgd_said_cap;
+	bool				said_resources;	/* EMFILE/ENOMEM said */
 	const char			*dbgd_what;	/* what is being fetched */
 	uint64_t			dbgd_cap;	/* ns all look-ups may take */
 	uint64_t			dbgd_spent;	/* ns they took */

@@ -349,6 +349,12 @@ static struct ustack_dso *dso_new(struct ustack_resolver *r, const char *path,
 	return dso;
 }
 
+/* The process ran out of something: the file itself may be fine */
+static bool short_of_resources(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == USTACK_ERR_NOMEM;
+}
+
 /**
  * ustack_resolver_dso - the file an announcement names
  * @r: resolver
@@ -386,6 +392,13 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 	d = dso_new(r, path, build_id, build_id_len, tgid, flags);
 	if (!d)
 		return NULL;
+	/* once a run: every later file would fail the same way */
+	if (short_of_resources(d->err) && !r->said_resources) {
+		r->said_resources = true;
+		ustack_warning("%s: %s: its frames and those of files after it may stay unresolved "
+			       "(raise ulimit -n, or free memory)",
+			       d->err_file ? d->err_file : path, ustack_strerror(d->err));
+	}
 	if (ustack_htable_add(&r->dsos, &d->node, h)) {
 		dso_free(d);
 		return NULL;
@@ -415,6 +428,7 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 	[USTACK_UNRES_OTHER_BUILD]	= "another build",
 	[USTACK_UNRES_NO_PATH]		= "file not named",
 	[USTACK_UNRES_UNTRUSTED]	= "file not trusted",
+	[USTACK_UNRES_RESOURCES]	= "out of file descriptors or memory",
 };
 
 /**
@@ -427,8 +441,11 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
  */
 enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why)
 {
-	/* Another user's file: said on its own, as it is not "no file" */
-	if (why == USTACK_UNRES_UNTRUSTED)
+	/*
+	 * Another user's file, or a run short of descriptors or memory: said
+	 * on their own, as neither is "no file"
+	 */
+	if (why == USTACK_UNRES_UNTRUSTED || why == USTACK_UNRES_RESOURCES)
 		return why;
 	if (why <= 0 || why >= USTACK_UNRES_NR || why >= USTACK_UNRES_ANON)
 		return USTACK_UNRES_NO_FILE;
@@ -522,6 +539,8 @@ static enum ustack_unresolved dso_why(const struct ustack_dso *dso)
 		return USTACK_UNRES_NO_PATH;
 	if (err == USTACK_ERR_UNTRUSTED)
 		return USTACK_UNRES_UNTRUSTED;
+	if (short_of_resources(err))
+		return USTACK_UNRES_RESOURCES;
 	return USTACK_UNRES_NO_FILE;
 }
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# Write errors on the standard output (issue 44, finding 9): a full disk
-# or an I/O error is said once, as itself, with exit 1; a closed pipe
-# (| head) ends the run quietly, as it ends cat or perf report.
+# Errors of the run itself said as themselves (issue 44, finding 9):
+# a write error on the standard output (a full disk, an I/O error) once,
+# with exit 1, while a closed pipe (| head) ends the run quietly, as it
+# ends cat or perf report; a resolver out of file descriptors names
+# EMFILE, not "no file".
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -41,4 +43,23 @@ teardown() {
 		_ "$USTACK" "$TMP/r.dat" "$TMP/err"
 	[ "$status" -eq 1 ]
 	[ ! -s "$TMP/err" ]
+}
+
+@test "output errors: out of file descriptors, frames say so (not 'no file') and one warning names EMFILE" {
+	local n seen=0
+
+	# the descriptors the libraries need first vary: every limit from
+	# the least that opens the file up to plenty is tried
+	for n in $(seq 6 40); do
+		run --separate-stderr bash -c 'ulimit -n $3; exec "$1" report -i "$2" --why' \
+			_ "$USTACK" "$TMP/r.dat" "$n"
+		[ "$status" -eq 0 ] || continue
+		# never a frame that blames the file for the process's limit
+		[[ "$output" != *"# no file"* ]]
+		[[ "$output" == *"# out of file descriptors or memory"* ]] || continue
+		[ "$(grep -c 'Too many open files' <<<"$stderr")" -eq 1 ]
+		[[ "$stderr" == *"(out of file descriptors or memory "* ]]
+		seen=$((seen + 1))
+	done
+	[ "$seen" -gt 0 ]
 }
