@@ -992,6 +992,7 @@ void ustack_capture(struct ustack_opts *o)
 	ustack_child_end(c.child);
 	print_progress(&c, true);
 	finish_run(&c);
+	ustack_test_stop("summary");
 	if (o->mode == MODE_RECORD)
 		write_tracedat(&c);
 	failed = c.run.output_failed;

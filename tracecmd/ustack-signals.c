@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -108,4 +109,22 @@ void ustack_request_stop(void)
 {
 	stop_flag = 1;
 	poke();
+}
+
+/**
+ * ustack_test_stop - a named moment a test may hold the run at
+ * @point: the moment's name
+ *
+ * With USTACK_TEST_STOP_AT=@point in the environment the process stops
+ * itself here (SIGSTOP). Signals a test sends before its SIGCONT then
+ * arrive at exactly this moment, not by the luck of timing: how a
+ * second signal at the end of a run is tested
+ * (tests/bats/signals-cleanup.bats). Without it, nothing.
+ */
+void ustack_test_stop(const char *point)
+{
+	const char *at = getenv("USTACK_TEST_STOP_AT");
+
+	if (at && !strcmp(at, point))
+		raise(SIGSTOP);
 }
