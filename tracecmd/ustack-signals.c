@@ -6,9 +6,13 @@
  * trace.dat, removing files), the temporary files go, the command gets
  * SIGTERM, the instance is removed, and the process exits. The handler
  * does only async-signal-safe work: a flag, a write to a pipe, and on
- * the second signal unlink(), kill(), ustack_instance_teardown() and
+ * the second signal unlink(), kill(), ustack_instance_abandon() and
  * _exit(). The three signals block each other while it runs: a third
- * one waits instead of cutting the second's cleanup short.
+ * one waits instead of cutting the second's cleanup short. The code the
+ * second one interrupts never runs again: a file of the instance it
+ * holds open (writing tracing_on, reading a stats file) is closed by
+ * ustack_instance_abandon(), else the kernel would refuse to remove the
+ * instance.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +56,7 @@ static void on_signal(int sig)
 	ustack_tempfiles_unlink_all();
 	if (signal_child > 0)
 		kill(signal_child, SIGTERM);
-	ustack_instance_teardown(signal_ui);
+	ustack_instance_abandon(signal_ui);
 	_exit(128 + sig);
 }
 
