@@ -3,7 +3,9 @@
  * The tracefs instance trace-cmd ustack records into: created for the run
  * (and removed at the end) or an existing one named with -B (kept, with
  * every file we changed restored). ustack_instance_teardown() does either
- * and is safe in a signal handler, so that no exit path leaves it behind.
+ * and is safe in a signal handler, so that no exit path leaves it behind;
+ * a handler that ends the process calls ustack_instance_abandon(), which
+ * also closes the files of the instance the code it interrupted holds.
  */
 #ifndef _USTACK_INSTANCE_H
 #define _USTACK_INSTANCE_H
@@ -24,6 +26,7 @@ struct ustack_instance *ustack_instance_open(const char *name);
 /* Remove "ustack-<pid>" instances whose pid is gone (killed runs) */
 int ustack_instance_reap(void (*fn)(const char *name));
 void ustack_instance_teardown(struct ustack_instance *ui);
+void ustack_instance_abandon(struct ustack_instance *ui);
 void ustack_instance_close(struct ustack_instance *ui);
 
 struct tracefs_instance *ustack_instance_tracefs(struct ustack_instance *ui);

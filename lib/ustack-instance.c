@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <tracefs.h>
 
@@ -48,6 +49,7 @@ struct ustack_instance {
 	int			nr_fds;
 	struct ustack_rb_stats	*base;		/* each CPU's at open */
 	int			nr_cpus;
+	dev_t			dev;		/* tracefs's, for ustack_instance_abandon() */
 	volatile sig_atomic_t	torn_down;
 };
 
@@ -585,19 +587,80 @@ unsigned long long ustack_instance_now(struct ustack_instance *ui)
 	return sec * 1000000000ULL + usec * 1000ULL;
 }
 
-/**
- * ustack_instance_teardown - close, restore or remove, once
- * @ui: the instance (may be NULL)
- *
- * Closes every registered fd, then removes the instance if we created it,
- * else writes back every file we changed. Async-signal-safe (open, write,
- * close, rmdir, usleep, pthread_sigmask only), so a signal handler may call
- * it; later calls do nothing. SIGINT, SIGTERM and SIGHUP are blocked while
- * it works: a handler calling it again would find it marked done, half
- * done, and exit with the instance still there. The instance must still
- * be freed with ustack_instance_close().
+/* A record of getdents64(), which glibc before 2.30 does not wrap */
+struct fd_dirent {
+	unsigned long long	ino;
+	long long		off;
+	unsigned short		reclen;
+	unsigned char		type;
+	char			name[];
+};
+
+/* The descriptor number a /proc/self/fd entry names, or -1 ("." and "..") */
+static int fd_number(const char *name)
+{
+	int fd = 0;
+
+	if (!*name)
+		return -1;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || fd > (INT_MAX - 9) / 10)
+			return -1;
+		fd = fd * 10 + (*name - '0');
+	}
+	return fd;
+}
+
+/*
+ * Closes every descriptor of this process on the file system @dev
+ * (tracefs): the instance's own that were never registered, held by
+ * whatever code a signal handler interrupted (a write of tracing_on, a
+ * read of a stats file between its open and its close) or by another
+ * thread. The kernel refuses to remove an instance while any of its
+ * files is open, and code interrupted by a handler that _exit()s never
+ * gets to close what it holds. Async-signal-safe: open, getdents64,
+ * fstat, close.
  */
-void ustack_instance_teardown(struct ustack_instance *ui)
+static void close_tracefs_fds(dev_t dev)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct fd_dirent *d;
+	struct stat st;
+	long n, off;
+	int dir, fd;
+
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += d->reclen) {
+			d = (struct fd_dirent *)(buf + off);
+			fd = fd_number(d->name);
+			if (fd < 0 || fd == dir || fstat(fd, &st) < 0)
+				continue;
+			if (st.st_dev == dev)
+				close(fd);
+		}
+	}
+	close(dir);
+}
+
+/* Removes a new instance, retrying while its files are still open */
+static void remove_dir(struct ustack_instance *ui, bool abandon)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (abandon)
+			close_tracefs_fds(ui->dev);
+		if (!rmdir(ui->dir) || errno != EBUSY)
+			return;
+		/* EBUSY: a file open elsewhere (a reader still in poll()) */
+		usleep(20000);
+	}
+}
+
+static void teardown(struct ustack_instance *ui, bool abandon)
 {
 	struct saved_file *sf;
 	struct ustack_list *pos;
@@ -612,9 +675,7 @@ void ustack_instance_teardown(struct ustack_instance *ui)
 		close(ui->fds[i]);
 	ui->nr_fds = 0;
 	if (ui->is_new) {
-		/* An instance whose files are still open reports EBUSY. */
-		for (i = 0; i < 50 && rmdir(ui->dir) < 0 && errno == EBUSY; i++)
-			usleep(20000);
+		remove_dir(ui, abandon);
 	} else {
 		ustack_list_for_each(pos, &ui->saved) {
 			sf = ustack_list_entry(pos, struct saved_file, list);
@@ -622,6 +683,40 @@ void ustack_instance_teardown(struct ustack_instance *ui)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/**
+ * ustack_instance_teardown - close, restore or remove, once
+ * @ui: the instance (may be NULL)
+ *
+ * Closes every registered fd, then removes the instance if we created it,
+ * else writes back every file we changed. Async-signal-safe (open, write,
+ * close, rmdir, usleep, pthread_sigmask only); later calls do nothing.
+ * SIGINT, SIGTERM and SIGHUP are blocked while it works: a handler
+ * calling it again would find it marked done, half done, and exit with
+ * the instance still there. The instance must still be freed with
+ * ustack_instance_close(). A signal handler about to _exit() calls
+ * ustack_instance_abandon() instead.
+ */
+void ustack_instance_teardown(struct ustack_instance *ui)
+{
+	teardown(ui, false);
+}
+
+/**
+ * ustack_instance_abandon - tear down for a process about to _exit()
+ * @ui: the instance (may be NULL)
+ *
+ * As ustack_instance_teardown(), for a signal handler that ends the
+ * process: every descriptor the process has on tracefs is closed first,
+ * registered or not, so that the code the handler interrupted, which
+ * may hold a file of the instance open and will never run again, does
+ * not keep the instance from being removed. Async-signal-safe. Nothing
+ * of the process may use tracefs afterwards.
+ */
+void ustack_instance_abandon(struct ustack_instance *ui)
+{
+	teardown(ui, true);
 }
 
 static void free_instance(struct ustack_instance *ui)
@@ -652,6 +747,7 @@ static void free_instance(struct ustack_instance *ui)
 struct ustack_instance *ustack_instance_open(const char *name)
 {
 	struct ustack_instance *ui;
+	struct stat st;
 	char buf[64];
 	int c;
 
@@ -674,12 +770,13 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	ui->dir = tracefs_instance_get_dir(ui->inst);
 	ui->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	ui->base = calloc(ui->nr_cpus, sizeof(*ui->base));
-	if (!ui->dir || !ui->base) {
+	if (!ui->dir || !ui->base || stat(ui->dir, &st) < 0) {
 		if (ui->is_new)
 			tracefs_instance_destroy(ui->inst);
 		free_instance(ui);
 		return NULL;
 	}
+	ui->dev = st.st_dev;
 	for (c = 0; c < ui->nr_cpus; c++)
 		cpu_rb_stats(ui, c, &ui->base[c]);
 	return ui;

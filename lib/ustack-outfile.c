@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 
 #include "ustack-io.h"
 #include "ustack-outfile.h"
+#include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
 
 /* What a file's kind is called in a message */
@@ -178,13 +181,44 @@ static int link_over(const char *tmp, const char *dest)
 	return ret;
 }
 
+/* A regular output: the temporary renamed (or linked) over it */
 static int publish(struct ustack_outfile *of, const char *tmp)
 {
-	if (of->stream_fd >= 0)
-		return copy_into(of->stream_fd, tmp);
 	if (ustack_tempfile_unnamed(tmp))
 		return link_over(tmp, of->dest);
 	return rename(tmp, of->dest);
+}
+
+/*
+ * The recording goes in place with the stop signals blocked, and they
+ * stay blocked once it is there: a handler that removes the temporaries
+ * and _exit()s finds it either a temporary still or in place and no
+ * temporary any more, never linked under a name of link_over() and not
+ * yet renamed, and what the caller does next (a summary that names the
+ * file) is not cut short. A stream's copy may take long (a FIFO's
+ * reader): it stays interruptible. On failure the mask is as it was.
+ */
+static int put_in_place(struct ustack_outfile *of, const char *tmp)
+{
+	sigset_t old;
+	int ret, err;
+
+	if (of->stream_fd >= 0) {
+		ret = copy_into(of->stream_fd, tmp);
+		if (!ret)
+			ustack_block_stop_signals(NULL);
+		return ret;
+	}
+	ustack_block_stop_signals(&old);
+	ret = publish(of, tmp);
+	if (!ret) {
+		ustack_tempfile_forget(tmp);
+		return 0;
+	}
+	err = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return ret;
 }
 
 /* The recording's own temporary, with the mode a new file would have */
@@ -216,6 +250,11 @@ static char *make_temp(struct ustack_outfile *of)
  *
  * Returns 0, or -1 with the reason in @of; on failure no partial file is
  * left at a regular output's name (a stream may have had part of it).
+ * The writing may be cut short by a stop signal; putting the recording in
+ * place may not: on success the calling thread returns with SIGINT,
+ * SIGTERM and SIGHUP blocked since the moment it was in place, so that a
+ * second signal, which removes the temporaries and ends the process,
+ * never undoes what the caller then says of the file. They stay pending.
  */
 int ustack_outfile_write(struct ustack_outfile *of,
 			 int (*write)(const char *file, void *data), void *data)
@@ -228,7 +267,7 @@ int ustack_outfile_write(struct ustack_outfile *of,
 	errno = 0;
 	ret = write(tmp, data);
 	if (ret == 0)
-		ret = publish(of, tmp);
+		ret = put_in_place(of, tmp);
 	if (ret < 0) {
 		if (!errno)
 			errno = EIO;
@@ -236,8 +275,6 @@ int ustack_outfile_write(struct ustack_outfile *of,
 		ustack_tempfile_remove(tmp);
 	} else if (of->stream_fd >= 0) {
 		ustack_tempfile_remove(tmp);
-	} else {
-		ustack_tempfile_forget(tmp);
 	}
 	free(tmp);
 	return ret;

@@ -685,6 +685,12 @@ static void write_tracedat(struct capture *c)
 	out.systems = c->systems;
 	out.clock = clock;
 	out.procmaps = maps;
+	/*
+	 * Once the file is in place the run ends in order: the stop signals
+	 * come back blocked, and a second one stays pending until the
+	 * process is gone, so that the summary naming the file is printed
+	 * whole and nothing undoes what it says.
+	 */
 	ret = ustack_outfile_write(&c->out, write_file, &out);
 	ustack_stream_remove_files(c->stream);
 	if (out.sideband)
@@ -695,8 +701,6 @@ static void write_tracedat(struct capture *c)
 	free(clock);
 	if (ret < 0)
 		die("%s", ustack_outfile_strerror(&c->out, msg, sizeof(msg)));
-	if (!c->o->quiet)
-		ustack_warning("wrote %s", c->o->output);
 }
 
 /*
@@ -994,9 +998,16 @@ void ustack_capture(struct ustack_opts *o)
 	stop_reading(&c);
 	ustack_child_end(c.child);
 	print_progress(&c, true);
-	finish_run(&c);
+	/*
+	 * The summary says only what is final: recording, it names a file
+	 * that is in place, never one a second signal may still take away.
+	 */
 	if (o->mode == MODE_RECORD)
 		write_tracedat(&c);
+	finish_run(&c);
+	if (o->mode == MODE_RECORD && !o->quiet)
+		ustack_warning("wrote %s", o->output);
+	ustack_test_stop("summary");
 	failed = c.run.output_failed;
 	tear_down(&c);
 	exit(failed ? 1 : 0);

@@ -175,5 +175,7 @@ void ustack_signals_child(pid_t pid);
 bool ustack_stop_requested(void);
 int ustack_stop_fd(void);
 void ustack_request_stop(void);
+/* USTACK_TEST_STOP_AT=@point: the process stops itself (SIGSTOP) here */
+void ustack_test_stop(const char *point);
 
 #endif /* _USTACK_CMD_H */

@@ -6,13 +6,18 @@
  * trace.dat, removing files), the temporary files go, the command gets
  * SIGTERM, the instance is removed, and the process exits. The handler
  * does only async-signal-safe work: a flag, a write to a pipe, and on
- * the second signal unlink(), kill(), ustack_instance_teardown() and
+ * the second signal unlink(), kill(), ustack_instance_abandon() and
  * _exit(). The three signals block each other while it runs: a third
- * one waits instead of cutting the second's cleanup short.
+ * one waits instead of cutting the second's cleanup short. The code the
+ * second one interrupts never runs again: a file of the instance it
+ * holds open (writing tracing_on, reading a stats file) is closed by
+ * ustack_instance_abandon(), else the kernel would refuse to remove the
+ * instance.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -51,7 +56,7 @@ static void on_signal(int sig)
 	ustack_tempfiles_unlink_all();
 	if (signal_child > 0)
 		kill(signal_child, SIGTERM);
-	ustack_instance_teardown(signal_ui);
+	ustack_instance_abandon(signal_ui);
 	_exit(128 + sig);
 }
 
@@ -108,4 +113,22 @@ void ustack_request_stop(void)
 {
 	stop_flag = 1;
 	poke();
+}
+
+/**
+ * ustack_test_stop - a named moment a test may hold the run at
+ * @point: the moment's name
+ *
+ * With USTACK_TEST_STOP_AT=@point in the environment the process stops
+ * itself here (SIGSTOP). Signals a test sends before its SIGCONT then
+ * arrive at exactly this moment, not by the luck of timing: how a
+ * second signal at the end of a run is tested
+ * (tests/bats/signals-cleanup.bats). Without it, nothing.
+ */
+void ustack_test_stop(const char *point)
+{
+	const char *at = getenv("USTACK_TEST_STOP_AT");
+
+	if (at && !strcmp(at, point))
+		raise(SIGSTOP);
 }
