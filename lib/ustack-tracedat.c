@@ -310,9 +310,16 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	return -1;
 }
 
+/* A refusal of the structure check: its reason to td->why, its code */
+static int refused(struct ustack_tracedat *td, int ret, const char *why)
+{
+	td->why = strdup(why);
+	return ret == -1 ? USTACK_ERR_CORRUPT : ret;
+}
+
 /*
  * trace.dat files start with "\027\010\104tracing". Returns 0 or a code
- * (a corrupt file's reason goes to td->why). The file stays open in
+ * (a refused file's reason goes to td->why). The file stays open in
  * td->fd, its layout in td->layout, for the reader.
  */
 static int check_tracedat(struct ustack_tracedat *td)
@@ -320,19 +327,26 @@ static int check_tracedat(struct ustack_tracedat *td)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	char buf[sizeof(magic)], why[256];
 	ssize_t r;
-	int fd;
+	int fd, ret;
 
 	fd = ustack_open_regular(td->file);
 	if (fd < 0)
 		return fd;
 	td->fd = fd;
 	r = read(fd, buf, sizeof(buf));
+	if (r < 0)
+		return -errno;
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic)))
 		return USTACK_ERR_NOT_TRACEDAT;
 	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
-	if (ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why))) {
-		td->why = strdup(why);
-		return USTACK_ERR_CORRUPT;
+	ret = ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why));
+	if (ret)
+		return refused(td, ret, why);
+	/* compressed sub-buffers that libtracecmd would load unchecked */
+	if (!ustack_tdread_wanted(&td->layout)) {
+		ret = ustack_tdcheck_chunks(fd, &td->layout, why, sizeof(why));
+		if (ret)
+			return refused(td, ret, why);
 	}
 	return 0;
 }
@@ -571,6 +585,10 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		snprintf(buf, size, "%s: corrupt trace.dat: %s", file,
 			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
 		break;
+	case USTACK_ERR_BUDGET:
+		snprintf(buf, size, "%s: %s", file,
+			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
+		break;
 	case USTACK_ERR_UNREADABLE:
 		snprintf(buf, size, "%s: cannot read this trace.dat file", file);
 		break;
@@ -584,7 +602,11 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		snprintf(buf, size, "%s", ustack_strerror(err));
 		break;
 	default:
-		snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
+		/* a read of the structure check that failed: it says where */
+		if (td->why)
+			snprintf(buf, size, "cannot read %s: %s", file, td->why);
+		else
+			snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
 	}
 	return buf;
 }
