@@ -19,6 +19,10 @@
  * bounds of the structure check (ustack-tdcheck.c): the file may have
  * changed since.
  *
+ * libtracecmd, opening the file, decompresses the first chunk of each CPU
+ * and keeps it; for a buffer read here it is given an empty sub-buffer
+ * instead (ustack-tracedat.c): each chunk is decompressed once.
+ *
  * Where libtracecmd would change the timestamps (options that shift or
  * scale them), for latency buffers, version 6 files and anything the
  * layout does not say plainly, ustack_tdread_open() returns NULL and the

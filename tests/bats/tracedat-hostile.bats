@@ -99,6 +99,31 @@ report_rss() {
 	[ -z "$output" ]
 }
 
+@test "a bad sub-buffer header inside a compressed chunk: one line naming CPU and sub-buffer, exit 1, never the library's crash (exit 70); read by libtracecmd: refused by the structure check" {
+	# issue 44's finding 10: 4 bytes inside the zstd frame of CPU 0's chunk
+	python3 -c '
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 356385, 0x7fffffff)
+open(sys.argv[2], "wb").write(b)' "$DATA/deep-deferred.dat" "$TMP/page.dat"
+	hostile badpage
+	local f
+	for f in page badpage; do
+		run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+			"$USTACK" report -q --folded -i "$TMP/$f.dat"
+		assert_only_error "$TMP/$f.dat: CPU 0: sub-buffer 0 runs past its page: the rest of the CPU is skipped"
+	done
+	run --separate-stderr env USTACK_TRACEDAT_READER=library \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+		"$USTACK" report -q --folded -i "$TMP/page.dat"
+	assert_only_error "$TMP/page.dat: corrupt trace.dat: CPU 0: chunk 0 at 356356: sub-buffer 0 claims 134152832 bytes of 4080"
+	[ -z "$output" ]
+	run --separate-stderr env USTACK_TRACEDAT_READER=library \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+		"$USTACK" report -q --folded -i "$TMP/badpage.dat"
+	assert_only_error "$TMP/badpage.dat: corrupt trace.dat: CPU 0: chunk 0 at 364548: sub-buffer 0 claims 134152192 bytes of 4080"
+}
+
 @test "malformed chunk tables (a count that cannot fit, a chunk past the CPU's data, a size not in whole sub-buffers): one line naming CPU, chunk table or chunk, exit 1" {
 	local k
 	for k in count past pages; do
@@ -130,4 +155,15 @@ report_rss() {
 	run --separate-stderr env USTACK_MEMORY_BUDGET_MB=1 "$USTACK" report -q --folded -i "$TMP/big.dat"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
+}
+
+@test "no file descriptor left for libtracecmd's open or its copy for the buffer: said as 'Too many open files', never 'cannot read this trace.dat file'" {
+	local n msgs=""
+	for n in $(seq 3 12); do
+		msgs+=$(ulimit -n "$n"; "$USTACK" report -q --folded -i "$TMP/c.dat" 2>&1 >/dev/null || true)$'\n'
+	done
+	echo "$msgs"
+	! grep -q 'cannot read this trace.dat file\|cannot read buffer' <<< "$msgs"
+	# libtracecmd's open and its dup() of the buffer: two limits that fail
+	[ "$(grep -c "^trace-cmd ustack: cannot open $TMP/c.dat: Too many open files$" <<< "$msgs")" -ge 2 ]
 }
