@@ -81,9 +81,16 @@ void tracecmd_compress_destroy(struct tracecmd_compression *handle);
 int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
 			      struct tracecmd_compress_chunk *chunk, char *data);
 
-/* A section's block, and the buffer its reader reads (ustack-tracedat.c) */
+/*
+ * A section's block, and the buffer its reader reads (ustack-tracedat.c);
+ * a chunk read as a block, for the size it really decompressed to
+ * (ustack-tdcheck.c). tracecmd_compress_buffer_read() takes an int and
+ * returns one in 3.1.6, a size_t and a ssize_t in 3.4: declared with the
+ * wider argument and the narrower result, which both read the same.
+ */
 int tracecmd_uncompress_block(struct tracecmd_compression *handle);
 void tracecmd_compress_reset(struct tracecmd_compression *handle);
+int tracecmd_compress_buffer_read(struct tracecmd_compression *handle, char *dst, size_t len);
 int tracecmd_compress_buffer_write(struct tracecmd_compression *handle,
 				   const void *data, size_t size);
 off_t tracecmd_compress_lseek(struct tracecmd_compression *handle, off_t offset, int whence);

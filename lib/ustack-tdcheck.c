@@ -12,8 +12,17 @@
  * chain of option sections (no loop), each CPU's data and, when
  * compressed, its table of chunks, else the header of each of its
  * sub-buffers. Formats and records themselves are libtraceevent's and the
- * reader's (ustack-tracedat.c) to check; compressed sub-buffers are only
- * seen once decompressed, by the library.
+ * reader's (ustack-tracedat.c) to check.
+ *
+ * What compressed data may make a reader allocate and decompress is
+ * bounded before anything is decompressed: a chunk holds at most
+ * MAX_CHUNK_PAGES sub-buffers, a section at most MAX_SECTION bytes, all
+ * of them together at most MAX_INFLATE times the size of the file, and
+ * the chunks read at once (one a CPU) fit the memory budget
+ * (ustack_tdcheck_budget()). Compressed sub-buffers are seen once
+ * decompressed: by our reader (ustack-tdread.c), which checks each header
+ * before it loads it, or, where libtracecmd reads them itself, by
+ * ustack_tdcheck_chunks() beforehand.
  *
  * File versions 6 (sections one after another) and 7 (sections found
  * through options) are the ones libtracecmd 1.3 reads.
@@ -25,12 +34,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <event-parse.h>
+
 #include "tracecmd-private-decls.h"
 #include "ustack-array.h"
+#include "ustack-err.h"
+#include "ustack-session.h"
 #include "ustack-tdcheck.h"
 
 #define SEC_FL_COMPRESS		1
@@ -39,9 +53,28 @@
 #define MAX_CPUS		65536
 #define MIN_PAGE		1024
 #define MAX_PAGE		(1U << 24)
-/* Decompressed size of one section or chunk: far past any real one */
-#define MAX_UNCOMPRESSED	(1U << 30)
+/* Decompressed size of one section: the kallsyms of a big kernel are 30 MB */
+#define MAX_SECTION		(64U << 20)
+/*
+ * Sub-buffers in one chunk of compressed CPU data: trace-cmd writes 10
+ * (PAGES_IN_CHUNK of its trace-output.c, 3.1.6 through 3.4), and a reader
+ * holds a whole chunk to read one of them.
+ */
+#define MAX_CHUNK_PAGES		32
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
+/*
+ * Bytes decompressed, sections and CPU data together, per byte of the
+ * file: trace-cmd's zstd gives its recordings 10 to 40 (bench of issue
+ * 44: 36 for dense sched events), a 4-byte zstd block 128 KiB. Each
+ * decompressed byte is also a byte for the report to parse.
+ */
+#define MAX_INFLATE		128
+/* Memory a CPU with data takes to read besides its pages (see check_cpu_data()) */
+#define CPU_HELD		(8U << 10)
 #define MAX_NAME		4096
+/* The memory budget's variable, as the command reads it (ustack-opts.c) */
+#define BUDGET_ENV		"USTACK_MEMORY_BUDGET_MB"
 
 struct tdc {
 	int		fd;
@@ -53,8 +86,14 @@ struct tdc {
 	unsigned int	cpus;		/* v6: the count before the options */
 	uint64_t	seen[MAX_OPTION_SECTIONS];
 	unsigned int	nr_seen;
+	uint64_t	inflated;	/* bytes the compressed parts decompress to */
+	uint64_t	cpu_inflated;	/* those of CPU data */
+	uint64_t	held;		/* what reading each CPU holds, summed: check_cpu_data() */
+	uint64_t	biggest;	/* bytes of the largest chunk, either size */
+	uint64_t	cpus_read;	/* CPUs with data, of every buffer */
 	char		*msg;
 	size_t		msg_size;
+	int		code;		/* what a failure returns: see ustack_tdcheck_layout() */
 	struct ustack_tdlayout *layout;	/* filled in when not NULL */
 };
 
@@ -68,6 +107,13 @@ static int bad(struct tdc *t, const char *fmt, ...)
 	vsnprintf(t->msg, t->msg_size, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* A read that failed (EIO, ENOMEM): said as itself, not as damage */
+static int failed(struct tdc *t, uint64_t off, int err)
+{
+	t->code = -err;
+	return bad(t, "read at byte %" PRIu64 ": %s", off, strerror(err));
 }
 
 /* Whether @len bytes at @off lie inside the file (no overflow) */
@@ -84,7 +130,7 @@ static int get(struct tdc *t, uint64_t off, void *buf, size_t len, const char *w
 		return bad(t, "%s at %" PRIu64 " runs past the end of the file", what, off);
 	r = pread(t->fd, buf, len, off);
 	if (r < 0)
-		return bad(t, "read: %s", strerror(errno));
+		return failed(t, off, errno);
 	if ((size_t)r != len)
 		return bad(t, "%s at %" PRIu64 " runs past the end of the file", what, off);
 	return 0;
@@ -124,7 +170,7 @@ static int get_string(struct tdc *t, uint64_t off, uint64_t limit, char *buf,
 
 	r = off <= t->size ? pread(t->fd, buf, n, off) : 0;
 	if (r < 0)
-		return bad(t, "read: %s", strerror(errno));
+		return failed(t, off, errno);
 	nul = memchr(buf, '\0', r);
 	if (!nul)
 		return bad(t, "%s at %" PRIu64 " has no end", what, off);
@@ -161,6 +207,36 @@ static int skip_sized(struct tdc *t, uint64_t *off, int width, const char *what)
 /* CPU data                                                           */
 /* ------------------------------------------------------------------ */
 
+/**
+ * ustack_tdcheck_chunk_sizes - whether a chunk's sizes are allowed
+ * @csize: its compressed bytes
+ * @usize: the bytes it claims to decompress to
+ * @left: bytes of the CPU's data after the chunk's sizes
+ * @page: the page size of its buffer
+ *
+ * The rule of the structure check and of the reader, which reads the
+ * sizes again. Returns NULL, or what is wrong with them.
+ */
+const char *ustack_tdcheck_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
+				       unsigned int page)
+{
+	if (!csize || csize > left)
+		return "the compressed bytes run past the CPU's data";
+	if (!usize || usize % page || usize / page > MAX_CHUNK_PAGES)
+		return "not 1 to " STR(MAX_CHUNK_PAGES) " whole sub-buffers";
+	return NULL;
+}
+
+/* Whether @usize more bytes decompressed stay within MAX_INFLATE per byte of the file */
+static bool inflate(struct tdc *t, uint32_t usize)
+{
+	t->inflated += usize;
+	return t->size > UINT64_MAX / MAX_INFLATE || t->inflated <= t->size * MAX_INFLATE;
+}
+
+#define INFLATE_FMT \
+	"the compressed parts of the file decompress to more than %d times its %" PRIu64 " bytes"
+
 /*
  * Compressed CPU data: a count of chunks, then each chunk's compressed
  * and uncompressed sizes and the compressed bytes. The size the buffer
@@ -169,29 +245,41 @@ static int skip_sized(struct tdc *t, uint64_t *off, int width, const char *what)
 static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 			unsigned int psize)
 {
-	uint64_t pos = off + 4, end = off + 4 + size;
+	uint64_t pos = off + 4, end, most = 0;
 	uint32_t count, csize, usize, i;
+	const char *why;
 
-	if (!inside(t, off, size + 4))
+	if (size > t->size || !inside(t, off, size + 4))
 		return bad(t, "CPU %d data at %" PRIu64 " (%" PRIu64
 			   " bytes) runs past the end of the file", cpu, off, size);
-	if (get32(t, off, &count, "chunk count"))
+	end = off + 4 + size;
+	if (get32(t, off, &count, "chunk table"))
 		return -1;
 	if (count > size / 8)
-		return bad(t, "CPU %d: %" PRIu32 " chunks in %" PRIu64 " bytes", cpu, count, size);
+		return bad(t, "CPU %d: chunk table at %" PRIu64 ": %" PRIu32
+			   " chunks cannot fit in its %" PRIu64 " bytes", cpu, off, count, size);
 	for (i = 0; i < count; i++) {
-		if (end - pos < 8 || get32(t, pos, &csize, "chunk") ||
-		    get32(t, pos + 4, &usize, "chunk"))
-			return bad(t, "CPU %d: chunk %" PRIu32 " runs past its data", cpu, i);
+		if (end - pos < 8)
+			return bad(t, "CPU %d: chunk table: chunk %" PRIu32 " at %" PRIu64
+				   " runs past the CPU's data", cpu, i, pos);
+		if (get32(t, pos, &csize, "chunk table") || get32(t, pos + 4, &usize, "chunk table"))
+			return -1;
 		pos += 8;
-		if (csize > end - pos)
-			return bad(t, "CPU %d: chunk %" PRIu32 " of %" PRIu32
-				   " bytes runs past its data", cpu, i, csize);
-		if (!usize || usize > MAX_UNCOMPRESSED || usize % psize)
-			return bad(t, "CPU %d: chunk %" PRIu32 " decompresses to %" PRIu32
-				   " bytes (want whole pages)", cpu, i, usize);
+		why = ustack_tdcheck_chunk_sizes(csize, usize, end - pos, psize);
+		if (why)
+			return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 " claims %" PRIu32
+				   " bytes in %" PRIu32 ": %s", cpu, i, pos - 8, usize, csize, why);
+		if (!inflate(t, usize))
+			return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 ": " INFLATE_FMT,
+				   cpu, i, pos - 8, MAX_INFLATE, t->size);
+		t->cpu_inflated += usize;
+		if (usize > most)
+			most = usize;
+		if (usize > t->biggest || csize > t->biggest)
+			t->biggest = usize > csize ? usize : csize;
 		pos += csize;
 	}
+	t->held += most;
 	return 0;
 }
 
@@ -240,14 +328,25 @@ static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 	return 0;
 }
 
-/* @psize: the page size of the CPU's buffer (version 7 gives each its own) */
+/*
+ * @psize: the page size of the CPU's buffer (version 7 gives each its own).
+ * What reading it holds: CPU_HELD (libtracecmd's first page of it, both
+ * readers' state), and the pages read at once from uncompressed data
+ * (compressed: the largest chunk, check_chunks()). Entries of the buffer
+ * options may all point at the same data: each is counted.
+ */
 static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 			  unsigned int psize)
 {
+	uint64_t batch = (uint64_t)USTACK_TD_PAGES_PER_READ * psize;
+
 	if (!size)
 		return 0;
+	t->held += CPU_HELD;
+	t->cpus_read++;
 	if (t->compressed)
 		return check_chunks(t, off, size, cpu, psize);
+	t->held += size < batch ? size : batch;
 	if (!inside(t, off, size))
 		return bad(t, "CPU %d data at %" PRIu64 " (%" PRIu64
 			   " bytes) runs past the end of the file", cpu, off, size);
@@ -285,10 +384,13 @@ static int check_section(struct tdc *t, uint64_t off, uint16_t id)
 	if (size < 8 || get32(t, off + SEC_HEADER_SIZE, &csize, "section") ||
 	    get32(t, off + SEC_HEADER_SIZE + 4, &usize, "section"))
 		return bad(t, "section at %" PRIu64 " is too short", off);
-	if (csize > size - 8 || usize > MAX_UNCOMPRESSED)
+	if (csize > size - 8 || usize > MAX_SECTION)
 		return bad(t, "compressed section at %" PRIu64 " claims %" PRIu32
-			   " bytes in %" PRIu64 ", %" PRIu32 " decompressed",
-			   off, csize, size - 8, usize);
+			   " bytes in %" PRIu64 ", %" PRIu32 " decompressed (at most %u)",
+			   off, csize, size - 8, usize, MAX_SECTION);
+	if (!inflate(t, usize))
+		return bad(t, "compressed section at %" PRIu64 ": " INFLATE_FMT, off, MAX_INFLATE,
+			   t->size);
 	return 0;
 }
 
@@ -645,13 +747,82 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
 }
 
 /**
+ * ustack_tdcheck_budget - the memory reading a trace.dat may hold at once
+ *
+ * In bytes: USTACK_MEMORY_BUDGET_MB MiB from the environment, the budget
+ * of the session's held samples too; 0 there is no budget (UINT64_MAX).
+ * Unset or not a number: USTACK_MEM_BUDGET_DEFAULT (the command says a
+ * bad value once, when it reads its options).
+ */
+uint64_t ustack_tdcheck_budget(void)
+{
+	const char *env = getenv(BUDGET_ENV);
+	unsigned long long mb;
+	char *end;
+
+	if (!env || *env < '0' || *env > '9')
+		return USTACK_MEM_BUDGET_DEFAULT;
+	errno = 0;
+	mb = strtoull(env, &end, 10);
+	if (errno || *end || mb > UINT64_MAX >> 20)
+		return USTACK_MEM_BUDGET_DEFAULT;
+	return mb ? (uint64_t)mb << 20 : UINT64_MAX;
+}
+
+/* What the readers hold at once: a chunk (or pages) a CPU, and one being decompressed */
+static int check_budget(struct tdc *t)
+{
+	uint64_t need = t->held + 2 * t->biggest, budget = ustack_tdcheck_budget();
+
+	if (need <= budget)
+		return 0;
+	t->code = USTACK_ERR_BUDGET;
+	return bad(t, "reading its CPU data takes %" PRIu64 " MiB at once (%" PRIu64
+		   " CPUs, a chunk or %d sub-buffers of each), over the memory budget of %"
+		   PRIu64 " MiB (" BUDGET_ENV ")", (need + (1 << 20) - 1) >> 20, t->cpus_read,
+		   USTACK_TD_PAGES_PER_READ, budget >> 20);
+}
+
+static int check_file(struct tdc *t)
+{
+	struct stat st;
+	uint64_t off = 0, first;
+	int version = 0;
+
+	if (fstat(t->fd, &st)) {
+		t->code = -errno;
+		return bad(t, "fstat: %s", strerror(errno));
+	}
+	t->size = st.st_size;
+	if (check_header(t, &off, &version))
+		return -1;
+	if (t->layout) {
+		t->layout->version = version;
+		t->layout->big = t->big;
+		t->layout->compressed = t->compressed;
+		t->layout->lsize = t->lsize;
+		t->layout->page = t->page;
+	}
+	if (version == 6)
+		return check_v6(t, off) ? -1 : check_budget(t);
+	if (get64(t, off, &first, "first option section"))
+		return -1;
+	if (!first)
+		return bad(t, "no option section");
+	if (check_v7(t, first))
+		return -1;
+	if (t->layout)
+		t->layout->cpu_inflated = t->cpu_inflated;
+	return check_budget(t);
+}
+
+/**
  * ustack_tdcheck_file - check the structure of a trace.dat
  * @fd: the file, open for reading (its magic already seen)
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
  *
- * Returns 0 when every offset and size libtracecmd follows stays inside
- * the file and the option sections do not loop, else -1.
+ * Returns as ustack_tdcheck_layout().
  */
 int ustack_tdcheck_file(int fd, char *msg, size_t size)
 {
@@ -659,7 +830,8 @@ int ustack_tdcheck_file(int fd, char *msg, size_t size)
 }
 
 /**
- * ustack_tdcheck_layout - ustack_tdcheck_file(), keeping what it found
+ * ustack_tdcheck_layout - check the structure of a trace.dat, keeping what
+ *	it found
  * @fd: the file, open for reading (its magic already seen)
  * @layout: filled in (zero it first; free it with ustack_tdcheck_layout_free()
  *	whatever the result), or NULL
@@ -667,34 +839,208 @@ int ustack_tdcheck_file(int fd, char *msg, size_t size)
  * @size: of @msg
  *
  * The buffers and their CPUs' data are those of a version 7 file only: a
- * version 6 file has none in @layout. Returns as ustack_tdcheck_file().
+ * version 6 file has none in @layout.
+ *
+ * Returns 0 when every offset and size libtracecmd follows stays inside
+ * the file, the option sections do not loop and what the compressed parts
+ * decompress to is within bounds (see above); else, with @msg set, -1
+ * for damage, USTACK_ERR_BUDGET for a file over the memory budget, or
+ * -errno when the file could not be read.
  */
 int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
 {
-	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .layout = layout };
-	struct stat st;
-	uint64_t off = 0, first;
-	int version = 0;
+	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1, .layout = layout };
 
-	if (fstat(fd, &st))
-		return bad(&t, "fstat: %s", strerror(errno));
-	t.size = st.st_size;
-	if (check_header(&t, &off, &version))
+	return check_file(&t) ? t.code : 0;
+}
+
+/**
+ * ustack_tdcheck_inflate - decompress one chunk of CPU data
+ * @zip: a decompressor of the file's algorithm that reads @fd
+ * @fd: the file
+ * @pos: the file offset of the chunk's sizes
+ * @usize: the size it claims, allowed by ustack_tdcheck_chunk_sizes()
+ * @buf: room for @usize bytes
+ *
+ * The chunk is decompressed as a block (its sizes and bytes are laid out
+ * as one), for the size it really decompresses to:
+ * tracecmd_uncompress_chunk() does not say it, and leaves what the buffer
+ * held before past a chunk that decompresses to less than it claims.
+ *
+ * Returns the bytes it decompressed to, @usize + 1 standing for more than
+ * @usize; or -1 with errno: ENOMEM, EIO (the file could not be read) or
+ * EBADMSG (it does not decompress).
+ */
+ssize_t ustack_tdcheck_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
+			       uint32_t usize, char *buf)
+{
+	ssize_t got;
+	char more;
+
+	errno = 0;
+	if (lseek(fd, pos, SEEK_SET) < 0)
 		return -1;
-	if (layout) {
-		layout->version = version;
-		layout->big = t.big;
-		layout->compressed = t.compressed;
-		layout->lsize = t.lsize;
-		layout->page = t.page;
+	if (tracecmd_uncompress_block(zip)) {
+		/* the algorithms' own codes come as negative errnos */
+		if (errno != ENOMEM && errno != EIO)
+			errno = EBADMSG;
+		return -1;
 	}
-	if (version == 6)
-		return check_v6(&t, off);
-	if (get64(&t, off, &first, "first option section"))
+	got = tracecmd_compress_buffer_read(zip, buf, usize);
+	if (got == (ssize_t)usize && tracecmd_compress_buffer_read(zip, &more, 1) == 1)
+		got = (ssize_t)usize + 1;
+	tracecmd_compress_reset(zip);
+	return got < 0 ? 0 : got;
+}
+
+/* A decompressor of the layout's algorithm on @fd, with its own parser for endianness */
+static struct tracecmd_compression *decompressor(const struct ustack_tdlayout *l, int fd,
+						 struct tep_handle **tep)
+{
+	*tep = tep_alloc();
+	if (!*tep)
+		return NULL;
+	tep_set_file_bigendian(*tep, l->big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(*tep, __BYTE_ORDER == __BIG_ENDIAN ? TEP_BIG_ENDIAN :
+								     TEP_LITTLE_ENDIAN);
+	return tracecmd_compress_alloc(l->compression, l->compression_version, fd, *tep, NULL);
+}
+
+/* One chunk at @pos: its size exactly, each sub-buffer's commit inside its page */
+static int check_chunk(struct tdc *t, struct tracecmd_compression *zip, uint64_t pos,
+		       uint32_t usize, char *buf, int cpu, uint32_t nr, unsigned int psize)
+{
+	uint64_t commit;
+	uint32_t at, c32;
+	ssize_t got;
+
+	got = ustack_tdcheck_inflate(zip, t->fd, pos, usize, buf);
+	if (got < 0 && errno == EBADMSG)
+		return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 " does not decompress",
+			   cpu, nr, pos);
+	if (got < 0)
+		return failed(t, pos, errno);
+	if (got != usize)
+		return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 " decompresses to %s%zd bytes, "
+			   "its header says %" PRIu32, cpu, nr, pos, got > usize ? "more than " : "",
+			   got > usize ? got - 1 : got, usize);
+	for (at = 0; at < usize; at += psize) {
+		if (t->lsize == 8) {
+			memcpy(&commit, buf + at + 8, 8);
+			commit = t->big ? be64toh(commit) : le64toh(commit);
+		} else {
+			memcpy(&c32, buf + at + 8, 4);
+			commit = t->big ? be32toh(c32) : le32toh(c32);
+		}
+		if (!ustack_tdcheck_commit_fits(commit, psize, t->lsize))
+			return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 ": sub-buffer %" PRIu32
+				   " claims %" PRIu64 " bytes of %u", cpu, nr, pos, at / psize,
+				   commit & COMMIT_MASK, psize - 8 - t->lsize);
+	}
+	return 0;
+}
+
+/* Every chunk of one CPU's data, its table read again within the same bounds */
+static int check_cpu_chunks(struct tdc *t, struct tracecmd_compression *zip,
+			    const struct ustack_tdlayout_cpu *d, unsigned int psize, char *buf)
+{
+	uint64_t pos = d->offset + 4, end = d->offset + 4 + d->size;
+	uint32_t count, csize, usize, i;
+
+	if (get32(t, d->offset, &count, "chunk table"))
 		return -1;
-	if (!first)
-		return bad(&t, "no option section");
-	return check_v7(&t, first);
+	for (i = 0; i < count; i++) {
+		if (end - pos < 8 || get32(t, pos, &csize, "chunk table") ||
+		    get32(t, pos + 4, &usize, "chunk table") ||
+		    ustack_tdcheck_chunk_sizes(csize, usize, end - pos - 8, psize))
+			return bad(t, "CPU %" PRIu32 ": its chunk table changed while it was read",
+				   d->cpu);
+		if (check_chunk(t, zip, pos, usize, buf, d->cpu, i, psize))
+			return -1;
+		pos += 8 + (uint64_t)csize;
+	}
+	return 0;
+}
+
+static int check_buffers(struct tdc *t, struct tracecmd_compression *zip,
+			 const struct ustack_tdlayout *layout)
+{
+	const struct ustack_tdlayout_buffer *b;
+	char *buf = NULL;
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; !ret && i < layout->nr_buffers; i++) {
+		b = &layout->buffers[i];
+		free(buf);
+		buf = malloc((size_t)MAX_CHUNK_PAGES * b->page);
+		if (!buf) {
+			t->code = USTACK_ERR_NOMEM;
+			ret = bad(t, "out of memory");
+		}
+		for (j = 0; !ret && j < b->nr_cpus; j++)
+			if (b->cpus[j].size)
+				ret = check_cpu_chunks(t, zip, &b->cpus[j], b->page, buf);
+	}
+	free(buf);
+	return ret;
+}
+
+/**
+ * ustack_tdcheck_chunks - decompress and check the compressed CPU data
+ *	that libtracecmd reads itself
+ * @fd: the file
+ * @layout: what ustack_tdcheck_layout() found in it, accepted
+ * @msg: set to a one-line reason when it is refused
+ * @size: of @msg
+ *
+ * For compressed files that ustack_tdread_open() leaves to libtracecmd:
+ * kbuffer loads every sub-buffer it decompresses without a check (a
+ * lost-events count read past the page: SIGSEGV), libtracecmd takes a
+ * chunk for the size it claims (what the buffer held before stays past a
+ * short one) and 3.1.6 keeps every chunk it decompressed (ustack-tdread.c).
+ * So every chunk is decompressed here first, one at a time: it must
+ * decompress to exactly the size it claims, each sub-buffer's commit must
+ * fit its page, and all of the CPU data must fit the memory budget.
+ *
+ * Returns as ustack_tdcheck_layout().
+ */
+int ustack_tdcheck_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size)
+{
+	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1,
+			 .big = layout->big, .lsize = layout->lsize };
+	uint64_t budget = ustack_tdcheck_budget();
+	struct tracecmd_compression *zip;
+	struct tep_handle *tep;
+	struct stat st;
+	int ret;
+
+	if (!layout->compressed || !layout->cpu_inflated)
+		return 0;
+	if (layout->cpu_inflated > budget) {
+		t.code = USTACK_ERR_BUDGET;
+		bad(&t, "read by libtracecmd, which keeps all of its %" PRIu64 " MiB of "
+		    "decompressed CPU data, over the memory budget of %" PRIu64 " MiB ("
+		    BUDGET_ENV ")", (layout->cpu_inflated + (1 << 20) - 1) >> 20, budget >> 20);
+		return t.code;
+	}
+	if (fstat(fd, &st)) {
+		bad(&t, "fstat: %s", strerror(errno));
+		return -errno;
+	}
+	t.size = st.st_size;
+	zip = decompressor(layout, fd, &tep);
+	if (!zip) {
+		bad(&t, "no decompressor for %s %s", layout->compression,
+		    layout->compression_version);
+		ret = -1;
+	} else {
+		ret = check_buffers(&t, zip, layout);
+	}
+	tracecmd_compress_destroy(zip);
+	if (tep)
+		tep_free(tep);
+	return ret ? t.code : 0;
 }
 
 void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout)

@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+struct tracecmd_compression;
+
+/* Sub-buffers ustack-tdread.c reads at once from uncompressed CPU data */
+#define USTACK_TD_PAGES_PER_READ	16
 
 /* One CPU's data as the buffer option gives it */
 struct ustack_tdlayout_cpu {
@@ -40,6 +46,8 @@ struct ustack_tdlayout {
 	bool				incomplete;	/* out of memory while filling it in */
 	/* file offset of the compressed block of kallsyms; 0: none (v6, uncompressed) */
 	uint64_t			kallsyms_block;
+	/* bytes the compressed CPU data of every buffer decompresses to */
+	uint64_t			cpu_inflated;
 	struct ustack_tdlayout_buffer	*buffers;
 	size_t				nr_buffers;
 	size_t				alloc_buffers;
@@ -48,6 +56,12 @@ struct ustack_tdlayout {
 int ustack_tdcheck_file(int fd, char *msg, size_t size);
 int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
 void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout);
+int ustack_tdcheck_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size);
+uint64_t ustack_tdcheck_budget(void);
 bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
+const char *ustack_tdcheck_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
+				       unsigned int page);
+ssize_t ustack_tdcheck_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
+			       uint32_t usize, char *buf);
 
 #endif /* _USTACK_TDCHECK_H */

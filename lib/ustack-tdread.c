@@ -11,9 +11,17 @@
  * holds one chunk (one group of pages when the data is not compressed),
  * read when its pages are reached and dropped for the next: memory is
  * bounded by the chunk size whatever the file's. The chunks are
- * decompressed by libtracecmd's own tracecmd_uncompress_chunk(), the
- * sub-buffers parsed by libtraceevent's kbuffer, as libtracecmd does,
- * and the records carry what its tracecmd_read_data() would give them.
+ * decompressed by libtracecmd's decompressor, each to exactly the size it
+ * claims (ustack_tdcheck_inflate()), the sub-buffers parsed by
+ * libtraceevent's kbuffer, as libtracecmd does, each header checked
+ * first, and the records carry what its tracecmd_read_data() would give
+ * them. Every size and count is read again from the file and held to the
+ * bounds of the structure check (ustack-tdcheck.c): the file may have
+ * changed since.
+ *
+ * libtracecmd, opening the file, decompresses the first chunk of each CPU
+ * and keeps it; for a buffer read here it is given an empty sub-buffer
+ * instead (ustack-tracedat.c): each chunk is decompressed once.
  *
  * Where libtracecmd would change the timestamps (options that shift or
  * scale them), for latency buffers, version 6 files and anything the
@@ -22,8 +30,10 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,9 +46,6 @@
 #include "ustack-tdread.h"
 #include "ustack-warn.h"
 
-/* Pages read at once from uncompressed data */
-#define PAGES_PER_READ	16
-
 struct tdread_cpu {
 	const struct ustack_tdlayout_cpu *data;	/* NULL: no data */
 	struct kbuffer		*kbuf;
@@ -47,7 +54,9 @@ struct tdread_cpu {
 	uint32_t		len;		/* bytes in buf */
 	uint32_t		at;		/* next page in buf */
 	uint64_t		pos;		/* compressed: next chunk's sizes */
+	uint64_t		end_pos;	/* compressed: the end of the CPU's data */
 	uint32_t		chunks_left;
+	uint32_t		chunk;		/* compressed: the next chunk's number */
 	uint64_t		done;		/* bytes of data before buf */
 	uint64_t		page_off;	/* offset of the page in kbuf */
 	bool			loaded;		/* kbuf holds a page */
@@ -85,15 +94,26 @@ static const struct ustack_tdlayout_buffer *find_buffer(const struct ustack_tdla
 	return found;
 }
 
-/* What this reader would read differently from libtracecmd */
-static bool plain(const struct ustack_tdlayout *l, struct tep_handle *tep)
+/**
+ * ustack_tdread_wanted - whether ustack_tdread_open() reads this layout
+ * @l: what ustack_tdcheck_layout() found in the file
+ *
+ * Files that libtracecmd would read differently (see above) are its own;
+ * USTACK_TRACEDAT_READER=library makes every file its own.
+ */
+bool ustack_tdread_wanted(const struct ustack_tdlayout *l)
 {
 	const char *env = getenv("USTACK_TRACEDAT_READER");
 
 	if (env && !strcmp(env, "library"))
 		return false;
-	return l->version == 7 && !l->ts_options && !l->latency && !l->incomplete &&
-	       tep_get_header_timestamp_size(tep) == 8;
+	return l->version == 7 && !l->ts_options && !l->latency && !l->incomplete;
+}
+
+/* libtracecmd 1.3 does not open a file whose CPU data has another timestamp size */
+static bool plain(const struct ustack_tdlayout *l, struct tep_handle *tep)
+{
+	return ustack_tdread_wanted(l) && tep_get_header_timestamp_size(tep) == 8;
 }
 
 static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
@@ -191,54 +211,114 @@ static int grow(struct tdread_cpu *c, size_t need)
 	return 0;
 }
 
-/* The next chunk of compressed data into c->buf */
-static int read_chunk(struct ustack_tdread *r, struct tdread_cpu *c)
-{
-	struct tracecmd_compress_chunk chunk = { 0 };
-	uint32_t sizes[2];
+static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-	if (pread(r->fd, sizes, sizeof(sizes), c->pos) != sizeof(sizes))
-		return -1;
-	chunk.zsize = file32(r, sizes[0]);
-	chunk.size = file32(r, sizes[1]);
-	chunk.zoffset = c->pos;
-	if (grow(c, chunk.size) || tracecmd_uncompress_chunk(r->zip, &chunk, c->buf) < 0)
-		return -1;
-	c->pos += 8 + (uint64_t)chunk.zsize;
-	c->chunks_left--;
-	c->len = chunk.size;
-	return 0;
+/*
+ * The CPU's data ends here: what could not be read, decompressed or
+ * trusted is counted and said once per reader, however often the CPU is
+ * read again, with the rest of the CPU skipped (as libtracecmd does past
+ * a page it cannot read, without a word).
+ */
+static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
+		     const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	c->end = true;
+	if (c->said)
+		return;
+	c->said = true;
+	r->bad++;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	ustack_warning("%s: CPU %d: %s: the rest of the CPU is skipped", r->file, cpu, why);
 }
 
-/* The next pages of uncompressed data into c->buf */
-static int read_pages(struct ustack_tdread *r, struct tdread_cpu *c)
+/* The next chunk of compressed data into c->buf; false when the CPU stops */
+static bool read_chunk(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+{
+	uint32_t sizes[2], csize, usize, n = c->chunk;
+	const char *why;
+	ssize_t got;
+
+	if (c->end_pos - c->pos < 8) {
+		stop_cpu(r, cpu, c, "chunk table: chunk %u runs past the CPU's data", n);
+		return false;
+	}
+	got = pread(r->fd, sizes, sizeof(sizes), c->pos);
+	if (got != sizeof(sizes)) {
+		stop_cpu(r, cpu, c, "chunk table: cannot read chunk %u: %s", n,
+			 got < 0 ? strerror(errno) : "the file is shorter");
+		return false;
+	}
+	csize = file32(r, sizes[0]);
+	usize = file32(r, sizes[1]);
+	why = ustack_tdcheck_chunk_sizes(csize, usize, c->end_pos - c->pos - 8, r->page);
+	if (why) {
+		stop_cpu(r, cpu, c, "chunk %u claims %u bytes in %u: %s", n, usize, csize, why);
+		return false;
+	}
+	if (grow(c, usize)) {
+		stop_cpu(r, cpu, c, "chunk %u: out of memory for its %u bytes", n, usize);
+		return false;
+	}
+	got = ustack_tdcheck_inflate(r->zip, r->fd, c->pos, usize, c->buf);
+	if (got < 0 && errno == EBADMSG)
+		stop_cpu(r, cpu, c, "chunk %u (byte %llu of its data) does not decompress", n,
+			 (unsigned long long)c->done);
+	else if (got < 0)
+		stop_cpu(r, cpu, c, "chunk %u: %s", n, strerror(errno));
+	else if (got != usize)
+		stop_cpu(r, cpu, c, "chunk %u decompresses to %s%zd bytes, its header says %u",
+			 n, got > usize ? "more than " : "", got > usize ? got - 1 : got, usize);
+	if (got != usize)
+		return false;
+	c->pos += 8 + (uint64_t)csize;
+	c->chunks_left--;
+	c->chunk++;
+	c->len = usize;
+	return true;
+}
+
+/* The next pages of uncompressed data into c->buf; false when the CPU stops */
+static bool read_pages(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 {
 	uint64_t left = c->data->size - c->done;
-	size_t len = (size_t)r->page * PAGES_PER_READ;
+	size_t len = (size_t)r->page * USTACK_TD_PAGES_PER_READ;
+	ssize_t got;
 
 	if (len > left)
 		len = left;
-	if (grow(c, len) || pread(r->fd, c->buf, len, c->data->offset + c->done) != (ssize_t)len)
-		return -1;
+	if (grow(c, len)) {
+		stop_cpu(r, cpu, c, "out of memory for %zu bytes of its data", len);
+		return false;
+	}
+	got = pread(r->fd, c->buf, len, c->data->offset + c->done);
+	if (got != (ssize_t)len) {
+		stop_cpu(r, cpu, c, "cannot read its data past byte %llu: %s",
+			 (unsigned long long)c->done,
+			 got < 0 ? strerror(errno) : "the file is shorter");
+		return false;
+	}
 	c->len = len;
-	return 0;
+	return true;
 }
 
 /* Whether the CPU's data has more to read; refills c->buf when it must */
-static int refill(struct ustack_tdread *r, struct tdread_cpu *c)
+static bool refill(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 {
+	if (c->end)
+		return false;
 	if (c->at < c->len)
-		return 1;
+		return true;
 	c->done += c->len;
 	c->len = c->at = 0;
-	if (r->zip) {
-		if (!c->chunks_left)
-			return 0;
-		return read_chunk(r, c) ? -1 : 1;
-	}
-	if (c->done >= c->data->size)
-		return 0;
-	return read_pages(r, c) ? -1 : 1;
+	if (r->zip)
+		return c->chunks_left && read_chunk(r, cpu, c);
+	return c->done < c->data->size && read_pages(r, cpu, c);
 }
 
 /* The sub-buffer's commit word, as the file stores it */
@@ -258,34 +338,21 @@ static uint64_t commit_of(const struct ustack_tdread *r, const char *page)
 /*
  * Load the CPU's next page into its kbuffer. A page that cannot be read
  * or decompressed, or whose commit runs past it, ends the CPU (as in
- * libtracecmd, which says "bad page read"), counted and said once per
- * reader, however often the CPU is read again.
+ * libtracecmd, which says "bad page read"), counted and said once.
  */
 static bool next_page(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 {
-	int more = c->end ? 0 : refill(r, c);
 	char *page;
 
-	if (more <= 0) {
+	if (!refill(r, cpu, c)) {
 		c->end = true;
-		if (more < 0 && !c->said) {
-			c->said = true;
-			r->bad++;
-			ustack_warning("%s: CPU %d: cannot read its data past byte %llu: the rest of the CPU is skipped",
-				       r->file, cpu, (unsigned long long)c->done);
-		}
 		return false;
 	}
 	page = c->buf + c->at;
 	if (c->len - c->at < r->page || !ustack_tdcheck_commit_fits(commit_of(r, page), r->page,
 								    r->layout->lsize)) {
-		c->end = true;
-		if (!c->said) {
-			c->said = true;
-			r->bad++;
-			ustack_warning("%s: CPU %d: sub-buffer %llu runs past its page: the rest of the CPU is skipped",
-				       r->file, cpu, (unsigned long long)((c->done + c->at) / r->page));
-		}
+		stop_cpu(r, cpu, c, "sub-buffer %llu runs past its page",
+			 (unsigned long long)((c->done + c->at) / r->page));
 		return false;
 	}
 	kbuffer_load_subbuffer(c->kbuf, page);
@@ -302,21 +369,30 @@ static void rewind_cpu(struct tdread_cpu *c)
 	c->done = 0;
 	c->loaded = false;
 	c->end = !c->data;
+	c->chunk = 0;
+	c->chunks_left = 0;
 	if (c->data) {
 		c->pos = c->data->offset + 4;
-		c->chunks_left = UINT32_MAX;
+		c->end_pos = c->pos + c->data->size;
 	}
 }
 
-/* Compressed data starts with its count of chunks */
-static int read_count(struct ustack_tdread *r, struct tdread_cpu *c)
+/* Compressed data starts with its count of chunks, bounded as the structure check does */
+static void read_count(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 {
 	uint32_t count;
+	ssize_t got;
 
-	if (pread(r->fd, &count, 4, c->data->offset) != 4)
-		return -1;
+	got = pread(r->fd, &count, 4, c->data->offset);
+	if (got != 4) {
+		stop_cpu(r, cpu, c, "chunk table: cannot read its count: %s",
+			 got < 0 ? strerror(errno) : "the file is shorter");
+		return;
+	}
 	c->chunks_left = file32(r, count);
-	return 0;
+	if (c->chunks_left > c->data->size / 8)
+		stop_cpu(r, cpu, c, "chunk table: %u chunks cannot fit in its %llu bytes",
+			 c->chunks_left, (unsigned long long)c->data->size);
 }
 
 /**
@@ -339,8 +415,8 @@ struct tep_record *ustack_tdread_next(struct ustack_tdread *r, int cpu, bool fir
 	c = &r->cpus[cpu];
 	if (first) {
 		rewind_cpu(c);
-		if (c->data && r->zip && read_count(r, c))
-			c->end = true;
+		if (c->data && r->zip)
+			read_count(r, cpu, c);
 	}
 	for (;;) {
 		if (!c->loaded && !next_page(r, cpu, c))

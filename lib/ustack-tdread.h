@@ -13,6 +13,7 @@ struct tep_record;
 struct ustack_tdlayout;
 struct ustack_tdread;
 
+bool ustack_tdread_wanted(const struct ustack_tdlayout *layout);
 struct ustack_tdread *ustack_tdread_open(int fd, const char *file,
 					 const struct ustack_tdlayout *layout, const char *buffer,
 					 struct tep_handle *tep, int nr_cpus);

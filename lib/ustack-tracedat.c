@@ -310,9 +310,16 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	return -1;
 }
 
+/* A refusal of the structure check: its reason to td->why, its code */
+static int refused(struct ustack_tracedat *td, int ret, const char *why)
+{
+	td->why = strdup(why);
+	return ret == -1 ? USTACK_ERR_CORRUPT : ret;
+}
+
 /*
  * trace.dat files start with "\027\010\104tracing". Returns 0 or a code
- * (a corrupt file's reason goes to td->why). The file stays open in
+ * (a refused file's reason goes to td->why). The file stays open in
  * td->fd, its layout in td->layout, for the reader.
  */
 static int check_tracedat(struct ustack_tracedat *td)
@@ -320,19 +327,26 @@ static int check_tracedat(struct ustack_tracedat *td)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	char buf[sizeof(magic)], why[256];
 	ssize_t r;
-	int fd;
+	int fd, ret;
 
 	fd = ustack_open_regular(td->file);
 	if (fd < 0)
 		return fd;
 	td->fd = fd;
 	r = read(fd, buf, sizeof(buf));
+	if (r < 0)
+		return -errno;
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic)))
 		return USTACK_ERR_NOT_TRACEDAT;
 	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
-	if (ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why))) {
-		td->why = strdup(why);
-		return USTACK_ERR_CORRUPT;
+	ret = ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why));
+	if (ret)
+		return refused(td, ret, why);
+	/* compressed sub-buffers that libtracecmd would load unchecked */
+	if (!ustack_tdread_wanted(&td->layout)) {
+		ret = ustack_tdcheck_chunks(fd, &td->layout, why, sizeof(why));
+		if (ret)
+			return refused(td, ret, why);
 	}
 	return 0;
 }
@@ -459,27 +473,66 @@ int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
 	return ret;
 }
 
-static struct tracecmd_input *open_input(struct ustack_tracedat *td, bool kernel_symbols)
+/*
+ * Opening a buffer, libtracecmd decompresses the first chunk of each of
+ * its CPUs for the first timestamp (init_cpu()), and 3.1.6 keeps it
+ * (ustack-tdread.c). A buffer that ustack-tdread.c reads never has its
+ * CPU data read by libtracecmd: while libtracecmd opens the file for it,
+ * with @lazy_chunks set, a chunk is not decompressed but given an empty
+ * sub-buffer (timestamp and commit 0, libtracecmd then reads nothing
+ * from it), so that each chunk is decompressed once, by our reader. The
+ * structure check has made each chunk at least one page. libtracecmd
+ * calls tracecmd_uncompress_chunk() through its PLT, as
+ * tep_parse_kallsyms(); if our reader cannot be opened after all, the
+ * file is opened again without it (open_inputs()).
+ */
+static bool lazy_chunks;
+
+int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
+			      struct tracecmd_compress_chunk *chunk, char *data)
 {
-	struct tracecmd_input *handle;
+	static int (*real)(struct tracecmd_compression *handle,
+			   struct tracecmd_compress_chunk *chunk, char *data);
+
+	if (lazy_chunks) {
+		memset(data, 0, 32);
+		return 0;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "tracecmd_uncompress_chunk");
+	return real ? real(handle, chunk, data) : -1;
+}
+
+/* What libtracecmd failed of, when the system says: else @code */
+static int lib_failure(int err, int code)
+{
+	if (err == ENOMEM || err == EMFILE || err == ENFILE || err == EIO)
+		return -err;
+	return code;
+}
+
+/* The file opened by libtracecmd into td->top; 0 or a code */
+static int open_input(struct ustack_tracedat *td, bool kernel_symbols)
+{
 	int fd = open(td->file, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return NULL;
+		return -errno;
 	skip_kallsyms = !kernel_symbols;
 	skip_fd = fd;
 	skip_block = td->layout.kallsyms_block;
 	/* the handle owns @fd, closed with it (or by its failure) */
-	handle = tracecmd_open_fd(fd, 0);
+	errno = 0;
+	td->top = tracecmd_open_fd(fd, 0);
 	skip_kallsyms = false;
 	skip_fd = -1;
-	return handle;
+	return td->top ? 0 : lib_failure(errno, USTACK_ERR_UNREADABLE);
 }
 
 /* The buffer @instance names, else the one picked; 0 or a code */
 static int open_buffer(struct ustack_tracedat *td, const char *instance)
 {
-	int idx = pick_buffer(td->top, instance);
+	int idx = pick_buffer(td->top, instance), fd;
 
 	if (idx == -2) {
 		td->name = strdup(instance);
@@ -488,9 +541,15 @@ static int open_buffer(struct ustack_tracedat *td, const char *instance)
 	td->buf = td->top;
 	if (idx < 0)
 		return 0;
+	/* libtracecmd dup()s the file's descriptor for it, unchecked: is there room? */
+	fd = fcntl(td->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	errno = 0;
 	td->buf = tracecmd_buffer_instance_handle(td->top, idx);
 	td->name = strdup(tracecmd_buffer_instance_name(td->top, idx));
-	return td->buf ? 0 : USTACK_ERR_BAD_BUFFER;
+	return td->buf ? 0 : lib_failure(errno, USTACK_ERR_BAD_BUFFER);
 }
 
 /* As many CPUs as the iteration reads of @in */
@@ -501,14 +560,49 @@ static int nr_cpus(struct tracecmd_input *in)
 	return n < 0 ? 0 : n;
 }
 
-/* Our readers of the CPU data, where the file allows them */
-static void open_own(struct ustack_tracedat *td)
+/* Our readers of the CPU data, where the file allows them; false if one is missing */
+static bool open_own(struct ustack_tracedat *td)
 {
 	td->own[0] = ustack_tdread_open(td->fd, td->file, &td->layout, td->name ? td->name : "",
 					tracecmd_get_tep(td->buf), nr_cpus(td->buf));
 	if (td->top != td->buf)
 		td->own[1] = ustack_tdread_open(td->fd, td->file, &td->layout, "",
 						tracecmd_get_tep(td->top), nr_cpus(td->top));
+	return td->own[0] && (td->top == td->buf || td->own[1]);
+}
+
+static void close_inputs(struct ustack_tracedat *td)
+{
+	ustack_tdread_close(td->own[0]);
+	ustack_tdread_close(td->own[1]);
+	td->own[0] = td->own[1] = NULL;
+	if (td->buf && td->buf != td->top)
+		tracecmd_close(td->buf);
+	if (td->top)
+		tracecmd_close(td->top);
+	td->buf = td->top = NULL;
+	free(td->name);
+	td->name = NULL;
+}
+
+/* libtracecmd's handles and ours, lazily when @lazy (see lazy_chunks); 0 or a code */
+static int open_inputs(struct ustack_tracedat *td, const char *instance, bool kernel_symbols,
+		       bool lazy)
+{
+	int err;
+
+	lazy_chunks = lazy;
+	err = open_input(td, kernel_symbols);
+	if (!err)
+		err = open_buffer(td, instance);
+	lazy_chunks = false;
+	if (err)
+		return err;
+	if (open_own(td) || !lazy)
+		return 0;
+	/* some chunk of libtracecmd's is an empty stand-in: it reads them all */
+	close_inputs(td);
+	return open_inputs(td, instance, kernel_symbols, false);
 }
 
 /**
@@ -538,12 +632,8 @@ int ustack_tracedat_open(const char *file, const char *instance, bool kernel_sym
 	td->err = check_tracedat(td);
 	if (td->err)
 		return td->err;
-	td->top = open_input(td, kernel_symbols);
-	if (!td->top)
-		return td->err = USTACK_ERR_UNREADABLE;
-	td->err = open_buffer(td, instance);
-	if (!td->err)
-		open_own(td);
+	td->err = open_inputs(td, instance, kernel_symbols,
+			      td->layout.compressed && ustack_tdread_wanted(&td->layout));
 	return td->err;
 }
 
@@ -571,6 +661,10 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		snprintf(buf, size, "%s: corrupt trace.dat: %s", file,
 			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
 		break;
+	case USTACK_ERR_BUDGET:
+		snprintf(buf, size, "%s: %s", file,
+			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
+		break;
 	case USTACK_ERR_UNREADABLE:
 		snprintf(buf, size, "%s: cannot read this trace.dat file", file);
 		break;
@@ -584,7 +678,11 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		snprintf(buf, size, "%s", ustack_strerror(err));
 		break;
 	default:
-		snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
+		/* a read of the structure check that failed: it says where */
+		if (td->why)
+			snprintf(buf, size, "cannot read %s: %s", file, td->why);
+		else
+			snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
 	}
 	return buf;
 }
@@ -809,16 +907,10 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 {
 	if (!td)
 		return;
-	ustack_tdread_close(td->own[0]);
-	ustack_tdread_close(td->own[1]);
+	close_inputs(td);
 	ustack_tdcheck_layout_free(&td->layout);
 	if (td->fd >= 0)
 		close(td->fd);
-	if (td->buf && td->buf != td->top)
-		tracecmd_close(td->buf);
-	if (td->top)
-		tracecmd_close(td->top);
-	free(td->name);
 	free(td->file);
 	free(td->why);
 	free(td);

@@ -192,9 +192,10 @@ static bool is_crash(int sig)
 /*
  * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some corrupt files
  * (tests/data/README.md). The file's structure is checked before they
- * read it (lib/ustack-tdcheck.c), but not every record's sub-buffer
- * header (kbuffer_load_subbuffer() reading a lost events count past its
- * sub-buffer) and not what no check foresaw. The report runs in a child:
+ * read it (lib/ustack-tdcheck.c), each sub-buffer header before kbuffer
+ * loads it (lib/ustack-tdread.c, or ustack_tdcheck_chunks() for files
+ * libtracecmd reads itself), but not what no check foresaw (the
+ * libraries also crash when out of memory). The report runs in a child:
  * when it dies of such a signal, the file and the signal are named in one
  * line, without a guess at where it crashed (ours or a library's), and
  * the exit status is USTACK_EXIT_CRASHED, not a clean error's 1.

@@ -93,19 +93,28 @@ v6_copy() {
 	[ -z "$stderr" ]
 }
 
-@test "crash guard: a compressed page no check can see crashes the library: one line naming file and signal, no guess at where, exit 70" {
-	# 4 bytes inside the zstd frame of CPU 0's chunk: it still decompresses,
-	# to a sub-buffer whose commit kbuffer_load_subbuffer() reads past
-	python3 -c '
-import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
-struct.pack_into("<I", b, 356385, 0x7fffffff)
-open(sys.argv[2], "wb").write(b)' "$DATA/deep-deferred.dat" "$TMP/page.dat"
+@test "crash guard: the report dying of SIGSEGV (sent to it while its output is blocked): one line naming file and signal, no guess at where, exit 70" {
+	# no known file crashes the libraries any more (the bad sub-buffer
+	# header of issue 44 is tracedat-hostile.bats'): the signal is sent
+	"$ROOT/tests/tools/ustack-tracedat-gen" -i "$DATA/deep-deferred.dat" -o "$TMP/g.dat" \
+		-n 40 -F inode_cache >/dev/null 2>&1
+	mkfifo "$TMP/out"
 	# the crash must reach the guard as a signal, not as ASan's report
-	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
-		"$USTACK" report -q -i "$TMP/page.dat" --folded
+	env ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_sigfpe=0" \
+		"$USTACK" report -q -i "$TMP/g.dat" > "$TMP/out" 2> "$TMP/err" &
+	BG_PID=$!
+	# opened, not read: the report's 400 stacks fill the pipe and it waits there
+	local rd child
+	exec {rd}< "$TMP/out"
+	until child=$(pgrep -P "$BG_PID"); do kill -0 "$BG_PID"; done
+	kill -SEGV "$child"
+	local status=0
+	wait "$BG_PID" || status=$?
+	BG_PID=
+	exec {rd}<&-
+	cat "$TMP/err"
 	[ "$status" -eq 70 ]
-	assert_only_error "$TMP/page.dat: crashed reading it (Segmentation fault): damage no check caught, or a bug"
+	[ "$(cat "$TMP/err")" = "trace-cmd ustack: $TMP/g.dat: crashed reading it (Segmentation fault): damage no check caught, or a bug" ]
 }
 
 # Each of tracedat-mutate.py's files from $1 is refused in one line, exit 1
@@ -119,10 +128,15 @@ assert_mutants_refused() {
 		echo "$f: $status: $stderr"
 		[ "$status" -eq 1 ]
 		[ "${#stderr_lines[@]}" -eq 1 ]
-		[[ "${stderr_lines[0]}" == "trace-cmd ustack: $f: corrupt trace.dat: "* ]]
 		[[ "${stderr_lines[0]}" != *crash* ]]
-		[ -z "$output" ]
 		n=$((n + 1))
+		# decompressed by our reader alone (issue 44): the rest of the file is read
+		if [ "${f##*/}" = chunk-garbled.dat ]; then
+			[ "${stderr_lines[0]}" = "trace-cmd ustack: $f: CPU 0: chunk 0 (byte 0 of its data) does not decompress: the rest of the CPU is skipped" ]
+			continue
+		fi
+		[[ "${stderr_lines[0]}" == "trace-cmd ustack: $f: corrupt trace.dat: "* ]]
+		[ -z "$output" ]
 	done
 	[ "$n" -ge 15 ]
 	rm -rf "$TMP/m"

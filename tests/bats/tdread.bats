@@ -147,7 +147,7 @@ v6_copy() {
 	done
 }
 
-@test "reader: a chunk past the first that does not decompress: one line naming the CPU, exit 1 (libtracecmd cut the CPU short without a word)" {
+@test "reader: a chunk past the first that does not decompress: one line naming the CPU and the chunk, exit 1 (libtracecmd cut the CPU short without a word)" {
 	"$GEN" -i "$DATA/deep-deferred.dat" -o "$TMP/c.dat" -n 2000 -F inode_cache >/dev/null 2>&1
 	# CPU 0 of the generated buffer: the third chunk's zstd magic broken
 	local off
@@ -167,7 +167,7 @@ v6_copy() {
 	PY
 	run --separate-stderr "$USTACK" report -q --folded -i "$TMP/c.dat"
 	echo "$status: $stderr"
-	assert_only_error "$TMP/c.dat: CPU 0: cannot read its data past byte 81920: the rest of the CPU is skipped"
+	assert_only_error "$TMP/c.dat: CPU 0: chunk 2 (byte 81920 of its data) does not decompress: the rest of the CPU is skipped"
 	[ "$status" -eq 1 ]
 	[ -n "$output" ]
 }
