@@ -172,6 +172,12 @@ struct ustack_profile {
 	/* the sample being added */
 	uint32_t		*cur;
 	size_t			nr_cur, alloc_cur;
+	/* stacks met before, by their samples' frames (profile_again()) */
+	struct ustack_htable	memo;
+	uint64_t		*key;
+	size_t			key_len, alloc_key;
+	uint64_t		memo_hash;
+	bool			memo_ok;
 	/* what the writers say about the run */
 	uint64_t		samples;
 	uint64_t		first_ts, last_ts;

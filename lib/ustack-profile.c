@@ -28,6 +28,22 @@ struct pstr {
 	uint32_t		id;
 };
 
+/*
+ * A stack met before: the samples with the same frames (mapping and
+ * offset), kernel frames, event, task name and notes count on it again
+ * without being rendered, as folded output does (ustack-output.c).
+ * Mappings live as long as the session, so their addresses name them;
+ * only stacks whose frames all resolved, none through a JIT map, are
+ * remembered (struct ustack_rendered.stable).
+ */
+struct pmemo {
+	struct ustack_hnode	node;
+	struct pstack		*st;
+	unsigned int		frames;		/* user frames it shows */
+	size_t			len;
+	uint64_t		key[];
+};
+
 /**
  * ustack_profile_new - create an empty profile
  * @keep_order: also keep the order of the samples (speedscope's time view)
@@ -75,6 +91,17 @@ static void free_strings(struct ustack_profile *p)
 	free_all((void **)p->str, p->nr_str);
 }
 
+static void memo_free(struct ustack_profile *p)
+{
+	struct ustack_hnode *pos, *tmp;
+	size_t i;
+
+	ustack_htable_for_each_safe(&p->memo, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct pmemo, node));
+	ustack_htable_release(&p->memo);
+	free(p->key);
+}
+
 /**
  * ustack_profile_free - free a profile
  * @p: the profile (may be NULL)
@@ -97,6 +124,7 @@ void ustack_profile_free(struct ustack_profile *p)
 	free(p->events);
 	free(p->order);
 	free(p->cur);
+	memo_free(p);
 	free(p->command);
 	free(p);
 }
@@ -590,6 +618,100 @@ static void order_add(struct ustack_profile *p, const struct pstack *st)
 	p->order[p->nr_order++].weight = 1;
 }
 
+/* Count one sample on its distinct stack */
+static void stack_count(struct ustack_profile *p, struct pstack *st,
+			const struct ustack_sample *s)
+{
+	st->count++;
+	p->events[st->event].count++;
+	if (!p->samples || s->ts < p->first_ts)
+		p->first_ts = s->ts;
+	if (s->ts > p->last_ts)
+		p->last_ts = s->ts;
+	p->samples++;
+	if (p->keep_order)
+		order_add(p, st);
+}
+
+/* Everything a sample's stack is made of, before rendering; -1: no memory */
+static int build_key(struct ustack_profile *p, const struct ustack_sample *s)
+{
+	const char *comm = s->comm ? s->comm : "";
+	size_t n = strlen(comm), nr = ustack_render_has_stack(s) ? s->nr_frames : 0;
+	size_t i;
+	uint64_t *k;
+
+	p->key_len = 3 + 3 * nr + s->nr_kframes + n / 8 + 1;
+	if (ustack_array_grow((void **)&p->key, &p->alloc_key, p->key_len, sizeof(*p->key)))
+		return -1;
+	k = p->key;
+	*k++ = (uint64_t)s->status << 32 | (uint64_t)(uint16_t)s->unwind_end << 1 |
+	       ustack_render_truncated(s);
+	*k++ = (uint64_t)(uintptr_t)s->event;
+	*k++ = (uint64_t)nr << 32 | s->nr_kframes;
+	for (i = 0; i < nr; i++) {
+		*k++ = (uint64_t)(uintptr_t)s->frames[i].map;
+		*k++ = s->frames[i].offset;
+		*k++ = s->frames[i].id;
+	}
+	for (i = 0; i < s->nr_kframes; i++)
+		*k++ = s->kframes[i];
+	/* the comm and its NUL, zero-padded to whole words */
+	memset(k, 0, (n / 8 + 1) * sizeof(*k));
+	memcpy(k, comm, n);
+	return 0;
+}
+
+static struct pmemo *memo_find(struct ustack_profile *p)
+{
+	struct ustack_hnode *pos;
+	struct pmemo *m;
+
+	ustack_htable_for_each_hash(&p->memo, pos, p->memo_hash) {
+		m = ustack_htable_entry(pos, struct pmemo, node);
+		if (m->len == p->key_len && !memcmp(m->key, p->key, p->key_len * sizeof(*p->key)))
+			return m;
+	}
+	return NULL;
+}
+
+/* Remember the stack of the sample just rendered; no memory: not */
+static void memo_add(struct ustack_profile *p, struct pstack *st, unsigned int frames)
+{
+	struct pmemo *m = malloc(sizeof(*m) + p->key_len * sizeof(*p->key));
+
+	if (!m)
+		return;
+	m->st = st;
+	m->frames = frames;
+	m->len = p->key_len;
+	memcpy(m->key, p->key, p->key_len * sizeof(*p->key));
+	if (ustack_htable_add(&p->memo, &m->node, p->memo_hash))
+		free(m);
+}
+
+/*
+ * The render stage asks before rendering (when the profile is its only
+ * consumer): count @s on the stack of the same frames met before.
+ * Returns false when it has to be rendered.
+ */
+static bool profile_again(void *ctx, const struct ustack_sample *s, unsigned int *frames)
+{
+	struct ustack_profile *p = ctx;
+	struct pmemo *m;
+
+	p->memo_ok = !p->failed && !build_key(p, s);
+	if (!p->memo_ok)
+		return false;
+	p->memo_hash = ustack_hash_mem(p->key, p->key_len * sizeof(*p->key), 0);
+	m = memo_find(p);
+	if (!m)
+		return false;
+	*frames = m->frames;
+	stack_count(p, m->st, s);
+	return true;
+}
+
 /*
  * The render stage's callback: count one sample with its frames (kernel
  * frames first, then user frames, leaf first, inlined calls expanded).
@@ -599,10 +721,12 @@ static int profile_sample(void *ctx, const struct ustack_rendered *r)
 {
 	const struct ustack_sample *s = r->sample;
 	struct ustack_profile *p = ctx;
+	bool memo_ok = p->memo_ok;
 	struct pstack *st;
 	uint32_t comm;
 	int ev;
 
+	p->memo_ok = false;
 	if (p->failed)
 		return 0;
 	ev = event_id(p, s);
@@ -612,15 +736,9 @@ static int profile_sample(void *ctx, const struct ustack_rendered *r)
 	st = stack_get(p, ev, comm);
 	if (!st)
 		return 0;
-	st->count++;
-	p->events[ev].count++;
-	if (!p->samples || s->ts < p->first_ts)
-		p->first_ts = s->ts;
-	if (s->ts > p->last_ts)
-		p->last_ts = s->ts;
-	p->samples++;
-	if (p->keep_order)
-		order_add(p, st);
+	stack_count(p, st, s);
+	if (memo_ok && r->stable)
+		memo_add(p, st, r->frames);
 	return 0;
 }
 
@@ -633,6 +751,7 @@ void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c
 {
 	memset(c, 0, sizeof(*c));
 	c->sample = profile_sample;
+	c->again = profile_again;
 	c->ctx = p;
 }
 
