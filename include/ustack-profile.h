@@ -22,6 +22,7 @@ void ustack_profile_free(struct ustack_profile *p);
 /* Fills @c: attached to the render stage, it gets every sample. */
 void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c);
 
+void ustack_profile_set_event_root(struct ustack_profile *p, bool on);
 void ustack_profile_set_command(struct ustack_profile *p, const char *command);
 void ustack_profile_set_stats(struct ustack_profile *p, const struct ustack_stats *st);
 

@@ -116,7 +116,10 @@ struct ploc {
  * @event:	index in the profile's events
  * @comm:	task name (string id)
  * @nr_locs:	locations, leaf first, from @first_loc in the stack_locs
- *		array; the outermost end has the notes ([truncated] last)
+ *		array; the outermost end has the notes ([truncated] last),
+ *		then with event_root the event's name (a PLOC_PSEUDO
+ *		location of class PF_COMM, above the task name in the
+ *		writers that draw it)
  * @count:	samples
  */
 struct pstack {
@@ -169,6 +172,7 @@ struct ustack_profile {
 	struct porder		*order;
 	size_t			nr_order, alloc_order;
 	bool			keep_order;
+	bool			event_root;	/* the event as the root frame */
 	/* the sample being added */
 	uint32_t		*cur;
 	size_t			nr_cur, alloc_cur;

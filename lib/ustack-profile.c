@@ -733,6 +733,9 @@ static int profile_sample(void *ctx, const struct ustack_rendered *r)
 	comm = intern(p, s->comm ? s->comm : "<...>");
 	if (ev < 0 || sample_locs(p, s, r->rf, r->nr, r->raw))
 		return 0;
+	if (p->event_root &&
+	    cur_push(p, pseudo_loc(p, pstr(p, p->events[ev].short_name), PF_COMM)))
+		return 0;
 	st = stack_get(p, ev, comm);
 	if (!st)
 		return 0;
@@ -753,6 +756,20 @@ void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c
 	c->sample = profile_sample;
 	c->again = profile_again;
 	c->ctx = p;
+}
+
+/**
+ * ustack_profile_set_event_root - the event's name as every stack's root
+ * @p:		the profile, before its first sample
+ * @on:		whether
+ *
+ * Each stack then ends (outermost) in a location named after its event:
+ * pprof's root, and above the task name in the flame graph and speedscope,
+ * so that a profile of several events splits by event at its root.
+ */
+void ustack_profile_set_event_root(struct ustack_profile *p, bool on)
+{
+	p->event_root = on;
 }
 
 /**
