@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ustack.h"
 #include "ustack-hash.h"
@@ -200,5 +201,8 @@ const char *ustack_profile_class_str(enum pf_class cls);
 
 /* Helpers of the writers */
 void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size);
+const char *ustack_profile_dso(const struct ustack_profile *p, const struct pframe *f);
+size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max);
+void ustack_profile_put_events(const struct ustack_profile *p, FILE *fp);
 
 #endif /* _USTACK_PROFILE_INT_H */

@@ -831,3 +831,95 @@ void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size)
 		 " (%.3f s)", a / 1000000000, a % 1000000000 / 1000,
 		 b / 1000000000, b % 1000000000 / 1000, (b - a) / 1e9);
 }
+
+/**
+ * ustack_profile_dso - the file a frame is in, as --top and --tree name it
+ * @p:		the profile
+ * @f:		the frame
+ *
+ * The base name of its path; "[kernel.kallsyms]" and "[jit]" as perf
+ * names them; "[unknown]" for the notes and addresses in no file.
+ */
+const char *ustack_profile_dso(const struct ustack_profile *p, const struct pframe *f)
+{
+	const char *path, *base;
+
+	if (f->dso) {
+		path = pstr(p, f->dso);
+		base = strrchr(path, '/');
+		return base && base[1] ? base + 1 : path;
+	}
+	if (f->cls == PF_KERNEL || (f->cls == PF_UNRESOLVED && f->suffix &&
+				    !strcmp(pstr(p, f->suffix), "_[k]")))
+		return "[kernel.kallsyms]";
+	return f->cls == PF_JIT ? "[jit]" : "[unknown]";
+}
+
+/**
+ * ustack_profile_put_text - print a name from a trace, at most @max bytes
+ * @fp:		where to
+ * @s:		the name (untrusted: control characters become '?')
+ * @max:	at most this many bytes; past them the name ends in "..."
+ *		(within @max)
+ *
+ * Returns the bytes printed.
+ */
+size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max)
+{
+	size_t len = strlen(s), n, i;
+	bool cut = len > max;
+
+	n = cut ? (max > 3 ? max - 3 : 0) : len;
+	for (i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' : s[i], fp);
+	if (cut) {
+		fputs("..." + (max < 3 ? 3 - max : 0), fp);
+		n = max;
+	}
+	return n;
+}
+
+static int event_count_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ustack_profile *p = arg;
+	uint64_t x = p->events[*(const uint32_t *)a].count;
+	uint64_t y = p->events[*(const uint32_t *)b].count;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(pstr(p, p->events[*(const uint32_t *)a].name),
+		      pstr(p, p->events[*(const uint32_t *)b].name));
+}
+
+/* Events named in the first line of --top and --tree, the largest first */
+#define EVENTS_NAMED	4
+
+/**
+ * ustack_profile_put_events - "4000 events: E1 3000, E2 1000" (no newline)
+ * @p:		the profile
+ * @fp:		where to
+ *
+ * The largest events first, at most four of them, then how many more.
+ */
+void ustack_profile_put_events(const struct ustack_profile *p, FILE *fp)
+{
+	uint32_t *v = malloc((p->nr_events + 1) * sizeof(*v));
+	size_t i, n = p->nr_events;
+
+	fprintf(fp, "%" PRIu64 " event%s", p->samples, p->samples == 1 ? "" : "s");
+	if (!v || !n) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	qsort_r(v, n, sizeof(*v), event_count_cmp, (void *)p);
+	for (i = 0; i < n && i < EVENTS_NAMED; i++) {
+		fputs(i ? ", " : ": ", fp);
+		ustack_profile_put_text(fp, pstr(p, p->events[v[i]].name), SIZE_MAX);
+		fprintf(fp, " %" PRIu64, p->events[v[i]].count);
+	}
+	if (n > EVENTS_NAMED)
+		fprintf(fp, " and %zu more", n - EVENTS_NAMED);
+	free(v);
+}
