@@ -12,6 +12,7 @@
 
 struct tep_record;
 struct ustack_events;
+struct ustack_filter;
 struct ustack_sb_rec;
 struct ustack_session;
 
@@ -48,6 +49,8 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  * @mem_budget:	bytes the samples waiting for their stacks or mappings
  *		(and their frames) may hold; past it the session stops
  *		(ustack_session_error()); 0: no budget
+ * @filter:	hand out only the samples it lets through (ustack-filter.h:
+ *		events, threads, files, times; NULL: all); not owned
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -65,6 +68,7 @@ struct ustack_session_opts {
 	unsigned int		perf_max_stack;
 	unsigned int		unwind_max;
 	size_t			mem_budget;
+	struct ustack_filter	*filter;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL

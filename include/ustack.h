@@ -184,6 +184,7 @@ enum ustack_unwind_err {
  */
 struct ustack_stats {
 	uint64_t	events;		/* traced events (not ours) */
+	uint64_t	filtered;	/* of them, left out by the filters */
 	uint64_t	cookies;	/* user_unwind_cookie events */
 	uint64_t	stacks;		/* user_unwind_stack events */
 	uint64_t	matched;	/* events that got a user stack */

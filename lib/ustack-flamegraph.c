@@ -3,13 +3,13 @@
  * An interactive flame graph: one self-contained SVG file.
  *
  * The stacks of the profile are merged into a tree (root "all", then the
- * task name, then the frames outermost first; leaf first with reverse),
- * children ordered by name, each box as wide as its samples. Boxes
- * narrower than a threshold (0.1% of all samples by default) are merged
- * into one box per parent so that big profiles stay small and fast to
- * open; the subtitle says how many. Every box is drawn by the file itself
- * (it shows without scripts); the embedded script (ustack-flamegraph.js)
- * adds tooltips, click to zoom, reset and search.
+ * event with event_root, the task name, then the frames outermost first;
+ * leaf first with reverse), children ordered by name, each box as wide
+ * as its samples. Boxes narrower than a threshold (0.1% of all samples by
+ * default) are merged into one box per parent so that big profiles stay
+ * small and fast to open; the subtitle says how many. Every box is drawn
+ * by the file itself (it shows without scripts); the embedded script
+ * (ustack-flamegraph.js) adds tooltips, click to zoom, reset and search.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -168,26 +168,43 @@ static int child_of(struct fgraph *g, uint32_t parent, uint32_t frame)
 	return n;
 }
 
-/* The frames of a stack in drawing order: root first, or leaf first */
+/* The frame of a pseudo location (one line) */
+static uint32_t loc_frame(const struct ustack_profile *p, uint32_t loc)
+{
+	return p->lines[p->locs[loc]->first_line].frame;
+}
+
+/*
+ * The frames of a stack in drawing order: root first (the event with
+ * event_root, the task name, then the frames outermost first), or leaf
+ * first (the same backwards)
+ */
 static size_t stack_path(const struct ustack_profile *p, const struct pstack *st,
 			 uint32_t comm_frame, bool reverse, uint32_t *out)
 {
 	const uint32_t *locs = &p->stack_locs[st->first_loc];
+	uint32_t i, j, nr = st->nr_locs;
 	const struct ploc *l;
 	size_t n = 0;
-	uint32_t i, j;
 
+	/* the event's location is the outermost: it goes above the task */
+	if (p->event_root && nr)
+		nr--;
+	if (!reverse && nr < st->nr_locs)
+		out[n++] = loc_frame(p, locs[nr]);
 	if (!reverse)
 		out[n++] = comm_frame;
-	for (i = 0; i < st->nr_locs; i++) {
+	for (i = 0; i < nr; i++) {
 		/* leaf first: the location, and its lines innermost first */
-		l = p->locs[locs[reverse ? i : st->nr_locs - 1 - i]];
+		l = p->locs[locs[reverse ? i : nr - 1 - i]];
 		for (j = 0; j < l->nr_lines; j++)
 			out[n++] = p->lines[l->first_line +
 					    (reverse ? j : l->nr_lines - 1 - j)].frame;
 	}
 	if (reverse)
 		out[n++] = comm_frame;
+	if (reverse && nr < st->nr_locs)
+		out[n++] = loc_frame(p, locs[nr]);
 	return n;
 }
 

@@ -641,6 +641,9 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 {
 	fprintf(fp, "ustack summary:\n");
 	fprintf(fp, "  events:               %" PRIu64 "\n", st->events);
+	if (st->filtered)
+		fprintf(fp, "  left out by filters:  %" PRIu64 " (shown: %" PRIu64 ")\n",
+			st->filtered, st->events - st->filtered);
 	fprintf(fp, "  user stacks matched:  %" PRIu64 "\n", st->matched);
 	if (st->sync)
 		fprintf(fp, "  fallback stacks:      %" PRIu64 "\n", st->sync);

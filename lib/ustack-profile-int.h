@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ustack.h"
 #include "ustack-hash.h"
@@ -116,7 +117,10 @@ struct ploc {
  * @event:	index in the profile's events
  * @comm:	task name (string id)
  * @nr_locs:	locations, leaf first, from @first_loc in the stack_locs
- *		array; the outermost end has the notes ([truncated] last)
+ *		array; the outermost end has the notes ([truncated] last),
+ *		then with event_root the event's name (a PLOC_PSEUDO
+ *		location of class PF_COMM, above the task name in the
+ *		writers that draw it)
  * @count:	samples
  */
 struct pstack {
@@ -169,9 +173,16 @@ struct ustack_profile {
 	struct porder		*order;
 	size_t			nr_order, alloc_order;
 	bool			keep_order;
+	bool			event_root;	/* the event as the root frame */
 	/* the sample being added */
 	uint32_t		*cur;
 	size_t			nr_cur, alloc_cur;
+	/* stacks met before, by their samples' frames (profile_again()) */
+	struct ustack_htable	memo;
+	uint64_t		*key;
+	size_t			key_len, alloc_key;
+	uint64_t		memo_hash;
+	bool			memo_ok;
 	/* what the writers say about the run */
 	uint64_t		samples;
 	uint64_t		first_ts, last_ts;
@@ -190,5 +201,8 @@ const char *ustack_profile_class_str(enum pf_class cls);
 
 /* Helpers of the writers */
 void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size);
+const char *ustack_profile_dso(const struct ustack_profile *p, const struct pframe *f);
+size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max);
+void ustack_profile_put_events(const struct ustack_profile *p, FILE *fp);
 
 #endif /* _USTACK_PROFILE_INT_H */

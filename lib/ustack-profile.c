@@ -28,6 +28,22 @@ struct pstr {
 	uint32_t		id;
 };
 
+/*
+ * A stack met before: the samples with the same frames (mapping and
+ * offset), kernel frames, event, task name and notes count on it again
+ * without being rendered, as folded output does (ustack-output.c).
+ * Mappings live as long as the session, so their addresses name them;
+ * only stacks whose frames all resolved, none through a JIT map, are
+ * remembered (struct ustack_rendered.stable).
+ */
+struct pmemo {
+	struct ustack_hnode	node;
+	struct pstack		*st;
+	unsigned int		frames;		/* user frames it shows */
+	size_t			len;
+	uint64_t		key[];
+};
+
 /**
  * ustack_profile_new - create an empty profile
  * @keep_order: also keep the order of the samples (speedscope's time view)
@@ -75,6 +91,17 @@ static void free_strings(struct ustack_profile *p)
 	free_all((void **)p->str, p->nr_str);
 }
 
+static void memo_free(struct ustack_profile *p)
+{
+	struct ustack_hnode *pos, *tmp;
+	size_t i;
+
+	ustack_htable_for_each_safe(&p->memo, i, pos, tmp)
+		free(ustack_htable_entry(pos, struct pmemo, node));
+	ustack_htable_release(&p->memo);
+	free(p->key);
+}
+
 /**
  * ustack_profile_free - free a profile
  * @p: the profile (may be NULL)
@@ -97,6 +124,7 @@ void ustack_profile_free(struct ustack_profile *p)
 	free(p->events);
 	free(p->order);
 	free(p->cur);
+	memo_free(p);
 	free(p->command);
 	free(p);
 }
@@ -590,6 +618,100 @@ static void order_add(struct ustack_profile *p, const struct pstack *st)
 	p->order[p->nr_order++].weight = 1;
 }
 
+/* Count one sample on its distinct stack */
+static void stack_count(struct ustack_profile *p, struct pstack *st,
+			const struct ustack_sample *s)
+{
+	st->count++;
+	p->events[st->event].count++;
+	if (!p->samples || s->ts < p->first_ts)
+		p->first_ts = s->ts;
+	if (s->ts > p->last_ts)
+		p->last_ts = s->ts;
+	p->samples++;
+	if (p->keep_order)
+		order_add(p, st);
+}
+
+/* Everything a sample's stack is made of, before rendering; -1: no memory */
+static int build_key(struct ustack_profile *p, const struct ustack_sample *s)
+{
+	const char *comm = s->comm ? s->comm : "";
+	size_t n = strlen(comm), nr = ustack_render_has_stack(s) ? s->nr_frames : 0;
+	size_t i;
+	uint64_t *k;
+
+	p->key_len = 3 + 3 * nr + s->nr_kframes + n / 8 + 1;
+	if (ustack_array_grow((void **)&p->key, &p->alloc_key, p->key_len, sizeof(*p->key)))
+		return -1;
+	k = p->key;
+	*k++ = (uint64_t)s->status << 32 | (uint64_t)(uint16_t)s->unwind_end << 1 |
+	       ustack_render_truncated(s);
+	*k++ = (uint64_t)(uintptr_t)s->event;
+	*k++ = (uint64_t)nr << 32 | s->nr_kframes;
+	for (i = 0; i < nr; i++) {
+		*k++ = (uint64_t)(uintptr_t)s->frames[i].map;
+		*k++ = s->frames[i].offset;
+		*k++ = s->frames[i].id;
+	}
+	for (i = 0; i < s->nr_kframes; i++)
+		*k++ = s->kframes[i];
+	/* the comm and its NUL, zero-padded to whole words */
+	memset(k, 0, (n / 8 + 1) * sizeof(*k));
+	memcpy(k, comm, n);
+	return 0;
+}
+
+static struct pmemo *memo_find(struct ustack_profile *p)
+{
+	struct ustack_hnode *pos;
+	struct pmemo *m;
+
+	ustack_htable_for_each_hash(&p->memo, pos, p->memo_hash) {
+		m = ustack_htable_entry(pos, struct pmemo, node);
+		if (m->len == p->key_len && !memcmp(m->key, p->key, p->key_len * sizeof(*p->key)))
+			return m;
+	}
+	return NULL;
+}
+
+/* Remember the stack of the sample just rendered; no memory: not */
+static void memo_add(struct ustack_profile *p, struct pstack *st, unsigned int frames)
+{
+	struct pmemo *m = malloc(sizeof(*m) + p->key_len * sizeof(*p->key));
+
+	if (!m)
+		return;
+	m->st = st;
+	m->frames = frames;
+	m->len = p->key_len;
+	memcpy(m->key, p->key, p->key_len * sizeof(*p->key));
+	if (ustack_htable_add(&p->memo, &m->node, p->memo_hash))
+		free(m);
+}
+
+/*
+ * The render stage asks before rendering (when the profile is its only
+ * consumer): count @s on the stack of the same frames met before.
+ * Returns false when it has to be rendered.
+ */
+static bool profile_again(void *ctx, const struct ustack_sample *s, unsigned int *frames)
+{
+	struct ustack_profile *p = ctx;
+	struct pmemo *m;
+
+	p->memo_ok = !p->failed && !build_key(p, s);
+	if (!p->memo_ok)
+		return false;
+	p->memo_hash = ustack_hash_mem(p->key, p->key_len * sizeof(*p->key), 0);
+	m = memo_find(p);
+	if (!m)
+		return false;
+	*frames = m->frames;
+	stack_count(p, m->st, s);
+	return true;
+}
+
 /*
  * The render stage's callback: count one sample with its frames (kernel
  * frames first, then user frames, leaf first, inlined calls expanded).
@@ -599,28 +721,27 @@ static int profile_sample(void *ctx, const struct ustack_rendered *r)
 {
 	const struct ustack_sample *s = r->sample;
 	struct ustack_profile *p = ctx;
+	bool memo_ok = p->memo_ok;
 	struct pstack *st;
 	uint32_t comm;
 	int ev;
 
+	p->memo_ok = false;
 	if (p->failed)
 		return 0;
 	ev = event_id(p, s);
 	comm = intern(p, s->comm ? s->comm : "<...>");
 	if (ev < 0 || sample_locs(p, s, r->rf, r->nr, r->raw))
 		return 0;
+	if (p->event_root &&
+	    cur_push(p, pseudo_loc(p, pstr(p, p->events[ev].short_name), PF_COMM)))
+		return 0;
 	st = stack_get(p, ev, comm);
 	if (!st)
 		return 0;
-	st->count++;
-	p->events[ev].count++;
-	if (!p->samples || s->ts < p->first_ts)
-		p->first_ts = s->ts;
-	if (s->ts > p->last_ts)
-		p->last_ts = s->ts;
-	p->samples++;
-	if (p->keep_order)
-		order_add(p, st);
+	stack_count(p, st, s);
+	if (memo_ok && r->stable)
+		memo_add(p, st, r->frames);
 	return 0;
 }
 
@@ -633,7 +754,22 @@ void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c
 {
 	memset(c, 0, sizeof(*c));
 	c->sample = profile_sample;
+	c->again = profile_again;
 	c->ctx = p;
+}
+
+/**
+ * ustack_profile_set_event_root - the event's name as every stack's root
+ * @p:		the profile, before its first sample
+ * @on:		whether
+ *
+ * Each stack then ends (outermost) in a location named after its event:
+ * pprof's root, and above the task name in the flame graph and speedscope,
+ * so that a profile of several events splits by event at its root.
+ */
+void ustack_profile_set_event_root(struct ustack_profile *p, bool on)
+{
+	p->event_root = on;
 }
 
 /**
@@ -694,4 +830,96 @@ void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64 " to %" PRIu64 ".%06" PRIu64
 		 " (%.3f s)", a / 1000000000, a % 1000000000 / 1000,
 		 b / 1000000000, b % 1000000000 / 1000, (b - a) / 1e9);
+}
+
+/**
+ * ustack_profile_dso - the file a frame is in, as --top and --tree name it
+ * @p:		the profile
+ * @f:		the frame
+ *
+ * The base name of its path; "[kernel.kallsyms]" and "[jit]" as perf
+ * names them; "[unknown]" for the notes and addresses in no file.
+ */
+const char *ustack_profile_dso(const struct ustack_profile *p, const struct pframe *f)
+{
+	const char *path, *base;
+
+	if (f->dso) {
+		path = pstr(p, f->dso);
+		base = strrchr(path, '/');
+		return base && base[1] ? base + 1 : path;
+	}
+	if (f->cls == PF_KERNEL || (f->cls == PF_UNRESOLVED && f->suffix &&
+				    !strcmp(pstr(p, f->suffix), "_[k]")))
+		return "[kernel.kallsyms]";
+	return f->cls == PF_JIT ? "[jit]" : "[unknown]";
+}
+
+/**
+ * ustack_profile_put_text - print a name from a trace, at most @max bytes
+ * @fp:		where to
+ * @s:		the name (untrusted: control characters become '?')
+ * @max:	at most this many bytes; past them the name ends in "..."
+ *		(within @max)
+ *
+ * Returns the bytes printed.
+ */
+size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max)
+{
+	size_t len = strlen(s), n, i;
+	bool cut = len > max;
+
+	n = cut ? (max > 3 ? max - 3 : 0) : len;
+	for (i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' : s[i], fp);
+	if (cut) {
+		fputs("..." + (max < 3 ? 3 - max : 0), fp);
+		n = max;
+	}
+	return n;
+}
+
+static int event_count_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ustack_profile *p = arg;
+	uint64_t x = p->events[*(const uint32_t *)a].count;
+	uint64_t y = p->events[*(const uint32_t *)b].count;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(pstr(p, p->events[*(const uint32_t *)a].name),
+		      pstr(p, p->events[*(const uint32_t *)b].name));
+}
+
+/* Events named in the first line of --top and --tree, the largest first */
+#define EVENTS_NAMED	4
+
+/**
+ * ustack_profile_put_events - "4000 events: E1 3000, E2 1000" (no newline)
+ * @p:		the profile
+ * @fp:		where to
+ *
+ * The largest events first, at most four of them, then how many more.
+ */
+void ustack_profile_put_events(const struct ustack_profile *p, FILE *fp)
+{
+	uint32_t *v = malloc((p->nr_events + 1) * sizeof(*v));
+	size_t i, n = p->nr_events;
+
+	fprintf(fp, "%" PRIu64 " event%s", p->samples, p->samples == 1 ? "" : "s");
+	if (!v || !n) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	qsort_r(v, n, sizeof(*v), event_count_cmp, (void *)p);
+	for (i = 0; i < n && i < EVENTS_NAMED; i++) {
+		fputs(i ? ", " : ": ", fp);
+		ustack_profile_put_text(fp, pstr(p, p->events[v[i]].name), SIZE_MAX);
+		fprintf(fp, " %" PRIu64, p->events[v[i]].count);
+	}
+	if (n > EVENTS_NAMED)
+		fprintf(fp, " and %zu more", n - EVENTS_NAMED);
+	free(v);
 }

@@ -84,6 +84,7 @@
 #include "ustack-dwarf.h"
 #include "ustack-err.h"
 #include "ustack-events.h"
+#include "ustack-filter.h"
 #include "ustack-hash.h"
 #include "ustack-list.h"
 #include "ustack-mapdb.h"
@@ -302,6 +303,8 @@ struct ustack_session {
 
 	uint64_t			now;
 	uint64_t			nocookie_deadline;
+	uint64_t			first_event_ts;	/* for opts.filter's times */
+	bool				seen_event;
 	struct ustack_stats		stats;
 	struct pool			samples;	/* struct usample */
 	struct pool			stks;		/* struct ustk */
@@ -569,14 +572,20 @@ static bool comm_listed(const struct ustack_session_opts *opts, const char *comm
 	return false;
 }
 
-/* The pid and comm filters: by the time a sample goes out, its group is known. */
+/*
+ * The pid and comm filters, then the others of opts.filter (events,
+ * threads, files, times): by the time a sample goes out, its group is
+ * known and its frames are bound to their files.
+ */
 static bool sample_wanted(const struct ustack_session *s, const struct ustack_sample *pub)
 {
 	const struct ustack_session_opts *opts = &s->opts;
 
 	if (opts->nr_pids && !pid_listed(opts, pub->pid, pub->tgid))
 		return false;
-	return !opts->nr_comms || comm_listed(opts, pub->comm);
+	if (opts->nr_comms && !comm_listed(opts, pub->comm))
+		return false;
+	return ustack_filter_match(opts->filter, pub, s->first_event_ts);
 }
 
 /* Counted whether or not the filters let it through. */
@@ -597,8 +606,12 @@ static void deliver(struct ustack_session *s, struct usample *smp)
 	}
 	count_sample(s, pub, st);
 	/* after a failure the samples may lack what was not kept: none goes out */
-	if (s->fn && !s->opts.count_only && !s->err && sample_wanted(s, pub))
+	if (!s->fn || s->opts.count_only || s->err)
+		return;
+	if (sample_wanted(s, pub))
 		s->fn(pub, s->ctx);
+	else
+		s->stats.filtered++;
 }
 
 static void drain_ordered(struct ustack_session *s)
@@ -1044,6 +1057,11 @@ static struct usample *sample_new(struct ustack_session *s, struct tep_record *r
 	struct usample *smp;
 
 	s->stats.events++;
+	/* records come in time order: the first is the earliest */
+	if (!s->seen_event) {
+		s->first_event_ts = rec->ts;
+		s->seen_event = true;
+	}
 	if (over_budget(s))
 		return NULL;
 	smp = pool_get(&s->samples, sizeof(*smp));

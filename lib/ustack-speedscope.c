@@ -3,7 +3,8 @@
  * speedscope files (https://www.speedscope.app/file-format-schema.json):
  * one "sampled" profile per traced event, samples in the order the events
  * came in (a run of one stack is one sample with its weight), each stack
- * root first: the task name, then the frames as folded stacks name them.
+ * root first: the event's name with event_root, the task name, then the
+ * frames as folded stacks name them.
  * Weights are counts: speedscope's Time Order view shows the order of the
  * events, not the time between them.
  */
@@ -65,16 +66,25 @@ static void put_frames(const struct ustack_profile *p, const uint32_t *comm_idx,
 	fputs("]},\n", fp);
 }
 
-/* Root first: the task, then the locations outermost first, each caller first */
+/*
+ * Root first: the event with event_root (the outermost location), the
+ * task, then the locations outermost first, each caller first
+ */
 static void put_stack(const struct ustack_profile *p, const struct pstack *st,
 		      const uint32_t *comm_idx, FILE *fp)
 {
 	const uint32_t *locs = &p->stack_locs[st->first_loc];
+	uint32_t i, j, nr = st->nr_locs;
 	const struct ploc *l;
-	uint32_t i, j;
 
-	fprintf(fp, "[%u", comm_idx[st->comm]);
-	for (i = st->nr_locs; i > 0; i--) {
+	fputc('[', fp);
+	if (p->event_root && nr) {
+		nr--;
+		l = p->locs[locs[nr]];
+		fprintf(fp, "%u,", p->lines[l->first_line].frame);
+	}
+	fprintf(fp, "%u", comm_idx[st->comm]);
+	for (i = nr; i > 0; i--) {
 		l = p->locs[locs[i - 1]];
 		for (j = l->nr_lines; j > 0; j--)
 			fprintf(fp, ",%u", p->lines[l->first_line + j - 1].frame);

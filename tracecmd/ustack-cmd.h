@@ -7,7 +7,8 @@
  *   ustack-opts.c	the command line (argp)
  *   ustack-run.c	what every mode shares: session, render stage, and its
  *			consumers (printer, profile) attached in one place
- *   ustack-profiles.c	--flamegraph, --pprof, --speedscope files at the end
+ *   ustack-profiles.c	--flamegraph, --pprof, --speedscope files, --top and
+ *			--tree at the end
  *   ustack-capture.c	live and record: the instance, readers, main loop
  *   ustack-child.c	the command we launch: held before exec, reaped
  *   ustack-report.c	report: a trace.dat reader fed to the session
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "ustack-filter.h"
 #include "ustack-output.h"
 #include "ustack-profile.h"
 #include "ustack-render.h"
@@ -47,6 +49,13 @@ enum ustack_mode {
 	MODE_LIVE,
 	MODE_RECORD,
 	MODE_REPORT,
+};
+
+/* --tree's direction */
+enum ustack_tree_mode {
+	TREE_NONE,
+	TREE_CALLER,		/* from the outermost frames down to the leaves */
+	TREE_CALLEE,		/* from the leaves up to their callers */
 };
 
 /* -e SYSTEM[:EVENT] [-f FILTER] */
@@ -86,6 +95,19 @@ struct ustack_opts {
 	const char		*pprof;		/* --pprof FILE.pb.gz */
 	const char		*speedscope;	/* --speedscope FILE.json */
 	bool			reverse;	/* --reverse: the flame graph of callers */
+	bool			top;		/* --top[=N] */
+	unsigned long		top_n;		/* its N, 0: every row */
+	enum ustack_tree_mode	tree;		/* --tree[=caller|callee] */
+	enum ustack_sort_key	sort[USTACK_SORT_NR]; /* --sort keys, in order */
+	int			nr_sort;
+	double			percent_limit;	/* --percent-limit, < 0: not given */
+	bool			event_root;	/* --event-root */
+	int			*tids;		/* --tid */
+	int			nr_tids;
+	char			**dsos;		/* --dso */
+	int			nr_dsos;
+	struct ustack_time_bound since;		/* --since */
+	struct ustack_time_bound until;		/* --until */
 	struct ustack_output_opts out;
 	struct ustack_resolver_opts resolve;
 	char			**cmd;
@@ -94,6 +116,8 @@ struct ustack_opts {
 void ustack_parse_args(struct ustack_opts *o, int argc, char **argv);
 bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char *name);
 bool ustack_opts_profile(const struct ustack_opts *o);
+bool ustack_opts_profiled(const struct ustack_opts *o);
+bool ustack_opts_filtered(const struct ustack_opts *o);
 
 /* ------------------------------------------------------------------ */
 /* ustack-run.c                                                       */
@@ -107,7 +131,10 @@ bool ustack_opts_profile(const struct ustack_opts *o);
  * @resolver:	symbolizer (when printing or unwinding)
  * @unwinder:	CFI unwinder of stack copies (--call-graph=dwarf, report)
  * @printer:	prints samples (live and report; NULL when recording)
- * @profile:	aggregates them for --flamegraph, --pprof, --speedscope
+ * @profile:	aggregates them for --flamegraph, --pprof, --speedscope,
+ *		--top and --tree
+ * @filter:	the samples shown (report's -e, --tid, --dso, --since,
+ *		--until), NULL: all
  * @output_failed: stdout went away (| head) or could not be written:
  *		the run stops
  * @output_errno: why, for the one line that says it (EPIPE: none)
@@ -121,6 +148,7 @@ struct ustack_run {
 	struct ustack_render		*render;
 	struct ustack_output		*printer;
 	struct ustack_profile		*profile;
+	struct ustack_filter		*filter;
 	bool				output_failed;
 	int				output_errno;
 };
@@ -134,6 +162,7 @@ void ustack_run_close(struct ustack_run *run);
 /* ustack-profiles.c                                                  */
 /* ------------------------------------------------------------------ */
 
+void ustack_profiles_print(struct ustack_run *run);
 void ustack_profiles_write(struct ustack_run *run);
 
 /* ------------------------------------------------------------------ */

@@ -42,6 +42,15 @@ enum {
 	OPT_MAX_STACK,
 	OPT_CALL_GRAPH,
 	OPT_WHY,
+	OPT_TOP,
+	OPT_TREE,
+	OPT_SORT,
+	OPT_PERCENT_LIMIT,
+	OPT_EVENT_ROOT,
+	OPT_TID,
+	OPT_DSO,
+	OPT_SINCE,
+	OPT_UNTIL,
 };
 
 /* --version and -V, as trace-cmd and perf have a version command/option */
@@ -66,13 +75,16 @@ static const char doc[] =
 "  trace-cmd ustack --folded -d 10 -c -- make | flamegraph.pl > make.svg\n"
 "  trace-cmd ustack record -o trace.dat -e sched:sched_switch -- ./server\n"
 "  trace-cmd ustack report -i trace.dat --perf-script\n"
+"  trace-cmd ustack report -i trace.dat --top=10 --tree=callee\n"
+"  trace-cmd ustack report -e 'syscalls:*openat' --since +2 --folded\n"
 "  trace-cmd report -i trace.dat             the same file with stock trace-cmd\n";
 
 static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to trace (live and record):", 1 },
 	{ "event", 'e', "SYSTEM[:EVENT]", 0,
 	  "Trace this event (shell patterns allowed; repeatable). Default: every "
-	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events)", 1 },
+	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events). "
+	  "Report: only show these events", 1 },
 	{ "filter", 'f', "FILTER", 0, "Filter for the preceding -e (kernel filter syntax)", 1 },
 	{ "pid", 'P', "PID[,PID...]", 0,
 	  "Trace these tasks (report: only show these pids)", 1 },
@@ -117,7 +129,6 @@ static struct argp_option options[] = {
 	  "Write a pprof profile (go tool pprof, Pyroscope, Parca) at the end", 4 },
 	{ "speedscope", OPT_SPEEDSCOPE, "FILE.json", 0,
 	  "Write a speedscope profile at the end", 4 },
-	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 4 },
 	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
 	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
 	{ "why", OPT_WHY, NULL, 0,
@@ -133,6 +144,33 @@ static struct argp_option options[] = {
 	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
 	  "Look for debug files in DIR too: .build-id/xx/rest.debug, debuglink names (repeatable)", 4 },
 	{ "quiet", 'q', NULL, 0, "No progress line and no summary", 4 },
+	{ NULL, 0, NULL, 0, "Filters (live and report; every output):", 5 },
+	{ "comm", OPT_COMM, "COMM", 0, "Only show tasks named COMM (repeatable)", 5 },
+	{ "tid", OPT_TID, "TID[,TID...]", 0, "Only show these threads", 5 },
+	{ "dso", OPT_DSO, "FILE", 0,
+	  "Only show stacks with a user frame in FILE: its path or base name, shell "
+	  "patterns allowed (repeatable)", 5 },
+	{ "since", OPT_SINCE, "TIME", 0,
+	  "Only show events from TIME on: a timestamp as printed (920.105459), or "
+	  "+SECONDS after the first event", 5 },
+	{ "until", OPT_UNTIL, "TIME", 0,
+	  "Only show events up to TIME (included), as --since", 5 },
+	{ NULL, 0, NULL, 0, "Analysis (live and report, printed at the end):", 6 },
+	{ "top", OPT_TOP, "N", OPTION_ARG_OPTIONAL,
+	  "A table per function: self % (the event was in it), total % (in it or what "
+	  "it called) and their counts, sorted by self; the first N rows", 6 },
+	{ "tree", OPT_TREE, "caller|callee", OPTION_ARG_OPTIONAL,
+	  "The call tree from the outermost frames (caller, the default) or from the "
+	  "leaves up to their callers (callee), each branch with its share", 6 },
+	{ "sort", OPT_SORT, "KEY[,KEY...]", 0,
+	  "--top's rows: per sym (the default), dso, comm, event or a pair such as "
+	  "dso,sym; --tree: comm and event group it, dso names each function's file", 6 },
+	{ "percent-limit", OPT_PERCENT_LIMIT, "PCT", 0,
+	  "Leave out --top's rows whose total is under PCT % (default 0); fold --tree's "
+	  "branches under it (default 0.5)", 6 },
+	{ "event-root", OPT_EVENT_ROOT, NULL, 0,
+	  "The event name as the root frame of --folded, --flamegraph, --pprof, "
+	  "--speedscope and --tree: a recording of several events splits by event", 6 },
 	/* trace-cmd's commands all take -h */
 	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
@@ -162,25 +200,26 @@ static void add_event(struct ustack_opts *o, const char *arg, struct argp_state 
  * strsep(), not strtok(): an empty item ("-P ,", "-P 1,,2") is a typo to
  * refuse, never skipped; "-P ," would otherwise trace the whole system.
  */
-static void add_pids(struct ustack_opts *o, const char *arg, struct argp_state *state)
+static void add_pids(int **pids, int *nr, const char *what, const char *arg,
+		     struct argp_state *state)
 {
 	char *copy = strdup(arg), *rest = copy, *tok, *end;
 	long pid;
 
 	if (!copy)
-		argp_failure(state, 1, ENOMEM, "-P");
+		argp_failure(state, 1, ENOMEM, "%s", what);
 	while ((tok = strsep(&rest, ","))) {
 		if (!*tok)
-			argp_error(state, "bad pid list '%s' (an empty item)", arg);
+			argp_error(state, "bad %s list '%s' (an empty item)", what, arg);
 		errno = 0;
 		pid = strtol(tok, &end, 10);
 		/* pid_t is an int: a larger number must not wrap to another pid */
 		if (errno || *end || pid <= 0 || pid > INT_MAX)
-			argp_error(state, "bad pid '%s'", tok);
-		o->pids = realloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
-		if (!o->pids)
-			argp_failure(state, 1, ENOMEM, "-P");
-		o->pids[o->nr_pids++] = pid;
+			argp_error(state, "bad %s '%s'", what, tok);
+		*pids = realloc(*pids, (*nr + 1) * sizeof(**pids));
+		if (!*pids)
+			argp_failure(state, 1, ENOMEM, "%s", what);
+		(*pids)[(*nr)++] = pid;
 	}
 	free(copy);
 }
@@ -286,6 +325,80 @@ static double parse_duration(const char *arg, struct argp_state *state)
 	return d;
 }
 
+/* --percent-limit: a decimal percentage, digits and a dot only */
+static double parse_percent(const char *arg, struct argp_state *state)
+{
+	const char *p;
+	char *end;
+	double d;
+
+	for (p = arg; *p; p++)
+		if ((*p < '0' || *p > '9') && *p != '.')
+			break;
+	errno = 0;
+	d = strtod(arg, &end);
+	if (!*arg || *p || *end || errno || !isfinite(d) || d > 100)
+		argp_error(state, "bad --percent-limit '%s' (want a percentage from 0 to 100)",
+			   arg);
+	return d;
+}
+
+/* --sort KEY[,KEY...]: each key once */
+static void parse_sort(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	static const char * const names[USTACK_SORT_NR] = {
+		[USTACK_SORT_SYM] = "sym", [USTACK_SORT_DSO] = "dso",
+		[USTACK_SORT_COMM] = "comm", [USTACK_SORT_EVENT] = "event",
+	};
+	char *copy = strdup(arg), *rest = copy, *tok;
+	int k, i;
+
+	if (!copy)
+		argp_failure(state, 1, ENOMEM, "--sort");
+	o->nr_sort = 0;
+	while ((tok = strsep(&rest, ","))) {
+		for (k = 0; k < USTACK_SORT_NR; k++)
+			if (!strcmp(tok, names[k]))
+				break;
+		if (k == USTACK_SORT_NR)
+			argp_error(state, "bad --sort key '%s' (want sym, dso, comm or event)", tok);
+		for (i = 0; i < o->nr_sort; i++)
+			if (o->sort[i] == (enum ustack_sort_key)k)
+				argp_error(state, "--sort names '%s' twice", tok);
+		o->sort[o->nr_sort++] = k;
+	}
+	free(copy);
+}
+
+static void parse_tree(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	if (!arg || !strcmp(arg, "caller"))
+		o->tree = TREE_CALLER;
+	else if (!strcmp(arg, "callee"))
+		o->tree = TREE_CALLEE;
+	else
+		argp_error(state, "bad --tree '%s' (want caller or callee)", arg);
+}
+
+static void parse_time(const char *arg, const char *what, struct ustack_time_bound *b,
+		       struct argp_state *state)
+{
+	if (ustack_time_parse(arg, b))
+		argp_error(state, "bad %s '%s' (want a timestamp as printed, such as "
+			   "920.105459, or +SECONDS after the first event)", what, arg);
+}
+
+/* --dso FILE, repeatable */
+static void add_dso(struct ustack_opts *o, const char *arg, struct argp_state *state)
+{
+	if (!*arg)
+		argp_error(state, "--dso wants a file name or pattern");
+	o->dsos = realloc(o->dsos, (o->nr_dsos + 1) * sizeof(*o->dsos));
+	if (!o->dsos)
+		argp_failure(state, 1, ENOMEM, "--dso");
+	o->dsos[o->nr_dsos++] = (char *)arg;
+}
+
 /*
  * A --symfs that does not exist would leave every frame [unknown] and the
  * run silent about why: it must be a directory now.
@@ -361,6 +474,60 @@ static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
 			   "(--stack-source=tracefs-deferred or perf)");
 }
 
+/*
+ * What only shapes what is printed: record prints nothing but its
+ * summary, and keeps every event in the file for report to choose from.
+ */
+static const char *printed_only(const struct ustack_opts *o)
+{
+	if (o->top)
+		return "--top";
+	if (o->tree)
+		return "--tree";
+	if (o->nr_sort)
+		return "--sort";
+	if (o->percent_limit >= 0)
+		return "--percent-limit";
+	if (o->event_root)
+		return "--event-root";
+	if (o->nr_tids)
+		return "--tid";
+	if (o->nr_dsos)
+		return "--dso";
+	if (o->since.set)
+		return "--since";
+	return o->until.set ? "--until" : NULL;
+}
+
+static void check_analysis(struct ustack_opts *o, struct argp_state *state)
+{
+	const char *opt = printed_only(o);
+
+	if (o->mode == MODE_RECORD && opt)
+		argp_error(state, "%s only applies to what is printed: use it live or with "
+			   "report (record keeps every event)", opt);
+	if ((o->nr_sort || o->percent_limit >= 0) && !o->top && !o->tree)
+		argp_error(state, "--sort and --percent-limit are for --top and --tree");
+	if (o->event_root && o->out.mode != USTACK_OUTPUT_FOLDED && !ustack_opts_profile(o) &&
+	    !o->tree)
+		argp_error(state, "--event-root is for --folded, --flamegraph, --pprof, "
+			   "--speedscope and --tree");
+	if (o->since.set && o->until.set && o->since.relative == o->until.relative &&
+	    o->since.us > o->until.us)
+		argp_error(state, "--since is after --until: no event would be shown");
+}
+
+/* Some -e has its -f */
+static bool any_filter(const struct ustack_opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->nr_events; i++)
+		if (o->events[i].filter)
+			return true;
+	return false;
+}
+
 static void check_opts(struct ustack_opts *o, struct argp_state *state)
 {
 	bool capture = o->mode != MODE_REPORT;
@@ -370,8 +537,11 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 			argp_error(state, "report takes no command");
 		if (o->output)
 			argp_error(state, "-o is for record (report reads -i)");
-		if (o->nr_events || o->children || o->duration || o->buffer_kb || o->clock)
-			argp_error(state, "-e/-f/-c/-d/-b/-C only apply when recording");
+		if (o->children || o->duration || o->buffer_kb || o->clock)
+			argp_error(state, "-c/-d/-b/-C only apply when recording");
+		if (o->nr_events && any_filter(o))
+			argp_error(state, "-f only applies when recording (report: -e "
+				   "alone chooses the events shown)");
 	} else if (o->input) {
 		argp_error(state, "-i is for report");
 	}
@@ -384,6 +554,7 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 			   "recorded file (report -i FILE) or live");
 	if (o->reverse && !o->flamegraph)
 		argp_error(state, "--reverse is for --flamegraph");
+	check_analysis(o, state);
 	check_call_graph(o, state);
 }
 
@@ -403,7 +574,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->events[o->nr_events - 1].filter = strdup(arg);
 		break;
 	case 'P':
-		add_pids(o, arg, state);
+		add_pids(&o->pids, &o->nr_pids, "pid", arg, state);
 		break;
 	case 'c':
 		o->children = true;
@@ -501,6 +672,34 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CALL_GRAPH:
 		parse_call_graph(o, arg, state);
 		break;
+	case OPT_TOP:
+		o->top = true;
+		o->top_n = arg ? parse_ulong(arg, "--top", 1, 1000000000, state) : 0;
+		break;
+	case OPT_TREE:
+		parse_tree(o, arg, state);
+		break;
+	case OPT_SORT:
+		parse_sort(o, arg, state);
+		break;
+	case OPT_PERCENT_LIMIT:
+		o->percent_limit = parse_percent(arg, state);
+		break;
+	case OPT_EVENT_ROOT:
+		o->event_root = true;
+		break;
+	case OPT_TID:
+		add_pids(&o->tids, &o->nr_tids, "tid", arg, state);
+		break;
+	case OPT_DSO:
+		add_dso(o, arg, state);
+		break;
+	case OPT_SINCE:
+		parse_time(arg, "--since", &o->since, state);
+		break;
+	case OPT_UNTIL:
+		parse_time(arg, "--until", &o->until, state);
+		break;
 	case OPT_STACK_SOURCE:
 		if (!strcmp(arg, "tracefs-deferred"))
 			o->source = USTACK_SOURCE_DEFERRED;
@@ -559,13 +758,18 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 	o->resolve.debuginfod = getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS");
 	o->mem_budget = mem_budget();
 	o->out.mode = USTACK_OUTPUT_STACKS;
+	o->percent_limit = -1;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
+	o->out.fold_event = o->event_root;
 	if (o->mode == MODE_RECORD && !o->output)
 		o->output = "trace.dat";
 	if (o->mode == MODE_REPORT && !o->input)
 		o->input = "trace.dat";
-	/* profiles go to their files; stacks on stdout only when asked for */
-	if (ustack_opts_profile(o) && !o->text_set)
+	/*
+	 * profiles go to their files, --top and --tree to the end of the
+	 * output; stacks on stdout only when asked for
+	 */
+	if (ustack_opts_profiled(o) && !o->text_set)
 		o->out.mode = USTACK_OUTPUT_NONE;
 	/*
 	 * The symbolizer reads line tables only for lines asked for: a
@@ -583,6 +787,27 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 bool ustack_opts_profile(const struct ustack_opts *o)
 {
 	return o->flamegraph || o->pprof || o->speedscope;
+}
+
+/**
+ * ustack_opts_profiled - whether the run keeps a profile: for its files,
+ *	--top or --tree
+ * @o:		the command line
+ */
+bool ustack_opts_profiled(const struct ustack_opts *o)
+{
+	return ustack_opts_profile(o) || o->top || o->tree;
+}
+
+/**
+ * ustack_opts_filtered - whether the session chooses samples by what
+ *	struct ustack_filter knows (report's -e, --tid, --dso, --since, --until)
+ * @o:		the command line
+ */
+bool ustack_opts_filtered(const struct ustack_opts *o)
+{
+	return (o->mode == MODE_REPORT && o->nr_events) || o->nr_tids || o->nr_dsos ||
+	       o->since.set || o->until.set;
 }
 
 /**

@@ -88,6 +88,52 @@ static int speedscope(const struct ustack_profile *p, const void *opts, FILE *fp
 	return ustack_speedscope_write(p, fp);
 }
 
+/* --sort's keys as the table and the tree take them */
+static void sort_keys(const struct ustack_opts *o, enum ustack_sort_key *keys,
+		      unsigned int *nr)
+{
+	int i;
+
+	for (i = 0; i < o->nr_sort; i++)
+		keys[i] = o->sort[i];
+	*nr = o->nr_sort;
+}
+
+/**
+ * ustack_profiles_print - print --top and --tree at the end of the output
+ * @run: the run, its session flushed, its other output printed
+ *
+ * A write error (stdout gone) marks the run's output failed.
+ */
+void ustack_profiles_print(struct ustack_run *run)
+{
+	const struct ustack_opts *o = run->o;
+	struct ustack_top_opts to = {
+		.max_rows = o->top_n,
+		.percent_limit = o->percent_limit > 0 ? o->percent_limit : 0,
+	};
+	struct ustack_tree_opts tro = {
+		.callee = o->tree == TREE_CALLEE, .percent_limit = o->percent_limit,
+	};
+
+	if (run->output_failed)
+		return;
+	sort_keys(o, to.keys, &to.nr_keys);
+	sort_keys(o, tro.keys, &tro.nr_keys);
+	if (o->top && ustack_top_write(run->profile, &to, stdout))
+		goto failed;
+	if (o->top && o->tree)
+		putchar('\n');
+	if (o->tree && ustack_tree_write(run->profile, &tro, stdout))
+		goto failed;
+	return;
+failed:
+	if (errno != EIO && errno != EPIPE)
+		die("cannot print %s: %s", o->top ? "--top" : "--tree", strerror(errno));
+	run->output_failed = true;
+	run->output_errno = errno;
+}
+
 /**
  * ustack_profiles_write - write the files the command line asked for
  * @run: the run, its session flushed

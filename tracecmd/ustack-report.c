@@ -15,6 +15,7 @@
  * go to the session merged by time with the others, as they did live.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,28 @@ static bool all_unknown(struct report *r, const char *file)
 	return true;
 }
 
+/*
+ * report -e: each pattern must name an event the file has a format of;
+ * a typo would otherwise show nothing and say nothing.
+ */
+static void check_events(const struct ustack_opts *o, struct tep_handle *tep)
+{
+	struct tep_event **all = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	const struct event_spec *e;
+	int i, j;
+
+	for (i = 0; i < o->nr_events; i++) {
+		e = &o->events[i];
+		for (j = 0; all && all[j]; j++)
+			if (!fnmatch(e->system, all[j]->system, 0) &&
+			    (!e->event || !fnmatch(e->event, all[j]->name, 0)))
+				break;
+		if (!all || !all[j])
+			die("-e %s%s%s: %s has no such event", e->system, e->event ? ":" : "",
+			    e->event ? e->event : "", o->input);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The crash guard                                                    */
 /* ------------------------------------------------------------------ */
@@ -253,6 +276,7 @@ void ustack_report(struct ustack_opts *o)
 	if (ustack_tracedat_open(o->input, o->instance,
 				 ustack_output_needs_kernel_symbols(&o->out), &r.td) < 0)
 		die("%s", ustack_tracedat_strerror(r.td, msg, sizeof(msg)));
+	check_events(o, ustack_tracedat_tep(r.td));
 	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
 	read_markers(&r);
 	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);

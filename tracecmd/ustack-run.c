@@ -42,6 +42,34 @@ static void on_sample(const struct ustack_sample *smp, void *data)
 	}
 }
 
+/*
+ * The filter of the samples shown, beside the session's pids and task
+ * names: report's -e (live, the kernel traces only those), --tid,
+ * --dso, --since, --until. One place: every output gets what it lets
+ * through.
+ */
+static struct ustack_filter *open_filter(const struct ustack_opts *o)
+{
+	struct ustack_filter *f;
+	int i, err = 0;
+
+	if (!ustack_opts_filtered(o))
+		return NULL;
+	f = ustack_filter_new();
+	if (!f)
+		die("out of memory");
+	for (i = 0; o->mode == MODE_REPORT && i < o->nr_events; i++)
+		err |= ustack_filter_add_event(f, o->events[i].system, o->events[i].event);
+	for (i = 0; i < o->nr_tids; i++)
+		err |= ustack_filter_add_tid(f, o->tids[i]);
+	for (i = 0; i < o->nr_dsos; i++)
+		err |= ustack_filter_add_dso(f, o->dsos[i]);
+	ustack_filter_set_time(f, &o->since, &o->until);
+	if (err)
+		die("out of memory");
+	return f;
+}
+
 static void open_session(struct ustack_run *run, struct tep_handle *tep, bool live,
 			 bool print)
 {
@@ -62,6 +90,8 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	so.comms = (const char * const *)o->comms;
 	so.nr_comms = o->nr_comms;
 	so.mem_budget = o->mem_budget;
+	run->filter = open_filter(o);
+	so.filter = run->filter;
 	run->events = ustack_events_new(tep);
 	if (!run->events)
 		die("out of memory");
@@ -79,7 +109,7 @@ static void attach(struct ustack_run *run, const struct ustack_consumer *c)
 /*
  * The render stage and its consumers, peers: the printer (unless only
  * profiles are asked for) and the profile the flame graph, pprof and
- * speedscope files are written from.
+ * speedscope files, --top and --tree are written from.
  */
 static void open_render(struct ustack_run *run, struct tep_handle *tep, bool live)
 {
@@ -102,11 +132,12 @@ static void open_render(struct ustack_run *run, struct tep_handle *tep, bool liv
 		ustack_output_consumer(run->printer, &c);
 		attach(run, &c);
 	}
-	if (ustack_opts_profile(run->o)) {
+	if (ustack_opts_profiled(run->o)) {
 		/* speedscope shows samples in time order: keep it */
 		run->profile = ustack_profile_new(run->o->speedscope);
 		if (!run->profile)
 			die("out of memory");
+		ustack_profile_set_event_root(run->profile, run->o->event_root);
 		ustack_profile_consumer(run->profile, &c);
 		attach(run, &c);
 	}
@@ -166,11 +197,13 @@ void ustack_run_finish(struct ustack_run *run)
 	if (run->render && !run->output_failed &&
 	    (ustack_render_finish(run->render) < 0 || fflush(stdout) == EOF))
 		output_failed(run);
+	if (run->profile) {
+		ustack_profiles_print(run);
+		ustack_profiles_write(run);
+	}
 	if (run->output_failed && run->output_errno != EPIPE)
 		ustack_warning("cannot write the standard output: %s",
 			       strerror(run->output_errno));
-	if (run->profile)
-		ustack_profiles_write(run);
 	if (run->o->quiet)
 		return;
 	ustack_output_summary(run->render, stderr, ustack_session_stats(run->session));
@@ -187,6 +220,7 @@ void ustack_run_close(struct ustack_run *run)
 	ustack_unwinder_free(run->unwinder);
 	ustack_resolver_free(run->resolver);
 	ustack_session_free(run->session);
+	ustack_filter_free(run->filter);
 	ustack_events_free(run->events);
 	memset(run, 0, sizeof(*run));
 }

@@ -161,7 +161,7 @@ print("%dx%d" % struct.unpack(">II", d[16:24]))' "$png"
 	# script of the flame graphs changes)
 	sed -n '/^\/\/ SPDX-License-Identifier/,/^})();$/p' "$svg" | diff - "$ROOT/lib/ustack-flamegraph.js"
 	# which output for which viewer: a row per output option of --help
-	for o in --flamegraph --pprof --speedscope --folded --perf-script; do
+	for o in --flamegraph --pprof --speedscope --folded --perf-script --top --tree; do
 		"$USTACK" --help | grep -q -- "$o" || { echo "$o is not in --help"; return 1; }
 		grep -qE "^\| [^|]+ \| \`$o( [^\`]*)?\` \| [^|]+ \|$" "$readme" ||
 			{ echo "no row for $o"; return 1; }
@@ -244,6 +244,10 @@ complete_words() {
 	[ "$(complete_words trace-cmd-ustack --event syscalls :)" = sys_enter_getppid ]
 	[ "$(complete_words trace-cmd-ustack -B m)" = mine ]
 	[ "$(complete_words trace-cmd-ustack -C "" | paste -sd' ')" = "global local mono" ]
+	# an option's value after "=", which bash splits the word at
+	[ "$(complete_words trace-cmd-ustack report --tree = cal | paste -sd' ')" = "callee caller" ]
+	[ "$(complete_words trace-cmd-ustack report --tree = | paste -sd' ')" = "callee caller" ]
+	complete_words trace-cmd-ustack report --sort dso | grep -qx dso,sym
 	# after "--" a command
 	complete_words trace-cmd-ustack -e sched -- bas | grep -qx bash
 }
