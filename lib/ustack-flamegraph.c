@@ -22,6 +22,7 @@
 #include "ustack-hash.h"
 #include "ustack-render-int.h"
 #include "ustack-profile-int.h"
+#include "ustack-text.h"
 #include "ustack-flamegraph-js.h"
 
 #define FRAME_ROOT	UINT32_MAX
@@ -388,59 +389,57 @@ static int shape(struct fgraph *g, uint32_t n)
 /* Writing                                                            */
 /* ------------------------------------------------------------------ */
 
-/* @s as XML character data */
-static void put_xml(FILE *fp, const char *s, size_t max)
-{
-	size_t i;
+/*
+ * Strings of the trace are written as the SVG shows them (ustack-text.h):
+ * valid UTF-8, U+FFFD for bytes that are not and for control characters
+ * (XML 1.0 has no place for most of them, not even as &#x..;), both in
+ * the SVG's text and in the script's data, which redraws the labels.
+ */
 
-	for (i = 0; s[i] && i < max; i++) {
-		switch (s[i]) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		default:
-			fputc((unsigned char)s[i] < ' ' ? '?' : s[i], fp);
-		}
+/* @s as XML character data or attribute value */
+static void put_xml(FILE *fp, const char *s)
+{
+	ustack_text_fput(fp, s, USTACK_TEXT_XML);
+}
+
+/*
+ * @s as XML, at most @fit characters: cut with ".." (between characters)
+ * when longer
+ */
+static void put_xml_fit(FILE *fp, const char *s, size_t fit)
+{
+	if (ustack_text_width(s, USTACK_TEXT_XML) <= fit) {
+		put_xml(fp, s);
+		return;
 	}
+	ustack_text_fput_chars(fp, s, fit > 2 ? fit - 2 : 0, USTACK_TEXT_XML);
+	fputs("..", fp);
 }
 
 /* @s as a JSON string inside CDATA: no "]]>", no "</" either */
 static void put_json(FILE *fp, const char *s)
 {
-	const unsigned char *c = (const unsigned char *)s;
-
 	fputc('"', fp);
-	for (; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(fp, "\\%c", *c);
-		else if (*c < ' ' || *c == '<' || *c == '>' || *c == '&' || *c == 0x7f)
-			fprintf(fp, "\\u%04x", *c);
-		else
-			fputc(*c, fp);
-	}
+	ustack_text_fput(fp, s, USTACK_TEXT_JS);
 	fputc('"', fp);
 }
 
 /*
- * FNV-1a (32 bits) of the name's bytes: the script computes the same for
- * the boxes it draws (the palette is in both too).
+ * FNV-1a (32 bits) of the name's bytes as the SVG shows it: the script
+ * computes the same for the boxes it draws (the palette is in both too).
  */
 static uint32_t name_hash(const char *name)
 {
-	const unsigned char *c = (const unsigned char *)name;
+	char *shown = NULL;
+	const unsigned char *c;
 	uint32_t h = 2166136261U;
 
+	if (!ustack_text_plain(name, USTACK_TEXT_UTF8))
+		shown = ustack_text_dup(name, USTACK_TEXT_UTF8);
+	c = (const unsigned char *)(shown ? shown : name);
 	for (; *c; c++)
 		h = (h ^ *c) * 16777619U;
+	free(shown);
 	return h;
 }
 
@@ -559,12 +558,7 @@ static void put_box_element(struct fgraph *g, const struct fnode *nd, uint32_t i
 	if (w >= 3 * CHAR_WIDTH + 6) {
 		fprintf(fp, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
 			box_y(g, nd->depth) + BOX_HEIGHT - 4.5);
-		if (strlen(name) > fit) {
-			put_xml(fp, name, fit > 2 ? fit - 2 : 0);
-			fputs("..", fp);
-		} else {
-			put_xml(fp, name, fit);
-		}
+		put_xml_fit(fp, name, fit);
 		fputs("</text>", fp);
 	}
 	fputs("</g>\n", fp);
@@ -839,21 +833,17 @@ static void piece_add(struct subtitle *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Characters of UTF-8 text (what its width goes by) */
+/* Characters of text as the SVG shows it (what its width goes by) */
 static size_t text_chars(const char *t)
 {
-	size_t n = 0;
-
-	for (; *t; t++)
-		n += ((unsigned char)*t & 0xc0) != 0x80;
-	return n;
+	return ustack_text_width(t, USTACK_TEXT_XML);
 }
 
 /* Pieces @from to @to joined, ".." at the end where more than @fit characters */
 static void put_line(FILE *fp, const struct subtitle *s, size_t from, size_t to, size_t fit)
 {
 	char *line = NULL;
-	size_t len = 0, i, n = 0;
+	size_t len = 0, i;
 	FILE *m = open_memstream(&line, &len);
 
 	if (!m)
@@ -861,16 +851,7 @@ static void put_line(FILE *fp, const struct subtitle *s, size_t from, size_t to,
 	for (i = from; i < to; i++)
 		fprintf(m, "%s%s", i > from ? DOT : "", s->piece[i]);
 	fclose(m);
-	if (text_chars(line) > fit) {
-		/* cut at a character, not inside one */
-		for (i = 0; line[i] && n < fit - 2; i++)
-			n += ((unsigned char)line[i + 1] & 0xc0) != 0x80;
-		line[i] = '\0';
-		put_xml(fp, line, SIZE_MAX);
-		fputs("..", fp);
-	} else {
-		put_xml(fp, line, SIZE_MAX);
-	}
+	put_xml_fit(fp, line, fit);
 	free(line);
 }
 
@@ -991,14 +972,9 @@ static void put_title(struct fgraph *g)
 		if ((unsigned char)t[i] < ' ')
 			t[i] = ' ';
 	fputs("<title>", fp);
-	put_xml(fp, t, SIZE_MAX);
+	put_xml(fp, t);
 	fprintf(fp, "</title>\n<text id=\"title\" x=\"%u\" y=\"22\">", g->opts.width / 2);
-	if (strlen(t) > fit) {
-		put_xml(fp, t, fit - 2);
-		fputs("..", fp);
-	} else {
-		put_xml(fp, t, SIZE_MAX);
-	}
+	put_xml_fit(fp, t, fit);
 	fputs("</text>\n", fp);
 	free(t);
 }

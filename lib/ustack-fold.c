@@ -10,6 +10,7 @@
 #include "ustack-array.h"
 #include "ustack-fold.h"
 #include "ustack-hash.h"
+#include "ustack-text.h"
 
 struct ustack_fold_line {
 	struct ustack_hnode	node;
@@ -61,52 +62,45 @@ static int buf_reserve(struct ustack_fold *f, size_t more)
 }
 
 /*
- * Names go into a line format: ';' separates frames (becomes ':', as
- * stackcollapse-perf does), control characters would break lines.
+ * Names go into a line format, escaped as for a terminal (ustack-text.h:
+ * control characters would break lines), and ';' separates frames: it
+ * becomes ':', as stackcollapse-perf does (no escape has one). @len is
+ * @s's length, room for 4 times that is reserved (each byte may become
+ * "\xNN").
  */
-static void put_clean(struct ustack_fold *f, const char *s)
+static void put_clean(struct ustack_fold *f, const char *s, size_t len)
 {
-	/* 1: a byte to replace, 2: the end; most names have only the end */
-	static const unsigned char stop[256] = {
-		[0] = 2, [1 ... 31] = 1, [';'] = 1, [0x7f] = 1,
-	};
-	const unsigned char *p = (const unsigned char *)s;
+	char *p = f->buf + f->len, *semi;
 	size_t n;
 
-	for (;;) {
-		for (n = 0; !stop[p[n]]; n++)
-			;
-		memcpy(f->buf + f->len, p, n);
-		f->len += n;
-		p += n;
-		if (stop[*p] == 2)
-			break;
-		f->buf[f->len++] = *p == ';' ? ':' : '?';
-		p++;
-	}
-	f->buf[f->len] = '\0';
+	n = ustack_text_escape(p, 4 * len + 1, s, len, USTACK_TEXT_TERM);
+	f->len += n;
+	for (semi = memchr(p, ';', n); semi; semi = memchr(semi, ';', p + n - semi))
+		*semi = ':';
 }
 
 /**
  * ustack_fold_push - append a frame to the stack being built
  * @f:		the aggregation
- * @name:	frame name; ';' and control characters are replaced
- * @suffix:	annotation appended as is (e.g. "_[k]"), or NULL
+ * @name:	frame name; escaped for a terminal (ustack-text.h), ';'
+ *		replaced
+ * @suffix:	annotation appended (e.g. "_[k]"), or NULL
  *
  * Frames are pushed root (outermost) first. Returns 0 or -1 (no memory;
  * the stack being built is then dropped at commit).
  */
 int ustack_fold_push(struct ustack_fold *f, const char *name, const char *suffix)
 {
-	size_t need = strlen(name) + (suffix ? strlen(suffix) : 0) + 1;
+	size_t len = strlen(name), slen = suffix ? strlen(suffix) : 0;
 
-	if (buf_reserve(f, need))
+	/* escaped, a byte takes 4 at most */
+	if (buf_reserve(f, 4 * (len + slen) + 2))
 		return -1;
 	if (f->len)
 		f->buf[f->len++] = ';';
-	put_clean(f, name);
+	put_clean(f, name, len);
 	if (suffix)
-		put_clean(f, suffix);
+		put_clean(f, suffix, slen);
 	return 0;
 }
 

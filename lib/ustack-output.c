@@ -2,7 +2,10 @@
 /*
  * The text printer: a consumer of the render stage (ustack-render.h) that
  * prints each sample's frames in one of three modes (trace-cmd report
- * style stacks, folded stacks, perf-script text); and the summary.
+ * style stacks, folded stacks, perf-script text); and the summary. Every
+ * string of the trace (task names, event lines, symbols, paths) is
+ * written escaped for a terminal (ustack-text.h); folded lines are
+ * escaped by lib/ustack-fold.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
+#include "ustack-text.h"
 #include "ustack-unwind.h"
 
 struct ustack_output {
@@ -130,23 +134,37 @@ const char *ustack_stats_sync_note(const struct ustack_stats *st)
 /* Stacks mode                                                        */
 /* ------------------------------------------------------------------ */
 
+/* A string of the trace, escaped */
+static void put(struct ustack_output *o, const char *s)
+{
+	ustack_text_fput(o->fp, s, USTACK_TEXT_TERM);
+}
+
+/*
+ * The event line: task name, event and its fields (of the trace, all of
+ * it) escaped as a whole.
+ */
 static void print_header(struct ustack_output *o, const struct ustack_sample *s)
 {
+	const char *comm = s->comm ? s->comm : "<...>";
+	int len = ustack_text_comm_len(comm);
+
 	trace_seq_reset(&o->seq);
 	if (s->record) {
 		/* the name the task had at the event, not the pid's last one */
-		trace_seq_printf(&o->seq, "%16s-%-7d ", s->comm ? s->comm : "<...>", s->pid);
+		trace_seq_printf(&o->seq, "%16.*s-%-7d ", len, comm, s->pid);
 		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",
 				TEP_PRINT_CPU, TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
 	} else {
-		trace_seq_printf(&o->seq, "%16s-%-7d [%03d] %llu.%06llu: %s:",
-				 s->comm ? s->comm : "<...>", s->pid, s->cpu,
+		trace_seq_printf(&o->seq, "%16.*s-%-7d [%03d] %llu.%06llu: %s:",
+				 len, comm, s->pid, s->cpu,
 				 (unsigned long long)s->ts / 1000000000ULL,
 				 (unsigned long long)(s->ts % 1000000000ULL) / 1000,
 				 s->event ? s->event->name : "?");
 	}
 	trace_seq_terminate(&o->seq);
-	fprintf(o->fp, "%s\n", o->seq.buffer);
+	ustack_text_fput_len(o->fp, o->seq.buffer, o->seq.len, USTACK_TEXT_TERM);
+	fputc('\n', o->fp);
 }
 
 static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
@@ -157,7 +175,9 @@ static void print_rframe_raw(struct ustack_output *o, const struct rframe *rf)
 		break;
 	case RF_SYM:
 	case RF_FILE:
-		fprintf(o->fp, "  0x%" PRIx64 " (%s)\n", rf->addr, rf->path);
+		fprintf(o->fp, "  0x%" PRIx64 " (", rf->addr);
+		put(o, rf->path);
+		fputs(")\n", o->fp);
 		break;
 	case RF_UNANNOUNCED:
 		fprintf(o->fp, "  0x%" PRIx64 " [id 0x%" PRIx64 "]\n", rf->addr, rf->id);
@@ -185,6 +205,16 @@ static void end_rframe(struct ustack_output *o, const struct rframe *rf)
 	fputc('\n', o->fp);
 }
 
+/* " FILE:LINE" with --lines */
+static void print_line(struct ustack_output *o, const struct rframe *rf)
+{
+	if (!o->opts.lines || !rf->file)
+		return;
+	fputc(' ', o->fp);
+	put(o, rf->file);
+	fprintf(o->fp, ":%d", rf->line);
+}
+
 static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
@@ -195,27 +225,39 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 	}
 	switch (rf->kind) {
 	case RF_KERNEL:
-		if (rf->name)
-			fprintf(fp, "  %s+0x%" PRIx64 " ([kernel])\n", rf->name, rf->sym_off);
-		else
+		/* kallsyms: the trace.dat's own, when it is read */
+		if (rf->name) {
+			fputs("  ", fp);
+			put(o, rf->name);
+			fprintf(fp, "+0x%" PRIx64 " ([kernel])\n", rf->sym_off);
+		} else {
 			fprintf(fp, "  [unknown] 0x%" PRIx64 " ([kernel])\n", rf->addr);
+		}
 		return;
 	case RF_SYM:
+		fputs("  ", fp);
+		put(o, rf->name);
 		if (rf->inlined)
-			fprintf(fp, "  %s (%s) (inlined)", rf->name, rf->dso);
+			fputs(" (", fp);
 		else
-			fprintf(fp, "  %s+0x%" PRIx64 " (%s)", rf->name, rf->sym_off, rf->dso);
-		if (o->opts.lines && rf->file)
-			fprintf(fp, " %s:%d", rf->file, rf->line);
+			fprintf(fp, "+0x%" PRIx64 " (", rf->sym_off);
+		put(o, rf->dso);
+		fputs(rf->inlined ? ") (inlined)" : ")", fp);
+		print_line(o, rf);
 		end_rframe(o, rf);
 		return;
 	case RF_JIT:
-		fprintf(fp, "  %s+0x%" PRIx64 " (%s)\n", rf->name, rf->sym_off, rf->dso);
+		fputs("  ", fp);
+		put(o, rf->name);
+		fprintf(fp, "+0x%" PRIx64 " (", rf->sym_off);
+		put(o, rf->dso);
+		fputs(")\n", fp);
 		return;
 	case RF_FILE:
-		fprintf(fp, "  [unknown] (%s+0x%" PRIx64 ")", rf->dso, rf->addr);
-		if (o->opts.lines && rf->file)
-			fprintf(fp, " %s:%d", rf->file, rf->line);
+		fputs("  [unknown] (", fp);
+		put(o, rf->dso);
+		fprintf(fp, "+0x%" PRIx64 ")", rf->addr);
+		print_line(o, rf);
 		end_rframe(o, rf);
 		return;
 	case RF_UNANNOUNCED:
@@ -261,16 +303,19 @@ static void fold_frame(struct ustack_output *o, const struct rframe *rf)
 static void fold_root(struct ustack_output *o, const struct ustack_sample *s)
 {
 	const char *comm = s->comm ? s->comm : "<...>";
-	char buf[128];
+	size_t len = ustack_text_comm_len(comm);
+	char buf[16], pid[16];
 
 	if (o->opts.fold_event && s->event)
 		ustack_fold_push(o->fold, s->event->name, NULL);
-	if (o->opts.fold_pid) {
-		snprintf(buf, sizeof(buf), "%s-%d", comm, s->pid);
-		ustack_fold_push(o->fold, buf, NULL);
-	} else {
-		ustack_fold_push(o->fold, comm, NULL);
+	/* a name the kernel cut inside a character: up to the character */
+	if (comm[len]) {
+		memcpy(buf, comm, len);
+		buf[len] = '\0';
+		comm = buf;
 	}
+	snprintf(pid, sizeof(pid), "-%d", s->pid);
+	ustack_fold_push(o->fold, comm, o->opts.fold_pid ? pid : NULL);
 }
 
 /* Everything print_folded() makes the line of @s from; -1: no memory */
@@ -403,7 +448,7 @@ static const char *perf_path(struct ustack_output *o, const char *path)
 	if (!strpbrk(path, " \t"))
 		return path;
 	if (len + 1 > sizeof(o->pathbuf))
-		len = sizeof(o->pathbuf) - 1;
+		len = ustack_text_cut(path, sizeof(o->pathbuf) - 1);
 	p = o->pathbuf;
 	for (i = 0; i < len; i++)
 		p[i] = (path[i] == ' ' || path[i] == '\t') ? '_' : path[i];
@@ -430,19 +475,28 @@ static void put_hex(FILE *fp, uint64_t v)
 	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, fp);
 }
 
+/* A string of the trace: as it is when it may be, else escaped */
+static void put_perf_text(FILE *fp, const char *s)
+{
+	if (ustack_text_plain(s, USTACK_TEXT_TERM))
+		fputs_unlocked(s, fp);
+	else
+		ustack_text_fput(fp, s, USTACK_TEXT_TERM);
+}
+
 static void put_perf_frame(FILE *fp, uint64_t addr, const char *name, const uint64_t *off,
 			   const char *path)
 {
 	putc_unlocked('\t', fp);
 	put_hex(fp, addr);
 	putc_unlocked(' ', fp);
-	fputs_unlocked(name, fp);
+	put_perf_text(fp, name);
 	if (off) {
 		fputs_unlocked("+0x", fp);
 		put_hex(fp, *off);
 	}
 	fputs_unlocked(" (", fp);
-	fputs_unlocked(path, fp);
+	put_perf_text(fp, path);
 	fputs_unlocked(")\n", fp);
 }
 
@@ -453,18 +507,16 @@ static void print_perf_frame(struct ustack_output *o, const struct rframe *rf)
 	switch (rf->kind) {
 	case RF_KERNEL:
 		if (rf->name && !o->opts.raw)
-			fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " (%s)\n", rf->addr,
-				rf->name, rf->sym_off, rf->path);
+			put_perf_frame(fp, rf->addr, rf->name, &rf->sym_off, rf->path);
 		else
-			fprintf(fp, "\t%" PRIx64 " [unknown] (%s)\n", rf->addr, rf->path);
+			put_perf_frame(fp, rf->addr, "[unknown]", NULL, rf->path);
 		return;
 	case RF_SYM:
 		put_perf_frame(fp, rf->addr, rf->name, rf->inlined ? NULL : &rf->sym_off,
 			       perf_path(o, rf->path));
 		return;
 	case RF_JIT:
-		fprintf(fp, "\t%" PRIx64 " %s+0x%" PRIx64 " ([jit])\n", rf->addr,
-			rf->name, rf->sym_off);
+		put_perf_frame(fp, rf->addr, rf->name, &rf->sym_off, "[jit]");
 		return;
 	case RF_FILE:
 		put_perf_frame(fp, rf->addr, "[unknown]", NULL, perf_path(o, rf->path));
@@ -485,13 +537,21 @@ static void print_perf(struct ustack_output *o, const struct ustack_sample *s)
 {
 	unsigned long long sec = s->ts / 1000000000ULL;
 	unsigned long long usec = (s->ts % 1000000000ULL) / 1000;
+	const char *comm = s->comm ? s->comm : "<...>";
 	size_t i;
 
-	fprintf(o->fp, "%s %d/%d [%03d] %llu.%06llu: 1 %s%s%s:\n",
-		s->comm ? s->comm : "<...>", s->tgid > 0 ? s->tgid : s->pid, s->pid,
-		s->cpu, sec, usec,
-		s->event ? s->event->system : "", s->event ? ":" : "",
-		s->event ? s->event->name : "unknown");
+	ustack_text_fput_len(o->fp, comm, ustack_text_comm_len(comm), USTACK_TEXT_TERM);
+	fprintf(o->fp, " %d/%d [%03d] %llu.%06llu: 1 ", s->tgid > 0 ? s->tgid : s->pid,
+		s->pid, s->cpu, sec, usec);
+	/* event names are the trace's formats' */
+	if (s->event) {
+		put(o, s->event->system);
+		fputc(':', o->fp);
+		put(o, s->event->name);
+	} else {
+		fputs("unknown", o->fp);
+	}
+	fputs(":\n", o->fp);
 	for (i = 0; i < o->nr_rf; i++)
 		print_perf_frame(o, &o->rf[i]);
 	/*

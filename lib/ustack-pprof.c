@@ -32,6 +32,7 @@
 #include "ustack-array.h"
 #include "ustack-render-int.h"
 #include "ustack-profile-int.h"
+#include "ustack-text.h"
 
 /* profile.proto field numbers */
 enum {
@@ -417,12 +418,16 @@ static void put_header_fields(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
 	char buf[512];
+	int len;
 
 	put_value_type(pp, PROFILE_PERIOD_TYPE, "event", "count");
 	pb_uint(&pp->out, PROFILE_PERIOD, 1);
 	if (p->samples)
 		pb_uint(&pp->out, PROFILE_DURATION_NANOS, p->last_ts - p->first_ts);
-	snprintf(buf, sizeof(buf), "trace-cmd ustack: %s", p->command ? p->command : "");
+	len = snprintf(buf, sizeof(buf), "trace-cmd ustack: %s", p->command ? p->command : "");
+	/* a long command line is cut at a character */
+	if (len >= (int)sizeof(buf))
+		buf[ustack_text_cut(buf, sizeof(buf) - 1)] = '\0';
 	pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	if (p->have_stats) {
 		snprintf(buf, sizeof(buf), "stacks lost: %" PRIu64 "%s%s", p->stats.lost,
@@ -436,15 +441,36 @@ static void put_header_fields(struct pp *pp)
 		pb_uint(&pp->out, PROFILE_DEFAULT_SAMPLE_TYPE, p->events[0].name);
 }
 
+/*
+ * A string of the table: protobuf strings are valid UTF-8, and pprof
+ * prints them on terminals (ustack-text.h: U+FFFD for what is neither)
+ */
+static void put_string(struct pp *pp, const char *s)
+{
+	char *t;
+
+	if (ustack_text_plain(s, USTACK_TEXT_UTF8)) {
+		pb_len(&pp->out, PROFILE_STRING_TABLE, s, strlen(s));
+		return;
+	}
+	t = ustack_text_dup(s, USTACK_TEXT_UTF8);
+	if (!t) {
+		pp->out.failed = true;
+		return;
+	}
+	pb_len(&pp->out, PROFILE_STRING_TABLE, t, strlen(t));
+	free(t);
+}
+
 static void put_strings(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
 	size_t i;
 
 	for (i = 0; i < p->nr_str; i++)
-		pb_len(&pp->out, PROFILE_STRING_TABLE, p->str[i], strlen(p->str[i]));
+		put_string(pp, p->str[i]);
 	for (i = 0; i < pp->nr_extra; i++)
-		pb_len(&pp->out, PROFILE_STRING_TABLE, pp->extra[i], strlen(pp->extra[i]));
+		put_string(pp, pp->extra[i]);
 }
 
 static int gzip_to(const char *path, const struct pbuf *b)

@@ -19,6 +19,7 @@
 #include "ustack-render.h"
 #include "ustack-render-int.h"
 #include "ustack-profile-int.h"
+#include "ustack-text.h"
 
 #define GROW(p, arr, need) \
 	ustack_array_grow((void **)&(p)->arr, &(p)->alloc_##arr, (need), sizeof(*(p)->arr))
@@ -713,6 +714,22 @@ static bool profile_again(void *ctx, const struct ustack_sample *s, unsigned int
 }
 
 /*
+ * A task name the kernel cut inside a character (its 15 bytes) is the
+ * name up to that character: the writers' cuts are all at characters.
+ */
+static uint32_t intern_comm(struct ustack_profile *p, const char *comm)
+{
+	size_t len = ustack_text_comm_len(comm);
+	char buf[16];
+
+	if (!comm[len])
+		return intern(p, comm);
+	memcpy(buf, comm, len);
+	buf[len] = '\0';
+	return intern(p, buf);
+}
+
+/*
  * The render stage's callback: count one sample with its frames (kernel
  * frames first, then user frames, leaf first, inlined calls expanded).
  * Out of memory is remembered: the writers then fail with ENOMEM.
@@ -730,7 +747,7 @@ static int profile_sample(void *ctx, const struct ustack_rendered *r)
 	if (p->failed)
 		return 0;
 	ev = event_id(p, s);
-	comm = intern(p, s->comm ? s->comm : "<...>");
+	comm = intern_comm(p, s->comm ? s->comm : "<...>");
 	if (ev < 0 || sample_locs(p, s, r->rf, r->nr, r->raw))
 		return 0;
 	if (p->event_root &&

@@ -17,6 +17,7 @@
 #include "ustack-render-int.h"
 #include "ustack-array.h"
 #include "ustack-err.h"
+#include "ustack-text.h"
 #include "ustack-unwind.h"
 
 #define MAX_INLINE	16
@@ -513,6 +514,15 @@ const char *ustack_render_note(const struct ustack_sample *s)
 		return NULL;
 	}
 }
+
+/* A name built in @buf that did not fit (@n bytes) ends at a character */
+static const char *fit_cut(char *buf, size_t size, int n)
+{
+	if (n >= (int)size)
+		buf[ustack_text_cut(buf, size - 1)] = '\0';
+	return buf;
+}
+
 /**
  * ustack_render_fold_name - a frame's name as stackcollapse-perf writes it
  * @rf:		the frame
@@ -544,11 +554,11 @@ const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 		*suffix = "_[j]";
 		return rf->name;
 	case RF_FILE:
+		/* a name of the trace may be longer than @buf */
 		if (raw)
-			snprintf(buf, size, "%s+0x%" PRIx64, base_name(rf->path), rf->addr);
-		else
-			snprintf(buf, size, "[%s]", rf->dso);
-		return buf;
+			return fit_cut(buf, size, snprintf(buf, size, "%s+0x%" PRIx64,
+							   base_name(rf->path), rf->addr));
+		return fit_cut(buf, size, snprintf(buf, size, "[%s]", rf->dso));
 	case RF_UNANNOUNCED:
 		if (raw)
 			snprintf(buf, size, "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "ustack-resolve-int.h"
+#include "ustack-text.h"
 #include "ustack-warn.h"
 
 #ifdef USTACK_HAVE_DEBUGINFOD
@@ -165,11 +166,13 @@ static int progress(debuginfod_client *c, long a, long b)
 	if (!r->dbgd_tty)
 		return 0;
 	r->dbgd_progress = true;
+	fputs("\r" USTACK_PREFIX "debuginfod: downloading ", stderr);
+	/* the path is the trace's */
+	ustack_text_fput(stderr, r->dbgd_what, USTACK_TEXT_TERM);
 	if (b > 0)
-		fprintf(stderr, "\r" USTACK_PREFIX "debuginfod: downloading %s: %ld%%",
-			r->dbgd_what, a * 100 / b);
+		fprintf(stderr, ": %ld%%", a * 100 / b);
 	else
-		fprintf(stderr, "\r" USTACK_PREFIX "debuginfod: downloading %s...", r->dbgd_what);
+		fputs("...", stderr);
 	return 0;
 }
 

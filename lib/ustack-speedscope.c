@@ -14,22 +14,18 @@
 #include <string.h>
 
 #include "ustack-profile-int.h"
+#include "ustack-text.h"
 
 #define SCHEMA	"https://www.speedscope.app/file-format-schema.json"
 
+/*
+ * A string of the trace as a JSON string: valid UTF-8 (U+FFFD for what is
+ * not), control characters as \u00XX (ustack-text.h)
+ */
 static void put_json(FILE *fp, const char *s)
 {
-	const unsigned char *c = (const unsigned char *)s;
-
 	fputc('"', fp);
-	for (; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(fp, "\\%c", *c);
-		else if (*c < ' ' || *c == 0x7f)
-			fprintf(fp, "\\u%04x", *c);
-		else
-			fputc(*c, fp);
-	}
+	ustack_text_fput(fp, s, USTACK_TEXT_JSON);
 	fputc('"', fp);
 }
 

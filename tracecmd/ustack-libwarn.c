@@ -5,7 +5,8 @@
  * of the library through ustack_warning(), so that it is one line with
  * our prefix, in order with our own, and cannot print the bytes of a
  * corrupt file as they are (libtracecmd prints the errno of the moment
- * on a line of its own, then the message, which may quote the file).
+ * on a line of its own, then the message, which may quote the file):
+ * ustack_warning() escapes them as every message (ustack-text.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,19 +15,12 @@
 #include <string.h>
 
 #include "ustack-cmd.h"
+#include "ustack-text.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
 
 /* libtracecmd's own declaration is in a header it does not install */
 void tracecmd_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Control bytes and bytes past ASCII become '?': one printable line */
-static void make_printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || (unsigned char)*s > '~')
-			*s = '?';
-}
 
 /**
  * tracecmd_warning - a message of libtracecmd, printed as one of ours
@@ -38,13 +32,17 @@ static void make_printable(char *s)
 void tracecmd_warning(const char *fmt, ...)
 {
 	char msg[512];
-	int saved = errno;
+	int saved = errno, len;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	make_printable(msg);
+	if (len < 0)
+		msg[0] = '\0';
+	/* cut short: at a character, not inside one */
+	else if (len >= (int)sizeof(msg))
+		msg[ustack_text_cut(msg, strlen(msg))] = '\0';
 	/* what the trace.dat writer handles itself is not shown */
 	if (!ustack_tracedat_lib_warning(msg))
 		ustack_warning("libtracecmd: %s", msg);

@@ -19,10 +19,10 @@ setup() {
 	[ "$output" = "main;std::vector<int>::push_back(int const&);leaf 1" ]
 }
 
-@test "fold: ';' in a name becomes ':', control characters and DEL become '?'" {
-	run "$FOLD" 'a;b' 'x\x01y\x1fz\x7f' ';;' 'tab\x09end' 'ok'
+@test "fold: ';' in a name becomes ':', control characters (C0, DEL, C1) become \\xNN" {
+	run "$FOLD" 'a;b' 'x\x01y\x1fz\x7f' ';;' 'tab\x09end' 'c1\x9b\xc2\x9b' 'ok'
 	[ "$status" -eq 0 ]
-	[ "$output" = "a:b;x?y?z?;::;tab?end;ok 1" ]
+	[ "$output" = 'a:b;x\x01y\x1fz\x7f;::;tab\x09end;c1\x9b\xc2\x9b;ok 1' ]
 }
 
 @test "fold: bytes above 0x7f (UTF-8) are kept" {

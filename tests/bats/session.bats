@@ -576,7 +576,7 @@ EOF
 	[ "${#lines[@]}" = 2 ]
 }
 
-@test "folded: control characters (C0 and DEL) in a name become '?', each stack stays one line" {
+@test "folded: control characters (C0 and DEL) in a name become \\xNN, each stack stays one line" {
 	# names from a symbol table may hold any byte but NUL; a carriage
 	# return, an escape or DEL would garble the line flamegraph.pl reads
 	# (\001 and \037: both ends of the C0 range)
@@ -589,7 +589,7 @@ EOF
 0 1002 100 user_unwind_stack cookie=0x1 flags=0 offsets=0x1110,0x1010 ids=0x77,0x77
 EOF
 	drv --folded
-	[ "$output" = 'prog;cr?end;esc?del?one?us? 1' ]
+	[ "$output" = 'prog;cr\x0dend;esc\x1bdel\x7fone\x01us\x1f 1' ]
 }
 
 @test "stacks output: trace-cmd report style header, frames leaf first, --lines, --raw" {
