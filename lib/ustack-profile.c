@@ -873,27 +873,24 @@ const char *ustack_profile_dso(const struct ustack_profile *p, const struct pfra
 }
 
 /**
- * ustack_profile_put_text - print a name from a trace, at most @max bytes
+ * ustack_profile_put_text - print a name from a trace, at most @max characters
  * @fp:		where to
- * @s:		the name (untrusted: control characters become '?')
- * @max:	at most this many bytes; past them the name ends in "..."
- *		(within @max)
+ * @s:		the name (untrusted: escaped as every text output escapes it,
+ *		ustack_text_fput_chars())
+ * @max:	at most this many characters shown; past them the name ends
+ *		in "..." (within @max)
  *
- * Returns the bytes printed.
+ * Returns the characters printed (the columns they take).
  */
 size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max)
 {
-	size_t len = strlen(s), n, i;
-	bool cut = len > max;
+	size_t width = ustack_text_width(s, USTACK_TEXT_TERM), n;
 
-	n = cut ? (max > 3 ? max - 3 : 0) : len;
-	for (i = 0; i < n; i++)
-		fputc((unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' : s[i], fp);
-	if (cut) {
-		fputs("..." + (max < 3 ? 3 - max : 0), fp);
-		n = max;
-	}
-	return n;
+	if (width <= max)
+		return ustack_text_fput_chars(fp, s, width, USTACK_TEXT_TERM);
+	n = ustack_text_fput_chars(fp, s, max > 3 ? max - 3 : 0, USTACK_TEXT_TERM);
+	fputs("..." + (max < 3 ? 3 - max : 0), fp);
+	return n + (max < 3 ? max : 3);
 }
 
 static int event_count_cmp(const void *a, const void *b, void *arg)

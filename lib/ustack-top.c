@@ -20,6 +20,7 @@
 #include "ustack-array.h"
 #include "ustack-hash.h"
 #include "ustack-profile-int.h"
+#include "ustack-text.h"
 
 #define KEY_UNUSED	UINT32_MAX	/* a key the rows are not per */
 #define COLUMN_MAX	40		/* key columns wider are not padded */
@@ -243,7 +244,8 @@ static void column_widths(const struct top *t, struct trow **rows, size_t nr, si
 	for (k = 0; k < t->o.nr_keys; k++) {
 		w[k] = strlen(key_title(t->o.keys[k]));
 		for (i = 0; i < nr; i++) {
-			len = strlen(column_text(t, rows[i], t->o.keys[k], buf, sizeof(buf)));
+			len = ustack_text_width(column_text(t, rows[i], t->o.keys[k], buf, sizeof(buf)),
+						USTACK_TEXT_TERM);
 			if (len > w[k])
 				w[k] = len;
 		}

@@ -252,6 +252,21 @@ x\x1b]0:pwn\x07\xc2\x9b;main;evil\x1b[2J\x9b\xc2\x9b\\;[-] 2' ]
 	grep -qF "filename=$TMP/d"'\x1b]0;x\x07/ho\x1b[2Jst pid=' "$TMP/out"
 }
 
+@test "live: --top and --tree of a program naming itself with escapes and a symbol of control bytes print none of them" {
+	local mode
+
+	require_capture
+	NAME=$(instance_name)
+	hostile_copy
+	for mode in --top "--top --sort comm,dso,sym" --tree --tree=callee; do
+		live -q $mode -- "$HOST" "$EVIL_COMM" 2 >"$TMP/out" 2>"$TMP/err"
+		no_raw_controls "$TMP/out" "$TMP/err"
+		grep -qF "$EVIL_SHOWN" "$TMP/out"
+	done
+	live -q --top --sort comm -- "$HOST" "$EVIL_COMM" 2 >"$TMP/out"
+	grep -qF "$EVIL_COMM_SHOWN" "$TMP/out"
+}
+
 @test "live: a C1 byte (0x9b) and U+009B in a task name and a symbol are escaped in --folded" {
 	require_capture
 	NAME=$(instance_name)
