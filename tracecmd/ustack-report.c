@@ -253,7 +253,7 @@ void ustack_report(struct ustack_opts *o)
 	if (ustack_tracedat_open(o->input, o->instance,
 				 ustack_output_needs_kernel_symbols(&o->out), &r.td) < 0)
 		die("%s", ustack_tracedat_strerror(r.td, msg, sizeof(msg)));
-	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
+	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), NULL, true);
 	read_markers(&r);
 	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);
 	ustack_run_finish(&r.run);
