@@ -49,8 +49,9 @@ struct ustack_perfsrc_event {
  *		0: the kernel's frame-pointer chain
  * @defer:	the user callchains deferred (defer_callchain, Linux 6.19):
  *		ustack_perfsrc_defer_probe() said the kernel has them
- * @unread:	recorded without being read (the map source's choice): the
- *		reader only copies, and the rings are perf record's size
+ * @unread:	recorded without being read (the stack source's choice:
+ *		no stack copies to unwind): the reader only copies, and the
+ *		rings are perf record's size
  */
 struct ustack_perfsrc_opts {
 	const struct ustack_perfsrc_event	*events;

@@ -13,7 +13,10 @@
  *   userstacktrace	tracefs' synchronous option, 8 frames at most; where
  *			perf refuses the events
  *
- * Each chooses its mapping source when it starts (ustack-mapsrc.h).
+ * Each decides when it opens how its stacks are unwound, from what
+ * --call-graph asks (struct ustack_stack_caps: the run reads only that),
+ * or refuses with an error code (ustack_stack_source_strerror()), and
+ * chooses its mapping source when it starts (ustack-mapsrc.h).
  * Documentation/architecture.md says where a new source plugs in.
  */
 #ifndef _USTACK_STACKSRC_H
@@ -39,12 +42,17 @@ enum ustack_source {
 	USTACK_SOURCE_USERSTACKTRACE,	/* tracefs userstacktrace: 8 frames */
 };
 
-/*
- * Returned by ustack_stack_source_choose() and _start() when the source
- * asked for cannot run here (the reason is in their @why); below every
- * -errno and every library code.
+/**
+ * enum ustack_unwind_mode - how a source's user stacks are walked
+ * @USTACK_UNWIND_FP:	the kernel follows the frame pointers
+ * @USTACK_UNWIND_COPY:	the kernel copies the user registers and the top
+ *			of the stack, unwound here with the files' CFI
+ *			(--call-graph=dwarf; ustack-unwind.h)
  */
-#define USTACK_STACKSRC_REFUSED		(-20000)
+enum ustack_unwind_mode {
+	USTACK_UNWIND_FP,
+	USTACK_UNWIND_COPY,
+};
 
 /**
  * struct ustack_stack_caps - what a stack source promises
@@ -56,16 +64,21 @@ enum ustack_source {
  *		it then needs a file for the side-band's records)
  * @max_depth:	frames at most (0: no limit of its own); a deeper stack
  *		comes marked truncated (known once started)
- * @regs:	it adds user registers and a copy of the stack, to be
- *		unwound by CFI (--call-graph=dwarf: the perf source, or
- *		the deferred one where the kernel copies, patch 12)
+ * @unwind:	how its user stacks are walked, decided when it opens from
+ *		what env.unwind asked: USTACK_UNWIND_COPY, the stacks come as
+ *		copies the run's unwinder walks (the perf source, or the
+ *		deferred one where the kernel copies, patch 12). A source
+ *		that gives way when it starts (no side-band to map the
+ *		copies, perf refused) says USTACK_UNWIND_FP from then on
+ * @copy_size:	USTACK_UNWIND_COPY: bytes of user stack in each copy
  */
 struct ustack_stack_caps {
-	bool		deferred;
-	bool		samples;
-	bool		sideband;
-	unsigned int	max_depth;
-	bool		regs;
+	bool			deferred;
+	bool			samples;
+	bool			sideband;
+	unsigned int		max_depth;
+	enum ustack_unwind_mode	unwind;
+	unsigned int		copy_size;
 };
 
 /**
@@ -75,10 +88,10 @@ struct ustack_stack_caps {
  * @clock_given: the user chose the trace clock
  * @kernel:	kernel stacks are wanted too
  * @max_stack:	frames asked for at most (0: the kernel's most)
- * @dwarf_size:	bytes of user stack copied with the user registers at
- *		each perf sample or deferred stack, unwound by CFI
- *		(--call-graph=dwarf);
- *		0: the kernel's frame-pointer chain
+ * @unwind:	the unwinding asked for (--call-graph); the source decides
+ *		in its open (caps.unwind) or refuses
+ * @copy_size:	USTACK_UNWIND_COPY: bytes of user stack to copy with the
+ *		user registers at each stack
  * @held:	the traced tasks are held until ustack_stack_source_release()
  *		(a launched command, before its exec): nothing the run wants
  *		a stack of happens before it
@@ -92,7 +105,8 @@ struct ustack_stack_env {
 	bool			clock_given;
 	bool			kernel;
 	unsigned int		max_stack;
-	unsigned int		dwarf_size;
+	enum ustack_unwind_mode	unwind;
+	unsigned int		copy_size;
 	bool			held;
 	void			(*enable_events)(void *ctx);
 	void			*ctx;
@@ -112,12 +126,14 @@ struct ustack_stack_feed {
 };
 
 int ustack_stack_source_choose(const struct ustack_stack_env *env,
-			       struct ustack_stack_source **out, char *why, size_t why_size);
+			       struct ustack_stack_source **out);
 const char *ustack_stack_source_name(enum ustack_source id);
 const struct ustack_stack_caps *ustack_stack_source_caps(const struct ustack_stack_source *ss);
-int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t why_size);
+int ustack_stack_source_open(struct ustack_stack_source *ss);
 int ustack_stack_source_start(struct ustack_stack_source *ss,
-			      const struct ustack_stack_feed *feed, char *why, size_t why_size);
+			      const struct ustack_stack_feed *feed);
+const char *ustack_stack_source_strerror(const struct ustack_stack_source *ss, int err,
+					 char *buf, size_t size);
 struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_source *ss);
 void ustack_stack_source_enable(struct ustack_stack_source *ss);
 void ustack_stack_source_release(struct ustack_stack_source *ss);

@@ -39,6 +39,16 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 	[USTACK_ERR_UW_NO_CFI - USTACK_ERR__START]	= "no CFI and no frame pointer",
 	[USTACK_ERR_UW_BAD_FRAME - USTACK_ERR__START]	= "bad frame",
 	[USTACK_ERR_UW_LIBDW - USTACK_ERR__START]	= "libdw unwind error",
+	[USTACK_ERR_NO_DEFERRED - USTACK_ERR__START]	=
+		"this kernel has no options/userstacktrace_delay "
+		"(see THE FALLBACK in man trace-cmd-ustack)",
+	[USTACK_ERR_NO_COPY_SIZE - USTACK_ERR__START]	=
+		"this kernel has no user_stack_copy_size for --call-graph=dwarf "
+		"(kernel patch 12)",
+	[USTACK_ERR_NO_COPIES - USTACK_ERR__START]	=
+		"--call-graph=dwarf needs the deferred or perf stack source "
+		"(--stack-source=tracefs-deferred or perf)",
+	[USTACK_ERR_NO_PERF - USTACK_ERR__START]	= "perf refused its events",
 };
 
 /**

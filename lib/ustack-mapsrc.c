@@ -42,8 +42,8 @@ struct map_ops {
  * @perf:	side-band: its perf events
  * @sbfile:	side-band, recording: its records for the trace.dat
  * @max_stack:	side-band: the perf stack source's frame limit (0: none)
- * @unread:	recording the perf source's frame-pointer or deferred
- *		stacks: samples go to the file unread (see sample_unread())
+ * @unread:	the perf source's samples go to the file unread (its
+ *		choice: recording without stack copies; see sample_unread())
  * @tally:	what went so, for the summary
  * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
@@ -215,8 +215,9 @@ static char *clock_name(struct ustack_instance *ui)
 /**
  * ustack_map_source_open_sideband - map addresses through the perf side-band
  * @ms:		the mapping source
- * @src:	the perf stack source's events to open into the same rings,
- *		or NULL for the side-band alone
+ * @src:	the perf stack source's events to open into the same rings
+ *		(with @src->unread, its samples go to the file unread), or
+ *		NULL for the side-band alone
  *
  * Opened before tracing starts: what exists is described from /proc then.
  * Recording, its file is opened first (once, whatever perf says).
@@ -227,7 +228,6 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 				    const struct ustack_perfsrc_opts *src)
 {
 	const struct ustack_map_feed *feed = ms->feed;
-	struct ustack_perfsrc_opts opts;
 	char *clock;
 
 	if (feed->sideband_file && !ms->sbfile) {
@@ -238,15 +238,10 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 		if (!ms->sbfile)
 			return -errno;
 	}
-	/* a stack copy is read: the file keeps only what its unwind used */
-	ms->unread = feed->record && src && !src->dwarf_size;
-	if (src) {
-		opts = *src;
-		opts.unread = ms->unread;
-	}
+	ms->unread = src && src->unread;
 	clock = clock_name(ms->ui);
 	ms->perf = ustack_perf_start(feed->pids, feed->nr_pids, clock ? clock : "local",
-				     ustack_instance_now(ms->ui), src ? &opts : NULL, on_sideband,
+				     ustack_instance_now(ms->ui), src, on_sideband,
 				     ms, ms->no_perf, sizeof(ms->no_perf));
 	free(clock);
 	if (!ms->perf) {

@@ -6,6 +6,7 @@
  * (ustack-mapsrc.h) and says in one notice what the user gets.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include <tracefs.h>
 
+#include "ustack-err.h"
 #include "ustack-instance.h"
 #include "ustack-mapsrc-int.h"
 #include "ustack-perfsrc.h"
@@ -27,23 +29,29 @@ struct stack_ops {
 	enum ustack_source		id;
 	const char			*name;
 	struct ustack_stack_caps	caps;
-	/* the instance's options, events and clock for its stacks */
-	int (*open)(struct ustack_stack_source *ss, char *why, size_t why_size);
+	/*
+	 * what it can do here, how its stacks are unwound (ss->caps), the
+	 * instance's options, events and clock for its stacks
+	 */
+	int (*open)(struct ustack_stack_source *ss);
 	/* its events and its mapping source (ss->maps), before tracing */
-	int (*start)(struct ustack_stack_source *ss, char *why, size_t why_size);
+	int (*start)(struct ustack_stack_source *ss);
 	void (*notice)(const struct ustack_stack_source *ss, char *buf, size_t size);
 };
 
 /**
  * struct ustack_stack_source - a run's stack source
  * @ops:	which one
- * @caps:	what it promises (@ops' own, the depth known once started)
- * @env:	what it was chosen and opened for
+ * @caps:	what it promises (@ops' own, the unwinding decided when it
+ *		opens, the depth known once started)
+ * @env:	what it was chosen and opened for (env.unwind: asked)
  * @feed:	what it feeds, once started
  * @maps:	its mapping source, once started
  * @perf:	the perf source's events
  * @why:	why this one rather than the one before it in the rule, ""
  *		when it was the first
+ * @failed:	what a -errno of its open or start failed at ("cannot set
+ *		options/userstacktrace"), "" when none
  * @copy_subbuf: the deferred source's stack copies: its sub-buffers'
  *		size (bytes), 0 when they could not hold a whole copy
  * @copy_held:	the deferred source's stack copies start at
@@ -57,6 +65,7 @@ struct ustack_stack_source {
 	struct ustack_map_source	*maps;
 	struct ustack_perfsrc_opts	perf;
 	char				why[320];
+	char				failed[PATH_MAX + 32];
 	int				copy_subbuf;
 	bool				copy_held;
 };
@@ -77,16 +86,46 @@ static const char sideband_notice[] =
 /* What each source does                                              */
 /* ------------------------------------------------------------------ */
 
-static int set_option(struct ustack_stack_source *ss, const char *opt, char *why,
-		      size_t why_size)
+static int set_option(struct ustack_stack_source *ss, const char *opt)
 {
 	int err;
 
 	if (ustack_instance_set_option(ss->env.ui, opt, true) >= 0)
 		return 0;
 	err = errno;
-	snprintf(why, why_size, "cannot set options/%s: %s", opt, strerror(err));
+	snprintf(ss->failed, sizeof(ss->failed), "cannot set options/%s", opt);
 	return -err;
+}
+
+/*
+ * The stack copies asked for are the source's (USTACK_UNWIND_COPY):
+ * unwound in user space, which the kernel's frame limits do not bound:
+ * --max-stack does
+ */
+static void take_copies(struct ustack_stack_source *ss)
+{
+	ss->caps.unwind = USTACK_UNWIND_COPY;
+	ss->caps.copy_size = ss->env.copy_size;
+	ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack : USTACK_DWARF_MAX_FRAMES;
+}
+
+static bool copies(const struct ustack_stack_source *ss)
+{
+	return ss->caps.unwind == USTACK_UNWIND_COPY;
+}
+
+/*
+ * The perf side-band as its mapping source (ustack_map_source_open_sideband()):
+ * 0, 1 when perf refused it, -errno when its file cannot be written
+ */
+static int open_sideband(struct ustack_stack_source *ss, const struct ustack_perfsrc_opts *src)
+{
+	int ret = ustack_map_source_open_sideband(ss->maps, src);
+
+	if (ret < 0)
+		snprintf(ss->failed, sizeof(ss->failed), "cannot write %s",
+			 ss->feed.maps.sideband_file);
+	return ret;
 }
 
 /* The perf side-band times its records with CLOCK_MONOTONIC: "mono" */
@@ -115,7 +154,7 @@ static void side_band_clock(struct ustack_stack_source *ss)
  */
 static void copy_subbuf(struct ustack_stack_source *ss)
 {
-	unsigned int need = ss->env.dwarf_size + COPY_OVERHEAD;
+	unsigned int need = ss->caps.copy_size + COPY_OVERHEAD;
 	struct ustack_instance *ui = ss->env.ui;
 	int err;
 
@@ -156,31 +195,56 @@ static int copy_size_write(struct ustack_stack_source *ss, unsigned int bytes)
  * tasks the size is written here, so that a kernel that refuses it is
  * told now, and taken back to 0 until they are released.
  */
-static int deferred_copy_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+static int deferred_copy_open(struct ustack_stack_source *ss)
 {
 	int err;
 
+	take_copies(ss);
+	/* registers, and the side-band to map the unwound frames */
+	ss->caps.sideband = true;
 	side_band_clock(ss);
 	copy_subbuf(ss);
-	if (!copy_size_write(ss, ss->env.dwarf_size)) {
+	if (!copy_size_write(ss, ss->caps.copy_size)) {
 		if (ss->env.held)
 			ss->copy_held = !copy_size_write(ss, 0);
 		return 0;
 	}
 	err = errno;
-	snprintf(why, why_size, "cannot write user_stack_copy_size: %s", strerror(err));
+	snprintf(ss->failed, sizeof(ss->failed), "cannot write user_stack_copy_size");
 	return -err;
 }
 
-/* The instance traces the events; the kernel writes their stacks later */
-static int deferred_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+/* Kernel patch 12: the deferred stacks can come with a stack copy */
+static bool has_copy(struct ustack_stack_source *ss)
 {
-	int ret = set_option(ss, "userstacktrace_delay", why, why_size);
+	return tracefs_file_exists(ustack_instance_tracefs(ss->env.ui), "user_stack_copy_size");
+}
+
+/*
+ * What the deferred source needs of the kernel for what it is asked: its
+ * option, and for stack copies, user_stack_copy_size. Returns 0 or why not.
+ */
+static int deferred_refusal(struct ustack_stack_source *ss)
+{
+	if (!ustack_instance_has_option(ss->env.ui, "userstacktrace_delay"))
+		return USTACK_ERR_NO_DEFERRED;
+	if (ss->env.unwind == USTACK_UNWIND_COPY && !has_copy(ss))
+		return USTACK_ERR_NO_COPY_SIZE;
+	return 0;
+}
+
+/* The instance traces the events; the kernel writes their stacks later */
+static int deferred_open(struct ustack_stack_source *ss)
+{
+	int ret = deferred_refusal(ss);
 
 	if (ret < 0)
 		return ret;
-	if (ss->env.dwarf_size) {
-		ret = deferred_copy_open(ss, why, why_size);
+	ret = set_option(ss, "userstacktrace_delay");
+	if (ret < 0)
+		return ret;
+	if (ss->env.unwind == USTACK_UNWIND_COPY) {
+		ret = deferred_copy_open(ss);
 		if (ret < 0)
 			return ret;
 	}
@@ -194,21 +258,22 @@ static int deferred_open(struct ustack_stack_source *ss, char *why, size_t why_s
  * Frames name their files by id: the mapping source has nothing to feed,
  * but for the unwound copies (virtual addresses), the side-band.
  */
-static int deferred_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+static int deferred_start(struct ustack_stack_source *ss)
 {
 	int ret;
 
-	if (!ss->env.dwarf_size)
+	if (!copies(ss))
 		return 0;
 	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->env.max_stack);
-	ret = ustack_map_source_open_sideband(ss->maps, NULL);
+	ret = open_sideband(ss, NULL);
 	if (ret <= 0)
 		return ret;
 	/* nothing would map the unwound frames: the kernel's walk only */
 	ustack_warning("no perf side-band (%s): --call-graph=dwarf is off, stacks are the "
 		       "kernel's frame-pointer walk", ustack_map_source_no_perf(ss->maps));
 	ustack_instance_write(ss->env.ui, "user_stack_copy_size", "0");
-	ss->env.dwarf_size = 0;
+	ss->caps.unwind = USTACK_UNWIND_FP;
+	ss->caps.copy_size = 0;
 	return 0;
 }
 
@@ -216,7 +281,7 @@ static void deferred_notice(const struct ustack_stack_source *ss, char *buf, siz
 {
 	char room[64];
 
-	if (!ss->env.dwarf_size) {
+	if (!copies(ss)) {
 		snprintf(buf, size, "%s", "");
 		return;
 	}
@@ -226,14 +291,19 @@ static void deferred_notice(const struct ustack_stack_source *ss, char *buf, siz
 		snprintf(room, sizeof(room), "cut to what one event of a sub-buffer holds");
 	snprintf(buf, size, "deferred stacks unwound with the files' CFI from the user "
 		 "registers and %u bytes of stack the kernel copies (user_stack_copy_size, "
-		 "--call-graph=dwarf; %s), at most %u frames, %s", ss->env.dwarf_size,
+		 "--call-graph=dwarf; %s), at most %u frames, %s", ss->caps.copy_size,
 		 room, ss->caps.max_depth, sideband_notice);
 }
 
-/* The samples carry their own stacks: only the clock of the side-band */
-static int perf_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+/*
+ * The samples carry their own stacks, and the copies asked for: only the
+ * clock of the side-band
+ */
+static int perf_open(struct ustack_stack_source *ss)
 {
 	side_band_clock(ss);
+	if (ss->env.unwind == USTACK_UNWIND_COPY)
+		take_copies(ss);
 	return 0;
 }
 
@@ -248,55 +318,51 @@ static void raise_file_limit(void)
 	}
 }
 
-static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_size);
-
-/*
- * --call-graph=dwarf: the copy is unwound in user space, which the
- * kernel's perf_event_max_stack does not bound: --max-stack does
- */
-static void perf_dwarf(struct ustack_stack_source *ss)
-{
-	ss->perf.dwarf_size = ss->env.dwarf_size;
-	ss->caps.regs = true;
-	ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack : USTACK_DWARF_MAX_FRAMES;
-	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->env.max_stack);
-}
+static int perf_refused(struct ustack_stack_source *ss);
 
 /* Its events write into the side-band's rings: one ring, one clock */
-static int perf_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+static int perf_start(struct ustack_stack_source *ss)
 {
 	int ret;
 
 	ss->perf.events = ss->feed.sampled;
 	ss->perf.nr_events = ss->feed.nr_sampled;
 	ss->perf.kernel = ss->env.kernel;
+	ss->perf.dwarf_size = ss->caps.copy_size;
 	/*
 	 * Deferred user chains where the kernel has them (6.19), else
-	 * synchronous; --call-graph=dwarf unwinds its own copy instead
+	 * synchronous; stack copies are unwound here instead
 	 */
-	ss->perf.defer = !ss->perf.dwarf_size && ustack_perfsrc_defer_probe();
+	ss->perf.defer = !copies(ss) && ustack_perfsrc_defer_probe();
 	ss->perf.max_stack = ustack_perfsrc_max_stack();
 	/* the kernel refuses more than its sysctl */
 	if (ss->env.max_stack && ss->env.max_stack < ss->perf.max_stack)
 		ss->perf.max_stack = ss->env.max_stack;
-	ss->caps.max_depth = ss->perf.max_stack;
-	ustack_session_set_perf_max_stack(ss->feed.maps.session, ss->perf.max_stack);
-	if (ss->env.dwarf_size)
-		perf_dwarf(ss);
+	/* a copy's unwind is bound by --max-stack alone (take_copies()) */
+	if (!copies(ss))
+		ss->caps.max_depth = ss->perf.max_stack;
+	ustack_session_set_perf_max_stack(ss->feed.maps.session,
+					  copies(ss) ? ss->env.max_stack : ss->perf.max_stack);
+	/*
+	 * Recording frame-pointer or deferred chains, the samples go to the
+	 * file unread; a copy is unwound as it comes, the file keeping only
+	 * what its unwind used
+	 */
+	ss->perf.unread = ss->feed.maps.record && !copies(ss);
 	raise_file_limit();
-	ret = ustack_map_source_open_sideband(ss->maps, &ss->perf);
+	ret = open_sideband(ss, &ss->perf);
 	if (ret <= 0)
 		return ret;
-	return perf_refused(ss, why, why_size);
+	return perf_refused(ss);
 }
 
 static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
 {
-	if (ss->perf.dwarf_size) {
+	if (copies(ss)) {
 		snprintf(buf, size, NO_DEFERRED_NOTICE
 			 "stacks from perf events, user registers and %u bytes of stack "
 			 "unwound with the files' CFI (--call-graph=dwarf), at most %u frames, %s",
-			 ss->perf.dwarf_size, ss->caps.max_depth, sideband_notice);
+			 ss->caps.copy_size, ss->caps.max_depth, sideband_notice);
 		return;
 	}
 	/* why not tracefs' deferred stacks: the kernel has none, or asked */
@@ -315,13 +381,18 @@ static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t 
 		 "kernel.perf_event_max_stack", sideband_notice);
 }
 
-/* The instance traces the events and writes their stacks, 8 frames */
-static int userstacktrace_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+/*
+ * The instance traces the events and writes their stacks, 8 frames, by
+ * their frame pointers: the option has no stack copies
+ */
+static int userstacktrace_open(struct ustack_stack_source *ss)
 {
 	int ret;
 
+	if (ss->env.unwind == USTACK_UNWIND_COPY)
+		return USTACK_ERR_NO_COPIES;
 	side_band_clock(ss);
-	ret = set_option(ss, "userstacktrace", why, why_size);
+	ret = set_option(ss, "userstacktrace");
 	if (ret < 0)
 		return ret;
 	ss->env.enable_events(ss->env.ctx);
@@ -329,9 +400,9 @@ static int userstacktrace_open(struct ustack_stack_source *ss, char *why, size_t
 }
 
 /* Mappings from the side-band, or where perf refuses it, /proc snapshots */
-static int userstacktrace_start(struct ustack_stack_source *ss, char *why, size_t why_size)
+static int userstacktrace_start(struct ustack_stack_source *ss)
 {
-	int ret = ustack_map_source_open_sideband(ss->maps, NULL);
+	int ret = open_sideband(ss, NULL);
 
 	if (ret <= 0)
 		return ret;
@@ -400,72 +471,47 @@ static void use(struct ustack_stack_source *ss, const struct stack_ops *ops)
 {
 	ss->ops = ops;
 	ss->caps = ops->caps;
-	/* deferred stacks with copies: registers, and the side-band to map them */
-	if (ops == &deferred_ops && ss->env.dwarf_size) {
-		ss->caps.regs = true;
-		ss->caps.sideband = true;
-		ss->caps.max_depth = ss->env.max_stack ? ss->env.max_stack :
-				     USTACK_DWARF_MAX_FRAMES;
-	}
-}
-
-/* Kernel patch 12: the deferred stacks can come with a stack copy */
-static bool has_copy(struct ustack_stack_source *ss)
-{
-	return tracefs_file_exists(ustack_instance_tracefs(ss->env.ui), "user_stack_copy_size");
 }
 
 /*
- * The rule, first half: the patched kernel's deferred stacks first, then
- * perf events; --stack-source forces one (deferred only where the kernel
- * has it). The second half is perf_refused().
+ * The rule, first half: the patched kernel's deferred stacks first (with
+ * the stack copies, where asked, that its kernel takes), then perf
+ * events; --stack-source forces one, which may refuse when it opens. The
+ * second half is perf_refused().
  */
-static int choose(struct ustack_stack_source *ss, char *why, size_t why_size)
+static void choose(struct ustack_stack_source *ss)
 {
-	bool has = ustack_instance_has_option(ss->env.ui, "userstacktrace_delay");
-	bool copy = has && ss->env.dwarf_size;
 	size_t i;
 
-	/* --call-graph=dwarf: a stack copy, from the deferred stacks or perf's */
-	if (copy && !has_copy(ss))
-		has = false;
 	if (ss->env.want == USTACK_SOURCE_AUTO) {
-		use(ss, has ? &deferred_ops : &perf_ops);
-		return 0;
-	}
-	if (ss->env.want == USTACK_SOURCE_DEFERRED && !has) {
-		snprintf(why, why_size, copy ?
-			 "this kernel has no user_stack_copy_size for --call-graph=dwarf "
-			 "(kernel patch 12)" :
-			 "this kernel has no options/userstacktrace_delay "
-			 "(see THE FALLBACK in man trace-cmd-ustack)");
-		return USTACK_STACKSRC_REFUSED;
+		use(ss, deferred_refusal(ss) ? &perf_ops : &deferred_ops);
+		return;
 	}
 	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
 		if (sources[i]->id == ss->env.want)
 			use(ss, sources[i]);
-	return 0;
 }
 
 /*
  * The rule, second half: where perf refuses its events, the userstacktrace
  * option, unless perf was asked for. The side-band is tried again alone.
+ * The option has no stack copies: asked of perf, they are given up too.
  */
-static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_size)
+static int perf_refused(struct ustack_stack_source *ss)
 {
-	const char *no_perf = ustack_map_source_no_perf(ss->maps);
 	int ret;
 
-	if (ss->env.want == USTACK_SOURCE_PERF) {
-		snprintf(why, why_size, "%s", no_perf);
-		return USTACK_STACKSRC_REFUSED;
-	}
-	snprintf(ss->why, sizeof(ss->why), "no perf stacks: %s", no_perf);
+	if (ss->env.want == USTACK_SOURCE_PERF)
+		return USTACK_ERR_NO_PERF;
+	snprintf(ss->why, sizeof(ss->why), "no perf stacks: %s",
+		 ustack_map_source_no_perf(ss->maps));
 	use(ss, &userstacktrace_ops);
-	ret = ss->ops->open(ss, why, why_size);
+	ss->env.unwind = USTACK_UNWIND_FP;
+	ss->env.copy_size = 0;
+	ret = ss->ops->open(ss);
 	if (ret < 0)
 		return ret;
-	return ss->ops->start(ss, why, why_size);
+	return ss->ops->start(ss);
 }
 
 /* ------------------------------------------------------------------ */
@@ -476,26 +522,21 @@ static int perf_refused(struct ustack_stack_source *ss, char *why, size_t why_si
  * ustack_stack_source_choose - the stack source of a run, chosen once
  * @env:	what it is for (copied)
  * @out:	set to the source
- * @why:	set to the reason when the source asked for cannot run here
- * @why_size:	room in @why
  *
- * Returns 0, -ENOMEM, or USTACK_STACKSRC_REFUSED.
+ * A source asked for by --stack-source is taken as asked: whether it
+ * can run here, with the unwinding asked for, it says when it opens.
+ * Returns 0 or -ENOMEM.
  */
 int ustack_stack_source_choose(const struct ustack_stack_env *env,
-			       struct ustack_stack_source **out, char *why, size_t why_size)
+			       struct ustack_stack_source **out)
 {
 	struct ustack_stack_source *ss = calloc(1, sizeof(*ss));
-	int ret;
 
 	*out = NULL;
 	if (!ss)
 		return -ENOMEM;
 	ss->env = *env;
-	ret = choose(ss, why, why_size);
-	if (ret < 0) {
-		free(ss);
-		return ret;
-	}
+	choose(ss);
 	*out = ss;
 	return 0;
 }
@@ -518,7 +559,8 @@ const char *ustack_stack_source_name(enum ustack_source id)
  * ustack_stack_source_caps - what the source promises
  * @ss: the source
  *
- * The depth limit is known once it started; the pointer stays valid.
+ * How its stacks are unwound is known once it opened, the depth limit
+ * once it started; the pointer stays valid.
  */
 const struct ustack_stack_caps *ustack_stack_source_caps(const struct ustack_stack_source *ss)
 {
@@ -528,15 +570,18 @@ const struct ustack_stack_caps *ustack_stack_source_caps(const struct ustack_sta
 /**
  * ustack_stack_source_open - set the instance up for the source's stacks
  * @ss:		the source
- * @why:	set to a one-line reason on failure
- * @why_size:	room in @why
  *
- * A source whose stacks the instance writes enables the traced events
- * (the env's enable_events()). Returns 0 or -errno.
+ * The source decides how its stacks are unwound (caps.unwind), from what
+ * env.unwind asked. A source whose stacks the instance writes enables the
+ * traced events (the env's enable_events()).
+ *
+ * Returns 0; a refusal (an enum ustack_err: what it was asked cannot be
+ * done here); -errno when the instance cannot be set up.
+ * ustack_stack_source_strerror() says which.
  */
-int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t why_size)
+int ustack_stack_source_open(struct ustack_stack_source *ss)
 {
-	return ss->ops->open(ss, why, why_size);
+	return ss->ops->open(ss);
 }
 
 /**
@@ -544,19 +589,18 @@ int ustack_stack_source_open(struct ustack_stack_source *ss, char *why, size_t w
  * @ss:		an open source
  * @feed:	what it feeds (copied; its pointers must outlive the source,
  *		but @feed->pids, read only here)
- * @why:	set to the reason when it returns USTACK_STACKSRC_REFUSED
- * @why_size:	room in @why
  *
  * Before tracing starts: the mapping source describes what exists then.
  * A source may give way to the next in the rule here (perf to
  * userstacktrace), which opens the instance for itself.
  *
- * Returns 0; -ENOMEM; USTACK_STACKSRC_REFUSED when the source asked for
- * cannot run; another -errno when the side-band's file cannot be written
- * or the instance set up.
+ * Returns 0; -ENOMEM; a refusal (an enum ustack_err) when the source
+ * asked for cannot run; another -errno when the side-band's file cannot
+ * be written or the instance set up. ustack_stack_source_strerror() says
+ * which.
  */
 int ustack_stack_source_start(struct ustack_stack_source *ss,
-			      const struct ustack_stack_feed *feed, char *why, size_t why_size)
+			      const struct ustack_stack_feed *feed)
 {
 	int ret;
 
@@ -565,11 +609,41 @@ int ustack_stack_source_start(struct ustack_stack_source *ss,
 	ss->maps = ustack_map_source_new(ss->env.ui, &ss->feed.maps);
 	if (!ss->maps)
 		return -ENOMEM;
-	ret = ss->ops->start(ss, why, why_size);
+	ret = ss->ops->start(ss);
 	/* the watched processes are the caller's, read now only */
 	ss->feed.maps.pids = NULL;
 	ss->feed.maps.nr_pids = 0;
 	return ret;
+}
+
+/**
+ * ustack_stack_source_strerror - the one line that says why it failed
+ * @ss:		the source
+ * @err:	what its open or start returned
+ * @buf:	where to write it
+ * @size:	room in @buf
+ *
+ * A refusal names the source asked for ("--stack-source=perf: ..."), a
+ * -errno what could not be set or written. Returns @buf.
+ */
+const char *ustack_stack_source_strerror(const struct ustack_stack_source *ss, int err,
+					 char *buf, size_t size)
+{
+	const char *name = ustack_stack_source_name(ss->env.want);
+
+	/* perf's own reason is more than "refused" */
+	if (err == USTACK_ERR_NO_PERF && ss->maps)
+		snprintf(buf, size, "--stack-source=%s: %s", name,
+			 ustack_map_source_no_perf(ss->maps));
+	else if (err >= USTACK_ERR_NO_DEFERRED && err <= USTACK_ERR_NO_PERF)
+		snprintf(buf, size, "--stack-source=%s: %s", name, ustack_strerror(err));
+	else if (err == -ENOMEM)
+		snprintf(buf, size, "%s", ustack_strerror(USTACK_ERR_NOMEM));
+	else if (ss->failed[0])
+		snprintf(buf, size, "%s: %s", ss->failed, ustack_strerror(err));
+	else
+		snprintf(buf, size, "%s", ustack_strerror(err));
+	return buf;
 }
 
 /**
@@ -599,9 +673,9 @@ void ustack_stack_source_enable(struct ustack_stack_source *ss)
  */
 void ustack_stack_source_release(struct ustack_stack_source *ss)
 {
-	if (!ss->copy_held || !ss->env.dwarf_size)
+	if (!ss->copy_held || !copies(ss))
 		return;
-	if (copy_size_write(ss, ss->env.dwarf_size) < 0)
+	if (copy_size_write(ss, ss->caps.copy_size) < 0)
 		ustack_warning("cannot write user_stack_copy_size: %s: stacks are the kernel's "
 			       "frame-pointer walk", strerror(errno));
 }
@@ -611,7 +685,7 @@ void ustack_stack_source_release(struct ustack_stack_source *ss)
  *	the side-band, and an event for it would cost a stack copy
  * @ss: a started source
  *
- * The deferred source takes a stack, and with --call-graph=dwarf a copy of
+ * The deferred source takes a stack, and with stack copies a copy of
  * the new image's stack (argv, environment and auxiliary vector, up to the
  * copy's size), for each kernel entry that has an event of the instance:
  * the exec of sched:sched_process_exec too, though no one asked for its
@@ -620,7 +694,7 @@ void ustack_stack_source_release(struct ustack_stack_source *ss)
  */
 bool ustack_stack_source_sideband_exec(const struct ustack_stack_source *ss)
 {
-	return ss->ops->id == USTACK_SOURCE_DEFERRED && ss->env.dwarf_size &&
+	return ss->ops->id == USTACK_SOURCE_DEFERRED && copies(ss) &&
 	       ustack_map_source_kind(ss->maps) == USTACK_MAPS_SIDEBAND;
 }
 

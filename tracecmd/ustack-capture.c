@@ -136,25 +136,32 @@ static void open_instance(struct capture *c)
 
 static void enable_specs(void *data);
 
-/* The stack source, chosen once by the rule in the library */
+/*
+ * The stack source, chosen once by the rule in the library; --call-graph
+ * is what it is asked, its caps what it does (once open)
+ */
 static void choose_source(struct capture *c)
 {
 	const struct ustack_opts *o = c->o;
 	struct ustack_stack_env env = {
 		.ui = c->ui, .want = o->source, .clock_given = o->clock != NULL,
 		.kernel = o->out.kernel, .max_stack = o->max_stack,
-		.dwarf_size = o->dwarf_size, .held = o->cmd != NULL,
+		.unwind = o->dwarf_size ? USTACK_UNWIND_COPY : USTACK_UNWIND_FP,
+		.copy_size = o->dwarf_size, .held = o->cmd != NULL,
 		.enable_events = enable_specs, .ctx = c,
 	};
-	char why[320];
-	int ret;
 
-	ret = ustack_stack_source_choose(&env, &c->src, why, sizeof(why));
-	if (ret == USTACK_STACKSRC_REFUSED)
-		die("--stack-source=%s: %s", ustack_stack_source_name(o->source), why);
-	if (ret < 0)
+	if (ustack_stack_source_choose(&env, &c->src) < 0)
 		die("out of memory");
 	c->caps = ustack_stack_source_caps(c->src);
+}
+
+/* What the source refused or failed at, in one line */
+static void __attribute__((noreturn)) source_failed(struct capture *c, int err)
+{
+	char msg[PATH_MAX + 128];
+
+	die("%s", ustack_stack_source_strerror(c->src, err, msg, sizeof(msg)));
 }
 
 static void set_buffers(struct capture *c)
@@ -164,13 +171,6 @@ static void set_buffers(struct capture *c)
 
 	ustack_instance_write(c->ui, "tracing_on", "0");
 	choose_source(c);
-	/*
-	 * Recording deferred stacks only splices (see the stream's direct
-	 * mode): no record is read back or decoded. The side-band, which
-	 * reads records, belongs to the synchronous sources and to deferred
-	 * stacks with copies (--call-graph=dwarf).
-	 */
-	c->direct = o->mode == MODE_RECORD && c->caps->deferred && !c->caps->sideband;
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%ld", o->buffer_kb);
 		if (ustack_instance_write(c->ui, "buffer_size_kb", buf) < 0)
@@ -178,22 +178,32 @@ static void set_buffers(struct capture *c)
 	}
 	if (o->clock && ustack_instance_write(c->ui, "trace_clock", o->clock) < 0)
 		die("unknown trace clock '%s'", o->clock);
+	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
+		die("cannot set options/stacktrace: %s", strerror(errno));
+}
+
+/*
+ * The source's options, events and clock; it enables the events it needs,
+ * and decides how its stacks are unwound: its caps are whole from now on
+ */
+static void open_source(struct capture *c)
+{
+	int ret = ustack_stack_source_open(c->src);
+
+	if (ret < 0)
+		source_failed(c, ret);
+	/*
+	 * Recording deferred stacks only splices (see the stream's direct
+	 * mode): no record is read back or decoded. The side-band, which
+	 * reads records, belongs to the synchronous sources and to deferred
+	 * stacks with copies.
+	 */
+	c->direct = c->o->mode == MODE_RECORD && c->caps->deferred && !c->caps->sideband;
 	/*
 	 * Wake the reader at a quarter full; never 0 (one wakeup per event).
 	 * Recording directly, a wakeup costs little, so it comes sooner.
 	 */
 	ustack_instance_write(c->ui, "buffer_percent", c->direct ? "10" : "25");
-	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
-		die("cannot set options/stacktrace: %s", strerror(errno));
-}
-
-/* The source's options, events and clock; it enables the events it needs */
-static void open_source(struct capture *c)
-{
-	char why[320];
-
-	if (ustack_stack_source_open(c->src, why, sizeof(why)) < 0)
-		die("%s", why);
 }
 
 static void enable_helper(struct capture *c, const char *sys, const char *name,
@@ -828,7 +838,6 @@ static void start_source(struct capture *c)
 		},
 		.sampled = c->sampled, .nr_sampled = c->nr_sampled,
 	};
-	char why[320];
 	int *pids = NULL;
 	size_t nr = 0;
 	int ret;
@@ -839,14 +848,10 @@ static void start_source(struct capture *c)
 		pids = watched(c, &nr);
 	feed.maps.pids = pids;
 	feed.maps.nr_pids = nr;
-	ret = ustack_stack_source_start(c->src, &feed, why, sizeof(why));
+	ret = ustack_stack_source_start(c->src, &feed);
 	free(pids);
-	if (ret == USTACK_STACKSRC_REFUSED)
-		die("--stack-source=%s: %s", ustack_stack_source_name(c->o->source), why);
-	if (ret == -ENOMEM)
-		die("out of memory");
 	if (ret < 0)
-		die("cannot write %s: %s", c->o->output, strerror(-ret));
+		source_failed(c, ret);
 	c->maps = ustack_stack_source_maps(c->src);
 }
 
@@ -918,7 +923,7 @@ static void set_up(struct capture *c)
 		tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
-	ustack_run_open(&c->run, c->o, tep, true, c->o->mode == MODE_LIVE);
+	ustack_run_open(&c->run, c->o, tep, c->caps, c->o->mode == MODE_LIVE);
 	trace_processes(c);
 	if (c->o->cmd)
 		fork_command(c);

@@ -88,7 +88,7 @@ struct ustack_opts {
 	bool			quiet;
 	enum ustack_source	source;		/* --stack-source, --fallback */
 	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
-	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE; 0: fp */
+	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE asked; 0: fp */
 	size_t			mem_budget;	/* USTACK_MEMORY_BUDGET_MB, bytes */
 	bool			text_set;	/* --folded or --perf-script given */
 	const char		*flamegraph;	/* --flamegraph FILE.svg */
@@ -129,7 +129,8 @@ bool ustack_opts_filtered(const struct ustack_opts *o);
  * @events:	our events in the formats of the data
  * @session:	pairs the records, hands out samples
  * @resolver:	symbolizer (when printing or unwinding)
- * @unwinder:	CFI unwinder of stack copies (--call-graph=dwarf, report)
+ * @unwinder:	CFI unwinder of stack copies (the stack source's caps say
+ *		they come, or report)
  * @printer:	prints samples (live and report; NULL when recording)
  * @profile:	aggregates them for --flamegraph, --pprof, --speedscope,
  *		--top and --tree
@@ -154,7 +155,7 @@ struct ustack_run {
 };
 
 void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
-		     struct tep_handle *tep, bool live, bool print);
+		     struct tep_handle *tep, const struct ustack_stack_caps *caps, bool print);
 void ustack_run_finish(struct ustack_run *run);
 void ustack_run_close(struct ustack_run *run);
 

@@ -458,20 +458,14 @@ static void add_debug_dir(struct ustack_opts *o, const char *dir,
 }
 
 /*
- * A stack copy comes with the deferred stacks (a kernel with
- * user_stack_copy_size) or perf's samples; the stack source's rule
- * chooses between them, the synchronous fallback has none.
+ * What --call-graph asks is handed to the stack source, which decides or
+ * refuses when it opens (the synchronous fallback has no stack copies)
  */
 static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
 {
-	if (!o->dwarf_size)
-		return;
-	if (o->mode == MODE_REPORT)
+	if (o->dwarf_size && o->mode == MODE_REPORT)
 		argp_error(state, "--call-graph only applies when recording (report unwinds "
 			   "what the file holds)");
-	if (o->source == USTACK_SOURCE_USERSTACKTRACE)
-		argp_error(state, "--call-graph=dwarf needs the deferred or perf stack source "
-			   "(--stack-source=tracefs-deferred or perf)");
 }
 
 /*

@@ -277,7 +277,7 @@ void ustack_report(struct ustack_opts *o)
 				 ustack_output_needs_kernel_symbols(&o->out), &r.td) < 0)
 		die("%s", ustack_tracedat_strerror(r.td, msg, sizeof(msg)));
 	check_events(o, ustack_tracedat_tep(r.td));
-	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), false, true);
+	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), NULL, true);
 	read_markers(&r);
 	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);
 	ustack_run_finish(&r.run);

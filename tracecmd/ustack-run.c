@@ -144,9 +144,9 @@ static void open_render(struct ustack_run *run, struct tep_handle *tep, bool liv
 }
 
 /*
- * Stack copies (--call-graph=dwarf) are unwound live and when recording
- * (which keeps only the words the unwind read), and in report, whose
- * file may hold them: through the symbolizer's file lookup and caches.
+ * Stack copies are unwound live and when recording (which keeps only the
+ * words the unwind read), and in report, whose file may hold them:
+ * through the symbolizer's file lookup and caches.
  */
 static void open_unwinder(struct ustack_run *run, bool live)
 {
@@ -169,18 +169,22 @@ static void open_unwinder(struct ustack_run *run, bool live)
  * @run:	filled in
  * @o:		the command line
  * @tep:	formats of the data
- * @live:	the data comes from this machine now
+ * @caps:	live or recording, what the open stack source promises (the
+ *		data comes from this machine now); NULL: report
  * @print:	samples are printed (live, report), not only recorded
  */
 void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
-		     struct tep_handle *tep, bool live, bool print)
+		     struct tep_handle *tep, const struct ustack_stack_caps *caps, bool print)
 {
+	bool live = caps != NULL;
+
 	memset(run, 0, sizeof(*run));
 	run->o = o;
 	open_session(run, tep, live, print);
 	if (print)
 		open_render(run, tep, live);
-	if (o->dwarf_size || o->mode == MODE_REPORT)
+	/* report unwinds whatever copies the file holds */
+	if (!caps || caps->unwind == USTACK_UNWIND_COPY)
 		open_unwinder(run, live);
 }
 
