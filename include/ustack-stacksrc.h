@@ -132,6 +132,7 @@ const struct ustack_stack_caps *ustack_stack_source_caps(const struct ustack_sta
 int ustack_stack_source_open(struct ustack_stack_source *ss);
 int ustack_stack_source_start(struct ustack_stack_source *ss,
 			      const struct ustack_stack_feed *feed);
+bool ustack_stack_source_usage_error(int err);
 const char *ustack_stack_source_strerror(const struct ustack_stack_source *ss, int err,
 					 char *buf, size_t size);
 struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_source *ss);

@@ -617,6 +617,20 @@ int ustack_stack_source_start(struct ustack_stack_source *ss,
 }
 
 /**
+ * ustack_stack_source_usage_error - whether a refusal is the command line's
+ * @err: what the source's open returned
+ *
+ * A source the command line forced (--stack-source) that never gives
+ * what the command line also asked for (stack copies of userstacktrace):
+ * no kernel or permission would change that, the options contradict each
+ * other, as other bad command lines do (exit 64).
+ */
+bool ustack_stack_source_usage_error(int err)
+{
+	return err == USTACK_ERR_NO_COPIES;
+}
+
+/**
  * ustack_stack_source_strerror - the one line that says why it failed
  * @ss:		the source
  * @err:	what its open or start returned

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sysexits.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,7 +162,12 @@ static void __attribute__((noreturn)) source_failed(struct capture *c, int err)
 {
 	char msg[PATH_MAX + 128];
 
-	die("%s", ustack_stack_source_strerror(c->src, err, msg, sizeof(msg)));
+	ustack_stack_source_strerror(c->src, err, msg, sizeof(msg));
+	if (ustack_stack_source_usage_error(err)) {
+		ustack_warning("%s", msg);
+		exit(EX_USAGE);
+	}
+	die("%s", msg);
 }
 
 static void set_buffers(struct capture *c)

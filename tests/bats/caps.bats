@@ -21,17 +21,17 @@ teardown() {
 	instance_teardown
 }
 
-@test "caps: --stack-source=userstacktrace refuses --call-graph=dwarf when it opens: one line naming the source, exit 1, no instance or recording left" {
+@test "caps: --stack-source=userstacktrace refuses --call-graph=dwarf when it opens: one line naming the source, exit 64 (a bad command line), no instance or recording left" {
 	local want="trace-cmd ustack: --stack-source=userstacktrace: --call-graph=dwarf needs the deferred or perf stack source (--stack-source=tracefs-deferred or perf)"
 
 	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=userstacktrace \
 		--call-graph=dwarf -e syscalls:sys_enter_getppid -- true
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 64 ]
 	[ "$stderr" = "$want" ] || { echo "$stderr"; false; }
 	[ -z "$output" ]
 	run --separate-stderr "$USTACK" record -B "$NAME" -o "$TMP/t.dat" \
 		--stack-source=userstacktrace --call-graph=dwarf,64 -- true
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 64 ]
 	[ "$stderr" = "$want" ] || { echo "$stderr"; false; }
 	[ -z "$(ls -A "$TMP")" ]
 }
