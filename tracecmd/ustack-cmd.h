@@ -65,6 +65,23 @@ struct event_spec {
 	char	*filter;
 };
 
+/*
+ * The formats written from the profile at the end of a run, each one
+ * entry of the table in ustack-profiles.c (its option, where it goes,
+ * its writer): a new format is an entry there and its writer's file.
+ */
+enum ustack_profile_format {
+	USTACK_PROFILE_FLAMEGRAPH,
+	USTACK_PROFILE_PPROF,
+	USTACK_PROFILE_SPEEDSCOPE,
+	USTACK_PROFILE_TOP,
+	USTACK_PROFILE_TREE,
+	USTACK_PROFILE_NR,
+};
+
+/* The argp key of a format's option that names its file */
+#define USTACK_PROFILE_KEY(f)	(0x1000 + (f))
+
 /**
  * struct ustack_opts - the command line
  */
@@ -91,12 +108,10 @@ struct ustack_opts {
 	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE asked; 0: fp */
 	size_t			mem_budget;	/* USTACK_MEMORY_BUDGET_MB, bytes */
 	bool			text_set;	/* --folded or --perf-script given */
-	const char		*flamegraph;	/* --flamegraph FILE.svg */
-	const char		*pprof;		/* --pprof FILE.pb.gz */
-	const char		*speedscope;	/* --speedscope FILE.json */
+	/* each format's file, or "-" for standard output; NULL: not asked */
+	const char		*profile[USTACK_PROFILE_NR];
 	bool			reverse;	/* --reverse: the flame graph of callers */
-	bool			top;		/* --top[=N] */
-	unsigned long		top_n;		/* its N, 0: every row */
+	unsigned long		top_n;		/* --top=N, 0: every row */
 	enum ustack_tree_mode	tree;		/* --tree[=caller|callee] */
 	enum ustack_sort_key	sort[USTACK_SORT_NR]; /* --sort keys, in order */
 	int			nr_sort;
@@ -117,6 +132,9 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv);
 bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char *name);
 bool ustack_opts_profile(const struct ustack_opts *o);
 bool ustack_opts_profiled(const struct ustack_opts *o);
+int ustack_profiles_format(int key);
+const char *ustack_profiles_option(enum ustack_profile_format f);
+bool ustack_profiles_in_order(const struct ustack_opts *o);
 bool ustack_opts_filtered(const struct ustack_opts *o);
 
 /* ------------------------------------------------------------------ */

@@ -34,9 +34,6 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_RAW,
 	OPT_FALLBACK,
-	OPT_FLAMEGRAPH,
-	OPT_PPROF,
-	OPT_SPEEDSCOPE,
 	OPT_REVERSE,
 	OPT_STACK_SOURCE,
 	OPT_MAX_STACK,
@@ -120,14 +117,14 @@ static struct argp_option options[] = {
 	{ "folded", OPT_FOLDED, NULL, 0,
 	  "Folded stacks for flame graphs (comm;root;...;leaf count), printed at the end", 4 },
 	{ "perf-script", OPT_PERF_SCRIPT, NULL, 0, "Output like `perf script`", 4 },
-	{ "flamegraph", OPT_FLAMEGRAPH, "FILE.svg", 0,
+	{ "flamegraph", USTACK_PROFILE_KEY(USTACK_PROFILE_FLAMEGRAPH), "FILE.svg", 0,
 	  "Write an interactive flame graph (SVG) at the end; stdout then stays quiet "
 	  "unless --folded or --perf-script", 4 },
 	{ "reverse", OPT_REVERSE, NULL, 0,
 	  "Flame graph of callers: stacks merged leaf first, drawn top down (icicle)", 4 },
-	{ "pprof", OPT_PPROF, "FILE.pb.gz", 0,
+	{ "pprof", USTACK_PROFILE_KEY(USTACK_PROFILE_PPROF), "FILE.pb.gz", 0,
 	  "Write a pprof profile (go tool pprof, Pyroscope, Parca) at the end", 4 },
-	{ "speedscope", OPT_SPEEDSCOPE, "FILE.json", 0,
+	{ "speedscope", USTACK_PROFILE_KEY(USTACK_PROFILE_SPEEDSCOPE), "FILE.json", 0,
 	  "Write a speedscope profile at the end", 4 },
 	{ "raw", OPT_RAW, NULL, 0, "Do not symbolize: print file offsets", 4 },
 	{ "lines", OPT_LINES, NULL, 0, "Add source file:line (DWARF)", 4 },
@@ -372,6 +369,7 @@ static void parse_sort(struct ustack_opts *o, const char *arg, struct argp_state
 
 static void parse_tree(struct ustack_opts *o, const char *arg, struct argp_state *state)
 {
+	o->profile[USTACK_PROFILE_TREE] = "-";
 	if (!arg || !strcmp(arg, "caller"))
 		o->tree = TREE_CALLER;
 	else if (!strcmp(arg, "callee"))
@@ -474,9 +472,9 @@ static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
  */
 static const char *printed_only(const struct ustack_opts *o)
 {
-	if (o->top)
+	if (o->profile[USTACK_PROFILE_TOP])
 		return "--top";
-	if (o->tree)
+	if (o->profile[USTACK_PROFILE_TREE])
 		return "--tree";
 	if (o->nr_sort)
 		return "--sort";
@@ -500,10 +498,11 @@ static void check_analysis(struct ustack_opts *o, struct argp_state *state)
 	if (o->mode == MODE_RECORD && opt)
 		argp_error(state, "%s only applies to what is printed: use it live or with "
 			   "report (record keeps every event)", opt);
-	if ((o->nr_sort || o->percent_limit >= 0) && !o->top && !o->tree)
+	if ((o->nr_sort || o->percent_limit >= 0) && !o->profile[USTACK_PROFILE_TOP] &&
+	    !o->profile[USTACK_PROFILE_TREE])
 		argp_error(state, "--sort and --percent-limit are for --top and --tree");
 	if (o->event_root && o->out.mode != USTACK_OUTPUT_FOLDED && !ustack_opts_profile(o) &&
-	    !o->tree)
+	    !o->profile[USTACK_PROFILE_TREE])
 		argp_error(state, "--event-root is for --folded, --flamegraph, --pprof, "
 			   "--speedscope and --tree");
 	if (o->since.set && o->until.set && o->since.relative == o->until.relative &&
@@ -546,7 +545,7 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 	if (o->mode == MODE_RECORD && ustack_opts_profile(o))
 		argp_error(state, "--flamegraph/--pprof/--speedscope: write them from the "
 			   "recorded file (report -i FILE) or live");
-	if (o->reverse && !o->flamegraph)
+	if (o->reverse && !o->profile[USTACK_PROFILE_FLAMEGRAPH])
 		argp_error(state, "--reverse is for --flamegraph");
 	check_analysis(o, state);
 	check_call_graph(o, state);
@@ -609,17 +608,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->out.mode = USTACK_OUTPUT_PERF_SCRIPT;
 		o->text_set = true;
 		break;
-	case OPT_FLAMEGRAPH:
-		o->flamegraph = arg;
-		break;
 	case OPT_REVERSE:
 		o->reverse = true;
-		break;
-	case OPT_PPROF:
-		o->pprof = arg;
-		break;
-	case OPT_SPEEDSCOPE:
-		o->speedscope = arg;
 		break;
 	case OPT_KERNEL:
 		o->out.kernel = true;
@@ -667,7 +657,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_call_graph(o, arg, state);
 		break;
 	case OPT_TOP:
-		o->top = true;
+		o->profile[USTACK_PROFILE_TOP] = "-";
 		o->top_n = arg ? parse_ulong(arg, "--top", 1, 1000000000, state) : 0;
 		break;
 	case OPT_TREE:
@@ -712,7 +702,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		check_opts(o, state);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		/* a profile file: its option is one entry of ustack-profiles.c's table */
+		if (ustack_profiles_format(key) < 0)
+			return ARGP_ERR_UNKNOWN;
+		o->profile[ustack_profiles_format(key)] = arg;
 	}
 	return 0;
 }
@@ -780,7 +773,12 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
  */
 bool ustack_opts_profile(const struct ustack_opts *o)
 {
-	return o->flamegraph || o->pprof || o->speedscope;
+	int f;
+
+	for (f = 0; f < USTACK_PROFILE_NR; f++)
+		if (o->profile[f] && strcmp(o->profile[f], "-"))
+			return true;
+	return false;
 }
 
 /**
@@ -790,7 +788,12 @@ bool ustack_opts_profile(const struct ustack_opts *o)
  */
 bool ustack_opts_profiled(const struct ustack_opts *o)
 {
-	return ustack_opts_profile(o) || o->top || o->tree;
+	int f;
+
+	for (f = 0; f < USTACK_PROFILE_NR; f++)
+		if (o->profile[f])
+			return true;
+	return false;
 }
 
 /**

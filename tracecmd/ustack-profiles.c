@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The profile files of a run (--flamegraph, --pprof, --speedscope),
- * written once every sample is in, with what the run was and what it
- * lost for their titles.
+ * The formats written from a run's profile once every sample is in: the
+ * files (--flamegraph, --pprof, --speedscope, with what the run was and
+ * what it lost for their titles) and the tables printed after the stacks
+ * (--top, --tree). One table says, for each, its option, where it goes
+ * and its writer; everything else asks the table.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -62,32 +64,6 @@ static void describe(const struct ustack_opts *o, char *buf, size_t size)
 		snprintf(buf + len, size - len, " (all tasks)");
 }
 
-static void write_text(const struct ustack_profile *p, const char *path,
-		       int (*fn)(const struct ustack_profile *, const void *, FILE *),
-		       const void *opts)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (!fp)
-		die("cannot create %s: %s", path, strerror(errno));
-	if (fn(p, opts, fp)) {
-		fclose(fp);
-		die("cannot write %s: %s", path, strerror(errno));
-	}
-	if (fclose(fp))
-		die("cannot write %s: %s", path, strerror(errno));
-}
-
-static int flamegraph(const struct ustack_profile *p, const void *opts, FILE *fp)
-{
-	return ustack_flamegraph_write(p, opts, fp);
-}
-
-static int speedscope(const struct ustack_profile *p, const void *opts, FILE *fp)
-{
-	return ustack_speedscope_write(p, fp);
-}
-
 /* --sort's keys as the table and the tree take them */
 static void sort_keys(const struct ustack_opts *o, enum ustack_sort_key *keys,
 		      unsigned int *nr)
@@ -99,8 +75,116 @@ static void sort_keys(const struct ustack_opts *o, enum ustack_sort_key *keys,
 	*nr = o->nr_sort;
 }
 
+static int write_flamegraph(const struct ustack_run *run, const char *path, FILE *fp)
+{
+	struct ustack_flamegraph_opts fo = { .reverse = run->o->reverse };
+
+	return ustack_flamegraph_write(run->profile, &fo, fp);
+}
+
+/* gzip'ed by the writer itself, to @path */
+static int write_pprof(const struct ustack_run *run, const char *path, FILE *fp)
+{
+	return ustack_pprof_write(run->profile, path);
+}
+
+static int write_speedscope(const struct ustack_run *run, const char *path, FILE *fp)
+{
+	return ustack_speedscope_write(run->profile, fp);
+}
+
+static int write_top(const struct ustack_run *run, const char *path, FILE *fp)
+{
+	const struct ustack_opts *o = run->o;
+	struct ustack_top_opts to = {
+		.max_rows = o->top_n,
+		.percent_limit = o->percent_limit > 0 ? o->percent_limit : 0,
+	};
+
+	sort_keys(o, to.keys, &to.nr_keys);
+	return ustack_top_write(run->profile, &to, fp);
+}
+
+static int write_tree(const struct ustack_run *run, const char *path, FILE *fp)
+{
+	const struct ustack_opts *o = run->o;
+	struct ustack_tree_opts tro = {
+		.callee = o->tree == TREE_CALLEE, .percent_limit = o->percent_limit,
+	};
+
+	sort_keys(o, tro.keys, &tro.nr_keys);
+	return ustack_tree_write(run->profile, &tro, fp);
+}
+
+/*
+ * @option:	its option (--NAME)
+ * @file:	writes a file of its own (else the standard output, after
+ *		the stacks, tables apart by a blank line)
+ * @opens:	the writer opens @path itself (else it is given the stream)
+ * @in_order:	shows the samples in the order they came (the profile keeps it)
+ * @said:	the line that says where the file went ("%s": its path)
+ */
+static const struct profile_format {
+	const char	*option;
+	bool		file;
+	bool		opens;
+	bool		in_order;
+	const char	*said;
+	int		(*write)(const struct ustack_run *run, const char *path, FILE *fp);
+} formats[USTACK_PROFILE_NR] = {
+	[USTACK_PROFILE_FLAMEGRAPH] = {
+		"--flamegraph", true, false, false,
+		"flame graph in %1$s (open it in a browser)", write_flamegraph },
+	[USTACK_PROFILE_PPROF] = {
+		"--pprof", true, true, false,
+		"pprof profile in %1$s (go tool pprof -top %1$s)", write_pprof },
+	[USTACK_PROFILE_SPEEDSCOPE] = {
+		"--speedscope", true, false, true,
+		"speedscope profile in %1$s", write_speedscope },
+	[USTACK_PROFILE_TOP] = { "--top", false, false, false, NULL, write_top },
+	[USTACK_PROFILE_TREE] = { "--tree", false, false, false, NULL, write_tree },
+};
+
 /**
- * ustack_profiles_print - print --top and --tree at the end of the output
+ * ustack_profiles_format - the format an option names its file for
+ * @key: an argp key
+ *
+ * Returns the format, or -1 when @key is no format's file option.
+ */
+int ustack_profiles_format(int key)
+{
+	int f = key - USTACK_PROFILE_KEY(0);
+
+	return f >= 0 && f < USTACK_PROFILE_NR && formats[f].file ? f : -1;
+}
+
+/**
+ * ustack_profiles_option - the option of a format, for messages
+ * @f: the format
+ */
+const char *ustack_profiles_option(enum ustack_profile_format f)
+{
+	return formats[f].option;
+}
+
+/**
+ * ustack_profiles_in_order - whether a format asked for shows the samples
+ *	in the order they came, which the profile then keeps
+ * @o: the command line
+ */
+bool ustack_profiles_in_order(const struct ustack_opts *o)
+{
+	int f;
+
+	for (f = 0; f < USTACK_PROFILE_NR; f++)
+		if (o->profile[f] && formats[f].in_order)
+			return true;
+	return false;
+}
+
+/**
+ * ustack_profiles_print - print the tables (--top, --tree) at the end of
+ *	the output
  * @run: the run, its session flushed, its other output printed
  *
  * A write error (stdout gone) marks the run's output failed.
@@ -108,30 +192,42 @@ static void sort_keys(const struct ustack_opts *o, enum ustack_sort_key *keys,
 void ustack_profiles_print(struct ustack_run *run)
 {
 	const struct ustack_opts *o = run->o;
-	struct ustack_top_opts to = {
-		.max_rows = o->top_n,
-		.percent_limit = o->percent_limit > 0 ? o->percent_limit : 0,
-	};
-	struct ustack_tree_opts tro = {
-		.callee = o->tree == TREE_CALLEE, .percent_limit = o->percent_limit,
-	};
+	bool first = true;
+	int f;
 
-	if (run->output_failed)
-		return;
-	sort_keys(o, to.keys, &to.nr_keys);
-	sort_keys(o, tro.keys, &tro.nr_keys);
-	if (o->top && ustack_top_write(run->profile, &to, stdout))
-		goto failed;
-	if (o->top && o->tree)
-		putchar('\n');
-	if (o->tree && ustack_tree_write(run->profile, &tro, stdout))
-		goto failed;
-	return;
-failed:
-	if (errno != EIO && errno != EPIPE)
-		die("cannot print %s: %s", o->top ? "--top" : "--tree", strerror(errno));
-	run->output_failed = true;
-	run->output_errno = errno;
+	for (f = 0; f < USTACK_PROFILE_NR && !run->output_failed; f++) {
+		if (!o->profile[f] || formats[f].file)
+			continue;
+		if (!first)
+			putchar('\n');
+		first = false;
+		if (!formats[f].write(run, NULL, stdout))
+			continue;
+		if (errno != EIO && errno != EPIPE)
+			die("cannot print %s: %s", formats[f].option, strerror(errno));
+		run->output_failed = true;
+		run->output_errno = errno;
+	}
+}
+
+/* One file: created, written whole, closed; die() on any failure */
+static void write_file(const struct ustack_run *run, const struct profile_format *pf,
+		       const char *path)
+{
+	FILE *fp = NULL;
+
+	if (!pf->opens) {
+		fp = fopen(path, "w");
+		if (!fp)
+			die("cannot create %s: %s", path, strerror(errno));
+	}
+	if (pf->write(run, path, fp)) {
+		if (fp)
+			fclose(fp);
+		die("cannot write %s: %s", path, strerror(errno));
+	}
+	if (fp && fclose(fp))
+		die("cannot write %s: %s", path, strerror(errno));
 }
 
 /**
@@ -143,27 +239,23 @@ failed:
 void ustack_profiles_write(struct ustack_run *run)
 {
 	const struct ustack_opts *o = run->o;
-	struct ustack_flamegraph_opts fo = { .reverse = o->reverse };
 	char what[1024];
+	int f;
 
 	describe(o, what, sizeof(what));
 	ustack_profile_set_command(run->profile, what);
 	ustack_profile_set_stats(run->profile, ustack_session_stats(run->session));
-	if (o->flamegraph)
-		write_text(run->profile, o->flamegraph, flamegraph, &fo);
-	if (o->speedscope)
-		write_text(run->profile, o->speedscope, speedscope, NULL);
-	if (o->pprof && ustack_pprof_write(run->profile, o->pprof))
-		die("cannot write %s: %s", o->pprof, strerror(errno));
+	for (f = 0; f < USTACK_PROFILE_NR; f++)
+		if (o->profile[f] && formats[f].file)
+			write_file(run, &formats[f], o->profile[f]);
 	if (o->quiet)
 		return;
 	/* where the pictures went, before the summary */
-	if (o->flamegraph)
-		fprintf(stderr, "trace-cmd ustack: flame graph in %s (open it in a browser)\n",
-			o->flamegraph);
-	if (o->pprof)
-		fprintf(stderr, "trace-cmd ustack: pprof profile in %s (go tool pprof -top %s)\n",
-			o->pprof, o->pprof);
-	if (o->speedscope)
-		fprintf(stderr, "trace-cmd ustack: speedscope profile in %s\n", o->speedscope);
+	for (f = 0; f < USTACK_PROFILE_NR; f++) {
+		if (!o->profile[f] || !formats[f].file)
+			continue;
+		fputs("trace-cmd ustack: ", stderr);
+		fprintf(stderr, formats[f].said, o->profile[f]);
+		fputc('\n', stderr);
+	}
 }

@@ -133,8 +133,7 @@ static void open_render(struct ustack_run *run, struct tep_handle *tep, bool liv
 		attach(run, &c);
 	}
 	if (ustack_opts_profiled(run->o)) {
-		/* speedscope shows samples in time order: keep it */
-		run->profile = ustack_profile_new(run->o->speedscope);
+		run->profile = ustack_profile_new(ustack_profiles_in_order(run->o));
 		if (!run->profile)
 			die("out of memory");
 		ustack_profile_set_event_root(run->profile, run->o->event_root);
