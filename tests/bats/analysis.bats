@@ -20,13 +20,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
-	NAME=
+	tmp_setup
 }
 
 teardown() {
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # summary_value FILE LABEL: the number after "LABEL:" in a summary

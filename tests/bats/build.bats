@@ -7,14 +7,14 @@
 
 bats_require_minimum_version 1.5.0
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load helpers
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 @test "build: without libiberty.a the Makefile stops and names libiberty-dev" {

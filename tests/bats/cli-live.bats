@@ -21,8 +21,7 @@ setup() {
 }
 
 teardown() {
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 ustack() {

@@ -13,8 +13,7 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
-	NAME=
+	tmp_setup
 }
 
 teardown() {

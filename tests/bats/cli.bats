@@ -12,11 +12,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # Exactly one line on stderr, non-zero exit, message matching $1.

@@ -31,13 +31,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
-	NAME=
+	tmp_setup
 }
 
 teardown() {
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # no_raw_controls FILE...: no ESC, BEL, other C0 byte but tab and newline,

@@ -24,13 +24,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
-	NAME=
+	tmp_setup
 }
 
 teardown() {
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 need_go() {

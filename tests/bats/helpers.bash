@@ -77,7 +77,14 @@ deferred_setup() {
 	TMP="$(mktemp -d)"
 }
 
-# The teardown of both: no instance left behind, $TMP removed
+# The setup of a test that needs no tracefs: a $TMP of its own; NAME,
+# once the test sets it (instance_name), is checked by instance_teardown
+tmp_setup() {
+	TMP="$(mktemp -d)"
+	NAME=
+}
+
+# The teardown of every test: no instance left behind, $TMP removed
 instance_teardown() {
 	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
 	rm -rf "${TMP:-/nonexistent}"

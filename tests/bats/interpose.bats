@@ -17,11 +17,11 @@ load helpers
 TOOL="$ROOT/tests/tools/ustack-interpose-test"
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # same TEXT: both parsers agree on TEXT (printf format)

@@ -13,7 +13,7 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {

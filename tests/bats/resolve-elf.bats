@@ -9,7 +9,7 @@
 # function's address, after a sizeless one), assembler locals, data in
 # code, and a truncated file without section headers. Expected answers come from the assembler source and nm.
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load helpers
 SYM="$ROOT/tests/tools/ustack-symbolize"
 
 load elf
@@ -119,7 +119,7 @@ setup() {
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # at SYMBOL DELTA: "FILE OFFSET" of SYMBOL+DELTA in $F (from nm and readelf)

@@ -6,7 +6,7 @@
 # perf for PLT stubs. Each test says which frames it looks at and fails
 # when the symbolizer answers differently from the reference.
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load helpers
 SYM="${USTACK_SYMBOLIZE:-$ROOT/tests/tools/ustack-symbolize}"
 COMPARE="$ROOT/bench/symbolize/compare.py"
 
@@ -17,11 +17,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 need() {

@@ -5,7 +5,7 @@
 # Expected answers are computed here from nm/readelf on the test programs
 # in tests/progs/resolve, never taken from the code under test.
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load helpers
 SYM="$ROOT/tests/tools/ustack-symbolize"
 PROGS="$ROOT/tests/progs/resolve"
 
@@ -17,11 +17,11 @@ setup_file() {
 }
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # sym_addr FILE SYMBOL: the symbol's virtual address (hex, no 0x)

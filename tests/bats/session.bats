@@ -13,7 +13,7 @@
 # The stack event's fixed part ends at offset 28, so its u64 arrays are only
 # 4-byte aligned: every test reading stacks also checks unaligned reads.
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+load helpers
 DRV="${USTACK_SESSION_TEST:-$ROOT/tests/tools/ustack-session-test}"
 FMT="$ROOT/tests/data/formats"
 SFMT="$ROOT/tests/data/session"
@@ -41,7 +41,7 @@ EOF
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # drv [options]: run the driver on $S (stdout + stderr in $output)

@@ -18,11 +18,11 @@ DUMP="$ROOT/tests/tools/ustack-tracedat-dump"
 GEN="$ROOT/tests/tools/ustack-tracedat-gen"
 
 setup() {
-	TMP="$(mktemp -d)"
+	tmp_setup
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # Exactly one line on stderr, non-zero exit, the line being $1

@@ -25,7 +25,7 @@ setup() {
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # $1: kind of tracedat-hostile.py; writes $TMP/$1.dat

@@ -19,7 +19,7 @@ setup() {
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # report DEEP-deferred.dat in stacks mode under $TMP/symfs, extra options after
