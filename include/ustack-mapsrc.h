@@ -13,7 +13,7 @@
  *		processes live (ustack-procmaps.h)
  *
  * Each feeds the session what it learns; the session looks frames up in
- * it (ustack-session.c). A recording asks it for trace-cmd's PROCMAPS
+ * it (ustack-pair.c). A recording asks it for trace-cmd's PROCMAPS
  * option.
  */
 #ifndef _USTACK_MAPSRC_H

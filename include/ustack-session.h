@@ -85,7 +85,7 @@ void ustack_session_free(struct ustack_session *s);
  * Samples are handed out as soon as complete (or in event order with
  * opts.ordered); every decision depends on record timestamps only, so the
  * same records give the same samples live and from trace.dat. Bounds on
- * waiting cookies and the hold rules: see lib/ustack-session.c.
+ * waiting cookies and the hold rules: see lib/ustack-pair.c.
  */
 int ustack_session_feed(struct ustack_session *s, struct tep_record *rec);
 const char *ustack_session_error(const struct ustack_session *s, char *buf, size_t size);
