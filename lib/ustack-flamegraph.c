@@ -885,8 +885,8 @@ static void put_subtitle(struct fgraph *g)
 				  st->lost, st->rb_lost);
 		else
 			piece_add(&s, "stacks lost: %" PRIu64, st->lost);
-		if (ustack_stats_sync_note(st))
-			piece_add(&s, "%s", ustack_stats_sync_note(st));
+		if (ustack_profile_sync_note(st))
+			piece_add(&s, "%s", ustack_profile_sync_note(st));
 	}
 	s.second = s.nr;
 	if (g->opts.reverse)

@@ -115,21 +115,6 @@ void ustack_output_free(struct ustack_output *o)
 	free(o);
 }
 
-/**
- * ustack_stats_sync_note - what the subtitles say of synchronous stacks
- * @st:	the session's counters
- *
- * Returns NULL when there were none.
- */
-const char *ustack_stats_sync_note(const struct ustack_stats *st)
-{
-	if (!st->sync)
-		return NULL;
-	if (st->perf == st->sync)
-		return "perf events: synchronous stacks";
-	return "fallback: synchronous stacks, 8 frames at most";
-}
-
 /* ------------------------------------------------------------------ */
 /* Stacks mode                                                        */
 /* ------------------------------------------------------------------ */

@@ -431,8 +431,8 @@ static void put_header_fields(struct pp *pp)
 	pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	if (p->have_stats) {
 		snprintf(buf, sizeof(buf), "stacks lost: %" PRIu64 "%s%s", p->stats.lost,
-			 ustack_stats_sync_note(&p->stats) ? "; " : "",
-			 ustack_stats_sync_note(&p->stats) ? ustack_stats_sync_note(&p->stats) : "");
+			 ustack_profile_sync_note(&p->stats) ? "; " : "",
+			 ustack_profile_sync_note(&p->stats) ? ustack_profile_sync_note(&p->stats) : "");
 		pb_uint(&pp->out, PROFILE_COMMENT, pp_str(pp, buf));
 	}
 	if (total_column(p) == 0)

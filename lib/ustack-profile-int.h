@@ -203,6 +203,7 @@ const char *ustack_profile_class_str(enum pf_class cls);
 void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size);
 const char *ustack_profile_dso(const struct ustack_profile *p, const struct pframe *f);
 size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max);
+const char *ustack_profile_sync_note(const struct ustack_stats *st);
 void ustack_profile_put_events(const struct ustack_profile *p, FILE *fp);
 
 #endif /* _USTACK_PROFILE_INT_H */

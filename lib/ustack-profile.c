@@ -873,6 +873,21 @@ const char *ustack_profile_dso(const struct ustack_profile *p, const struct pfra
 }
 
 /**
+ * ustack_profile_sync_note - what the profile files' subtitles say of synchronous stacks
+ * @st:	the session's counters
+ *
+ * Returns NULL when there were none.
+ */
+const char *ustack_profile_sync_note(const struct ustack_stats *st)
+{
+	if (!st->sync)
+		return NULL;
+	if (st->perf == st->sync)
+		return "perf events: synchronous stacks";
+	return "fallback: synchronous stacks, 8 frames at most";
+}
+
+/**
  * ustack_profile_put_text - print a name from a trace, at most @max characters
  * @fp:		where to
  * @s:		the name (untrusted: escaped as every text output escapes it,

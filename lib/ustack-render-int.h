@@ -92,6 +92,5 @@ const char *ustack_render_unwind_end(const struct ustack_sample *s);
 const char *ustack_render_origin(const struct rframe *rf);
 const char *ustack_render_note(const struct ustack_sample *s);
 /* ustack-output.c: what the profiles' subtitles say of synchronous stacks */
-const char *ustack_stats_sync_note(const struct ustack_stats *st);
 
 #endif /* _USTACK_RENDER_INT_H */
