@@ -150,7 +150,10 @@ int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_re
 int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
 			 struct ustack_sb_rec *rec);
 
-/* Records for what exists now: every process (@pids NULL) or those listed */
+/*
+ * Records for what exists now, from /proc: every process (@pids NULL) or
+ * those listed (ustack-sideband-scan.c)
+ */
 int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
 
 struct ustack_perf;

@@ -74,8 +74,9 @@ int ustack_open_file(const struct ustack_resolver *r, const char *path);
 int ustack_open_trusted(struct ustack_resolver *r, const char *path, uid_t also);
 void ustack_open_forget(struct ustack_resolver *r);
 void ustack_open_symfs(struct ustack_resolver *r);
-bool uelf_inflate_ok(uint64_t in, uint64_t out);
 
+/* ustack-resolve-elf.c: ELF files opened within the caps, their segments */
+bool uelf_inflate_ok(uint64_t in, uint64_t out);
 int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out);
 int uelf_open_trusted(struct ustack_resolver *r, const char *path, struct uelf **out);
 int uelf_memory(const char *name, void *buf, size_t size, bool owned,
@@ -83,8 +84,6 @@ int uelf_memory(const char *name, void *buf, size_t size, bool owned,
 void uelf_close(struct uelf *e);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
 bool uelf_dwarf_readable(struct uelf *e);
-int uelf_dwarf_image(struct uelf *e, bool lines, char **out, size_t *size);
-void uelf_dwarf_image_free(char *img, size_t size);
 bool uelf_dwarf_ok(struct uelf *e);
 
 /* An executable PT_LOAD: file offsets [off, off + len) sit at vaddr. */
@@ -93,6 +92,14 @@ struct useg {
 	uint64_t	len;
 	uint64_t	vaddr;
 };
+
+int uelf_segments(struct uelf *e, struct useg **segs);
+
+/* ustack-resolve-inflate.c: compressed DWARF inflated before libdw */
+int uelf_dwarf_image(struct uelf *e, bool lines, char **out, size_t *size);
+void uelf_dwarf_image_free(char *img, size_t size);
+
+/* ustack-resolve-symtab.c: a file's function symbols, by address */
 
 /* A function symbol; the table is sorted by @start. */
 struct uelf_sym {
@@ -125,12 +132,12 @@ int uelf_symtab_add_elf(struct uelf_symtab *t, struct uelf *e, Elf64_Word type,
 			enum ustack_origin origin);
 int uelf_symtab_add_owned(struct uelf_symtab *t, uint64_t start, uint64_t size,
 			  char *name, enum ustack_origin origin);
-int uplt_add_symbols(struct uelf_symtab *t, struct uelf *e);
 void uelf_symtab_finish(struct uelf_symtab *t);
 const struct uelf_sym *uelf_symtab_find(const struct uelf_symtab *t, uint64_t addr);
 void uelf_symtab_free(struct uelf_symtab *t);
 
-int uelf_segments(struct uelf *e, struct useg **segs);
+/* ustack-resolve-plt.c: names for the PLT stubs, into a table being built */
+int uplt_add_symbols(struct uelf_symtab *t, struct uelf *e);
 
 /*
  * DWARF lookups cached per (address, return-address) key. At most

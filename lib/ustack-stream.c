@@ -14,9 +14,9 @@
  * The perf side-band (fallback path) is drained in the same tick, after
  * the trace buffers: a task's mapping and name records are written before
  * its later events, so every side-band record an event drained here
- * depends on is in the rings by then. Its records are merged with the
- * trace records by time (one clock on both sides), a record first when
- * times are equal.
+ * depends on is in the rings by then. Its records wait in the side-band
+ * queue (ustack-stream-sideband.c), which the merge here releases between
+ * the trace records by time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +41,7 @@
 #include "ustack-sideband.h"
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
+#include "ustack-stream-int.h"
 #include "ustack-tempfiles.h"
 #include "ustack-warn.h"
 
@@ -80,29 +81,6 @@ struct batch {
 	size_t			bytes;		/* pages and side-band, queued */
 };
 
-/*
- * The side-band records of one drain: the drained bytes, which their
- * items point into, and the items, freed together once the last item is
- * handed out. A perf source's sample is one item per traced event: an
- * item of its own with a copy of the sample cost a malloc(), a free()
- * and a memcpy() a traced event (the spares kept for reuse ran out
- * whenever a drain had more samples than them).
- */
-struct sb_chunk {
-	char			*buf;
-	struct sb_item		*items;
-	size_t			nr;
-	size_t			alloc;
-	size_t			refs;		/* items not handed out yet */
-};
-
-/* A side-band record waiting for its turn; what it points to is its chunk's */
-struct sb_item {
-	struct ustack_sb_rec	rec;
-	uint64_t		seq;
-	struct sb_chunk		*chunk;
-};
-
 struct cpu_reader {
 	int			fd;
 	struct tracefs_cpu	*tcpu;
@@ -133,13 +111,7 @@ struct ustack_stream {
 	bool			stopping;
 	volatile pid_t		tid;
 	struct ustack_perf	*perf;
-	struct sb_item		**sb;		/* by (ts, seq); from sb_pos on */
-	size_t			nr_sb;
-	size_t			sb_pos;
-	size_t			sb_alloc;
-	struct sb_item		**sb_tmp;	/* the merge's other half */
-	size_t			sb_tmp_alloc;
-	uint64_t		sb_seq;
+	struct ustack_stream_sideband sb;	/* its records, waiting */
 	struct ustack_recorder	*rec;		/* direct mode */
 	bool			readback;	/* files only, nothing traced */
 	bool			replayed;
@@ -650,151 +622,6 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 	return NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* The side-band                                                      */
-/* ------------------------------------------------------------------ */
-
-static void chunk_free(struct sb_chunk *c)
-{
-	free(c->buf);
-	free(c->items);
-	free(c);
-}
-
-/* An item of @c was handed out (or dropped): the last one frees it */
-static void sb_item_put(struct sb_item *it)
-{
-	struct sb_chunk *c = it->chunk;
-
-	if (!--c->refs)
-		chunk_free(c);
-}
-
-static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
-{
-	struct sb_chunk *c = ctx;
-	struct sb_item *it;
-
-	if (ustack_array_grow((void **)&c->items, &c->alloc, c->nr + 1, sizeof(*c->items)))
-		return;
-	it = &c->items[c->nr++];
-	it->rec = *rec;
-	it->chunk = c;
-}
-
-/* The side-band's order: by time, then as the records arrived */
-static bool sb_before(const struct sb_item *x, const struct sb_item *y)
-{
-	return x->rec.ts != y->rec.ts ? x->rec.ts < y->rec.ts : x->seq < y->seq;
-}
-
-static int sb_cmp(const void *a, const void *b)
-{
-	const struct sb_item *x = *(struct sb_item * const *)a, *y = *(struct sb_item * const *)b;
-
-	return sb_before(x, y) ? -1 : sb_before(y, x);
-}
-
-/* The end of the ordered run of @v that starts at @i */
-static size_t run_end(struct sb_item **v, size_t i, size_t n)
-{
-	while (++i < n && !sb_before(v[i], v[i - 1]))
-		;
-	return i;
-}
-
-/* @a (@na items) and @b (@nb) into @out, each in order */
-static void merge_runs(struct sb_item **a, size_t na, struct sb_item **b, size_t nb,
-		       struct sb_item **out)
-{
-	size_t i = 0, j = 0;
-
-	while (i < na && j < nb)
-		*out++ = sb_before(b[j], a[i]) ? b[j++] : a[i++];
-	memcpy(out, a + i, (na - i) * sizeof(*a));
-	memcpy(out + na - i, b + j, (nb - j) * sizeof(*b));
-}
-
-/*
- * Order the side-band items. They come as a few ordered runs (what was
- * waiting, then each ring's records of the drain, each ring in order):
- * merging neighbouring runs until one is left costs a pass per halving
- * of the runs, where a sort would compare n log n times. Falls back to
- * qsort() when the merge's buffer cannot be had.
- */
-static void sb_order(struct ustack_stream *st)
-{
-	struct sb_item **src = st->sb, **dst, **tmp;
-	size_t n = st->nr_sb, i, mid, end;
-	bool one;
-
-	if (run_end(src, 0, n) == n)
-		return;
-	if (ustack_array_grow((void **)&st->sb_tmp, &st->sb_tmp_alloc, n, sizeof(*src))) {
-		qsort(st->sb, n, sizeof(*st->sb), sb_cmp);
-		return;
-	}
-	dst = st->sb_tmp;
-	do {
-		one = true;
-		for (i = 0; i < n; i = end) {
-			mid = run_end(src, i, n);
-			end = mid < n ? run_end(src, mid, n) : n;
-			merge_runs(src + i, mid - i, src + mid, end - mid, dst + i);
-			if (i || end < n)
-				one = false;
-		}
-		tmp = src;
-		src = dst;
-		dst = tmp;
-	} while (!one);
-	/* the array and the buffer swap roles as they did */
-	if (src != st->sb) {
-		st->sb_tmp = st->sb;
-		st->sb = src;
-		i = st->sb_tmp_alloc;
-		st->sb_tmp_alloc = st->sb_alloc;
-		st->sb_alloc = i;
-	}
-}
-
-/*
- * The records of a batch join those still waiting, in time order. They
- * stay where the drain put them: the batch's buffer goes to their chunk.
- */
-static void queue_sb(struct ustack_stream *st, struct batch *b)
-{
-	struct sb_chunk *c;
-	size_t i;
-
-	if (st->sb_pos) {
-		memmove(st->sb, st->sb + st->sb_pos, (st->nr_sb - st->sb_pos) * sizeof(*st->sb));
-		st->nr_sb -= st->sb_pos;
-		st->sb_pos = 0;
-	}
-	if (!b->sb_len)
-		return;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return;
-	c->buf = b->sb;
-	b->sb = NULL;
-	/* the items are where they stay once all are parsed: then listed */
-	ustack_perf_parse(c->buf, b->sb_len, add_sb, c);
-	if (!c->nr ||
-	    ustack_array_grow((void **)&st->sb, &st->sb_alloc, st->nr_sb + c->nr, sizeof(*st->sb))) {
-		chunk_free(c);
-		return;
-	}
-	c->refs = c->nr;
-	for (i = 0; i < c->nr; i++) {
-		c->items[i].seq = st->sb_seq++;
-		st->sb[st->nr_sb++] = &c->items[i];
-	}
-	/* one CPU's ring alone is in order already: nothing to do then */
-	sb_order(st);
-}
-
 /**
  * ustack_stream_add_sideband - perf side-band records for a read-back stream
  * @st: from ustack_stream_open_files(), not consumed yet
@@ -808,50 +635,20 @@ static void queue_sb(struct ustack_stream *st, struct batch *b)
  */
 int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t len)
 {
-	struct batch b = { .sb_len = len };
+	char *copy;
 
 	if (!st->readback || st->replayed) {
 		errno = EINVAL;
 		return -1;
 	}
 	/* the records' chunk takes the buffer over: ours, not the caller's */
-	b.sb = malloc(len ? len : 1);
-	if (!b.sb)
+	copy = malloc(len ? len : 1);
+	if (!copy)
 		return -1;
-	memcpy(b.sb, buf, len);
-	queue_sb(st, &b);
-	free(b.sb);
+	memcpy(copy, buf, len);
+	ustack_stream_sideband_add(&st->sb, &copy, len);
+	free(copy);
 	return 0;
-}
-
-static struct sb_item *sb_head(struct ustack_stream *st)
-{
-	return st->sb_pos < st->nr_sb ? st->sb[st->sb_pos] : NULL;
-}
-
-static void free_sb(struct ustack_stream *st)
-{
-	while (st->sb_pos < st->nr_sb)
-		sb_item_put(st->sb[st->sb_pos++]);
-	free(st->sb);
-	free(st->sb_tmp);
-	st->sb = st->sb_tmp = NULL;
-	st->nr_sb = st->sb_pos = st->sb_alloc = st->sb_tmp_alloc = 0;
-}
-
-/* A side-band record goes before a trace record of the same time. */
-static bool release_sb(struct ustack_stream *st, struct tep_record *best,
-		       unsigned long long horizon, const struct ustack_stream_ops *ops, void *ctx)
-{
-	struct sb_item *it = sb_head(st);
-
-	if (!it || it->rec.ts > horizon || (best && it->rec.ts > best->ts))
-		return false;
-	if (ops->sideband)
-		ops->sideband(&it->rec, ctx);
-	st->sb_pos++;
-	sb_item_put(it);
-	return true;
 }
 
 /* Hand out every record up to @horizon, smallest timestamp first. */
@@ -880,7 +677,7 @@ static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 				best_cpu = cpu;
 			}
 		}
-		if (release_sb(st, best, horizon, ops, ctx))
+		if (ustack_stream_sideband_release(&st->sb, best, horizon, ops, ctx))
 			continue;
 		if (!best || best->ts > horizon)
 			return;
@@ -934,7 +731,7 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 		ustack_list_del(&p->list);
 		ustack_list_add_tail(&p->list, &st->cpus[p->cpu].pages);
 	}
-	queue_sb(st, b);
+	ustack_stream_sideband_add(&st->sb, &b->sb, b->sb_len);
 	batch_free(b);
 	merge_release(st, final ? ULLONG_MAX : horizon, ops, ctx);
 	if (ops->horizon && !final && horizon)
@@ -1155,7 +952,7 @@ void ustack_stream_close(struct ustack_stream *st)
 		st->unread_bytes += b->bytes;
 		batch_free(b);
 	}
-	free_sb(st);
+	ustack_stream_sideband_free(&st->sb);
 	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
 		struct ustack_list *pos;
 

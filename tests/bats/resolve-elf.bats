@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The function-symbol table of the symbolizer (lib/ustack-resolve-elf.c)
+# The function-symbol table of the symbolizer (lib/ustack-resolve-symtab.c;
+# the truncated files are lib/ustack-resolve-elf.c's checks)
 # on a hand-made library whose symbols are the awkward cases: a sized and
 # a sizeless symbol at one address, a sizeless one before a sized one
 # with padding, nested functions, functions more than 4 MiB apart, an
