@@ -329,6 +329,39 @@ void ustack_pair_sample_free(struct ustack_session *s, struct usample *smp)
 }
 
 /**
+ * ustack_pair_drain_ordered - samples complete at the head of the order
+ *	go out, in that order
+ * @s: the session (opts.ordered; else the order is empty)
+ */
+void ustack_pair_drain_ordered(struct ustack_session *s)
+{
+	struct usample *smp;
+
+	while (!ustack_list_empty(&s->order)) {
+		smp = ustack_list_entry(s->order.next, struct usample, order);
+		if (!smp->complete)
+			break;
+		ustack_list_del(&smp->order);
+		ustack_pair_out_deliver(s, smp);
+		ustack_pair_sample_free(s, smp);
+	}
+}
+
+/*
+ * A complete sample goes out (ustack-pair-out.c) at once, or with
+ * opts.ordered once every sample before it in the order is complete.
+ */
+static void hand_out(struct ustack_session *s, struct usample *smp)
+{
+	if (s->opts.ordered) {
+		ustack_pair_drain_ordered(s);
+		return;
+	}
+	ustack_pair_out_deliver(s, smp);
+	ustack_pair_sample_free(s, smp);
+}
+
+/**
  * ustack_pair_complete - a sample is complete
  * @s:		the session
  * @smp:	the sample, out of every list but the order (taken over)
@@ -339,7 +372,7 @@ void ustack_pair_complete(struct ustack_session *s, struct usample *smp,
 {
 	smp->pub.status = status;
 	smp->complete = true;
-	ustack_session_hand_out(s, smp);
+	hand_out(s, smp);
 }
 
 /**

@@ -3,8 +3,7 @@
  * Private to the session's files: its objects, and what they call of each
  * other. The public API is include/ustack-session.h.
  *
- *   ustack-session.c         the API, the dispatch of records by kind, the
- *                            filters and the hand-out of samples
+ *   ustack-session.c         the API and the dispatch of records by kind
  *   ustack-pair.c            the pairing core: stacks and the (pid, cookie)
  *                            table, waiting cookies, the timeline, the
  *                            per-CPU pending events, completion
@@ -13,9 +12,11 @@
  *   ustack-pair-perf.c       the perf source's samples and deferred chains
  *   ustack-pair-sync.c       userstacktrace's synchronous stacks
  *   ustack-pair-unwind.c     stack copies unwound by CFI
+ *   ustack-pair-out.c        a complete sample counted, filtered, handed out
  *
- * The handlers call the core, the core hands complete samples to the
- * session file (ustack_session_hand_out()): that one call goes back up.
+ * The session file calls the handlers and the core, the handlers call the
+ * core, the core hands complete samples to ustack-pair-out.c: every call
+ * goes one way, down.
  */
 #ifndef _USTACK_SESSION_INT_H
 #define _USTACK_SESSION_INT_H
@@ -223,8 +224,10 @@ static inline struct ustk *ustk_get(struct ustk *st)
 	return st;
 }
 
-/* lib/ustack-session.c: a complete sample goes out (or into the order) */
-void ustack_session_hand_out(struct ustack_session *s, struct usample *smp);
+/* lib/ustack-pair.c: the samples complete at the head of the order go out */
+void ustack_pair_drain_ordered(struct ustack_session *s);
+/* lib/ustack-pair-out.c: a complete sample counted, filtered, handed out */
+void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp);
 
 /* lib/ustack-pair.c: the object pools, emptied at the session's end */
 void ustack_pair_drain_pools(struct ustack_session *s);

@@ -4,8 +4,8 @@
  * samples (struct ustack_sample) come out. This file is its API, the
  * dispatch of each record by kind to its stack source's handlers
  * (ustack-pair-deferred.c, ustack-pair-perf.c, ustack-pair-sync.c), which
- * the pairing core (ustack-pair.c) pairs, and the hand-out of the samples
- * it completes: counted, filtered, in order.
+ * the pairing core (ustack-pair.c) pairs; the samples it completes go
+ * out through ustack-pair-out.c: counted, filtered, in order.
  *
  * Output order: by default a sample is handed out as soon as it is
  * complete (what live output wants). Decisions only depend on record
@@ -39,149 +39,6 @@
 #include "ustack-tasks.h"
 #include "ustack-unwind.h"
 #include "ustack-warn.h"
-
-/* ------------------------------------------------------------------ */
-/* Handing samples out                                                */
-/* ------------------------------------------------------------------ */
-
-static unsigned int count_unresolved(const struct ustack_frame *frames, unsigned int nr)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < nr; i++)
-		if (!frames[i].map)
-			n++;
-	return n;
-}
-
-/* @st: the sample's stack, or NULL; a final one's frames no longer change */
-static void count_sample(struct ustack_session *s, const struct ustack_sample *pub,
-			 struct ustk *st)
-{
-	switch (pub->status) {
-	case USTACK_SAMPLE_OK:
-		s->stats.matched++;
-		break;
-	case USTACK_SAMPLE_NO_STACK:
-		s->stats.no_stack++;
-		break;
-	case USTACK_SAMPLE_LOST:
-		s->stats.lost++;
-		break;
-	case USTACK_SAMPLE_NO_COOKIE:
-		s->stats.no_cookie++;
-		break;
-	case USTACK_SAMPLE_SYNC:
-		s->stats.sync++;
-		break;
-	}
-	s->stats.frames += pub->nr_frames;
-	if (!st || st->state != USTK_FINAL || pub->frames != st->frames) {
-		s->stats.unresolved += count_unresolved(pub->frames, pub->nr_frames);
-		return;
-	}
-	if (!st->counted) {
-		st->unresolved = count_unresolved(st->frames, st->nr);
-		st->counted = true;
-	}
-	s->stats.unresolved += st->unresolved;
-}
-
-static bool pid_listed(const struct ustack_session_opts *opts, int pid, int tgid)
-{
-	size_t i;
-
-	for (i = 0; i < opts->nr_pids; i++)
-		if (opts->pids[i] == pid || (tgid && opts->pids[i] == tgid))
-			return true;
-	return false;
-}
-
-static bool comm_listed(const struct ustack_session_opts *opts, const char *comm)
-{
-	size_t i;
-
-	if (!comm)
-		return false;
-	for (i = 0; i < opts->nr_comms; i++)
-		if (!strcmp(opts->comms[i], comm))
-			return true;
-	return false;
-}
-
-/*
- * The pid and comm filters, then the others of opts.filter (events,
- * threads, files, times): by the time a sample goes out, its group is
- * known and its frames are bound to their files.
- */
-static bool sample_wanted(const struct ustack_session *s, const struct ustack_sample *pub)
-{
-	const struct ustack_session_opts *opts = &s->opts;
-
-	if (opts->nr_pids && !pid_listed(opts, pub->pid, pub->tgid))
-		return false;
-	if (opts->nr_comms && !comm_listed(opts, pub->comm))
-		return false;
-	return ustack_filter_match(opts->filter, pub, s->first_event_ts);
-}
-
-/* Counted whether or not the filters let it through. */
-static void deliver(struct ustack_session *s, struct usample *smp)
-{
-	struct ustack_sample *pub = &smp->pub;
-	struct ustk *st = smp->st;
-
-	/* the thread group may have been learnt after the event */
-	if (!pub->tgid)
-		pub->tgid = ustack_tasks_tgid(&s->tasks, pub->pid);
-	if (st && (pub->status == USTACK_SAMPLE_OK || pub->status == USTACK_SAMPLE_SYNC)) {
-		pub->nr_frames = st->nr;
-		pub->frames = st->frames;
-		pub->stack_flags = st->flags;
-		pub->frame_how = st->how;
-		pub->unwind_end = st->unwind_end;
-	}
-	count_sample(s, pub, st);
-	/* after a failure the samples may lack what was not kept: none goes out */
-	if (!s->fn || s->opts.count_only || s->err)
-		return;
-	if (sample_wanted(s, pub))
-		s->fn(pub, s->ctx);
-	else
-		s->stats.filtered++;
-}
-
-static void drain_ordered(struct ustack_session *s)
-{
-	struct usample *smp;
-
-	while (!ustack_list_empty(&s->order)) {
-		smp = ustack_list_entry(s->order.next, struct usample, order);
-		if (!smp->complete)
-			break;
-		ustack_list_del(&smp->order);
-		deliver(s, smp);
-		ustack_pair_sample_free(s, smp);
-	}
-}
-
-/**
- * ustack_session_hand_out - a complete sample goes out
- * @s:		the session
- * @smp:	the sample (taken over)
- *
- * Through the filters to the caller's function at once, or with
- * opts.ordered once every sample before it in the order is complete.
- */
-void ustack_session_hand_out(struct ustack_session *s, struct usample *smp)
-{
-	if (s->opts.ordered) {
-		drain_ordered(s);
-		return;
-	}
-	deliver(s, smp);
-	ustack_pair_sample_free(s, smp);
-}
 
 /* ------------------------------------------------------------------ */
 /* Losses and the launched command's exec                             */
@@ -649,7 +506,7 @@ void ustack_session_flush(struct ustack_session *s)
 		st = ustack_list_entry(s->lru.next, struct ustk, lru);
 		ustack_pair_lose_entry(s, st);
 	}
-	drain_ordered(s);
+	ustack_pair_drain_ordered(s);
 	ustack_tasks_for_each(&s->tasks, i, pos, tmp)
 		ustack_pair_drop_latest(s, ustack_htable_entry(pos, struct ustack_task, node));
 }
