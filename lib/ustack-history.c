@@ -67,6 +67,7 @@ struct ustack_history {
 	struct ustack_htable	files;
 	uint64_t		next_id;
 	bool			have_maps;
+	uint64_t		work;		/* see ustack_history_work() */
 };
 
 /**
@@ -320,7 +321,8 @@ static void keep(struct vma *out, size_t *n, uint64_t start, uint64_t end, uint6
 }
 
 /* @nv on top of the space: what it overlaps is cut away (or split). */
-static int space_insert(struct ustack_hist_space *sp, const struct vma *nv)
+static int space_insert(struct ustack_history *h, struct ustack_hist_space *sp,
+			const struct vma *nv)
 {
 	/* at most one mapping split in two, plus @nv */
 	size_t i, n = 0, room = sp->nr + 2;
@@ -342,6 +344,7 @@ static int space_insert(struct ustack_hist_space *sp, const struct vma *nv)
 	}
 	out[n++] = *nv;
 	qsort(out, n, sizeof(*out), vma_cmp);
+	h->work += sp->nr + n;
 	free(sp->v);
 	sp->v = out;
 	sp->nr = n;
@@ -360,7 +363,7 @@ static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
 	if (nv.end <= nv.start)
 		return 0;
 	h->have_maps = true;
-	return space_insert(sp, &nv);
+	return space_insert(h, sp, &nv);
 }
 
 /* A new process starts with a copy of its parent's mappings. */
@@ -379,6 +382,7 @@ static int fork_space(struct ustack_history *h, int parent, int child)
 		return -1;
 	memcpy(cs->v, ps->v, ps->nr * sizeof(*cs->v));
 	cs->nr = ps->nr;
+	h->work += ps->nr;
 	return 0;
 }
 
@@ -432,6 +436,18 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 }
 
 /**
+ * ustack_history_work - what keeping and searching the mapping sets cost
+ * @h: the history
+ *
+ * Mappings copied, moved or compared since @h was made: tests bound it
+ * (a record or a look-up must not cost the size of its process's set).
+ */
+uint64_t ustack_history_work(const struct ustack_history *h)
+{
+	return h->work;
+}
+
+/**
  * ustack_history_has_maps - whether any mapping was told
  * @h: the history
  *
@@ -448,7 +464,8 @@ bool ustack_history_has_maps(const struct ustack_history *h)
  * overlap, so the one that holds @va is the answer whatever the index
  * meant when it was kept.
  */
-static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_frame *fr)
+static void map_in(struct ustack_history *h, struct ustack_hist_space *sp, uint64_t va,
+		   struct ustack_frame *fr)
 {
 	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
 	const struct vma *v;
@@ -460,6 +477,7 @@ static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_fram
 	    va < sp->v[sp->last].end)
 		lo = hi = sp->last + 1;
 	while (lo < hi) {
+		h->work++;
 		mid = (lo + hi) / 2;
 		if (sp->v[mid].start <= va)
 			lo = mid + 1;
@@ -491,7 +509,7 @@ static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_fram
 void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 			struct ustack_frame *fr)
 {
-	map_in(space_find(h, tgid), va, fr);
+	map_in(h, space_find(h, tgid), va, fr);
 }
 
 /**
@@ -512,7 +530,7 @@ void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		map_in(sp, va[i], &fr[i]);
+		map_in(h, sp, va[i], &fr[i]);
 }
 
 /**
