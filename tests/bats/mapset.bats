@@ -92,6 +92,132 @@ work_of() {
 	    "forks 1 1000 50 0x12000" check-forks\ 1\ 1000\ 50\ 0x12000 \
 	    check "check-many 1 300 0x10000 0x2000 0x1000"
 	grep -qx 'check-forks ok 50' <<< "$output"
-	grep -qx 'check-many ok 300' <<< "$output"
+	grep -q '^check-many ok 300 ' <<< "$output"
 	grep -q '^check ok 51 ' <<< "$output"
+}
+
+# log2 N: floor(log2(N)), at least 1
+log2() {
+	local n=$1 b=0
+
+	while ((n > 1)); do
+		((n >>= 1, b++))
+	done
+	echo $((b ? b : 1))
+}
+
+# avl_height N: the most levels an AVL tree of N nodes has, 1.44 log2(N + 2)
+avl_height() {
+	echo $((144 * ($(log2 $(($1 + 2))) + 1) / 100))
+}
+
+# deepest: the deepest look-up of the last check-many
+deepest() {
+	grep '^check-many ok ' <<< "$output" | tail -1 | sed 's/.* deepest //'
+}
+
+@test "mapping sets: 10k, 20k and 40k mappings of one process: a record and a look-up cost O(log n) work, not O(n)" {
+	local n rec look prev=0 lg
+
+	for n in 10000 20000 40000; do
+		drv work "many 1 $n 0x10000 0x2000 0x1000" work \
+		    "check-many 1 $n 0x10000 0x2000 0x1000" work
+		grep -q "^check-many ok $n " <<< "$output"
+		lg=$(log2 $n)
+		[ "$(deepest)" -le "$(avl_height $n)" ]
+		rec=$(($(work_of 2) - $(work_of 1)))
+		look=$(($(work_of 3) - $(work_of 2)))
+		echo "n=$n: $rec for the records, $look for $((2 * n)) look-ups"
+		# a few walks down a tree of height 1.44 log2(n) each
+		[ "$rec" -le $((n * 4 * (lg + 1))) ]
+		[ "$look" -le $((2 * n * 2 * (lg + 1))) ]
+		# twice the mappings, about twice the work (four times if O(n))
+		[ "$prev" -eq 0 ] || [ "$rec" -le $((prev * 5 / 2)) ]
+		prev=$rec
+	done
+}
+
+@test "mapping sets: 20k mappings each over one of 20k, then one over 10k of them: removals cost O(log n) and keep the tree's height" {
+	local n=20000 work
+
+	drv "many 1 $n 0x10000 0x2000 0x1000" work \
+	    "many 1 $n 0x10000 0x2000 0x2000" work \
+	    "check-many 1 $n 0x10000 0x2000 0x2000" \
+	    "sb 1 mmap pid=1 tid=1 start=0x10000 len=$((n / 2 * 0x2000)) pgoff=0 prot=5 flags=0x2 dev=8:1 ino=1 path=/lib/big.so" \
+	    "map 1 0x10000" "map 1 $((0x10000 + n / 2 * 0x2000))" \
+	    "many 1 $n 0x7f0000000000 0x2000 0x1000" work \
+	    "check-many 1 $n 0x7f0000000000 0x2000 0x1000" check
+	[ "$(grep -c '^check-many ok ' <<< "$output")" -eq 2 ]
+	grep -qx 'check ok 0 0' <<< "$output"
+	grep -qx 'map 1 0x10000 -> 0 /lib/big.so' <<< "$output"
+	grep -qx "map 1 $(printf '%#x' $((0x10000 + n / 2 * 0x2000))) -> $(printf '%#x' $((n / 2 * 0x2000))) /lib/many.so" <<< "$output"
+	work=$(($(work_of 2) - $(work_of 1)))
+	echo "work of $n records over one each: $work"
+	[ "$work" -le $((n * 8 * ($(log2 $n) + 1))) ]
+	work=$(($(work_of 3) - $(work_of 2)))
+	echo "work of one record over $((n / 2)), then $n more: $work"
+	[ "$work" -le $((n * 8 * ($(log2 $n) + 1))) ]
+	# 10000 + 1 + 20000 ranges left
+	[ "$(deepest)" -le "$(avl_height $((n / 2 * 3 + 1)))" ]
+}
+
+@test "mapping sets: 20k mappings over every other page of one split it into 40k ranges at O(log n) a record, each page where it was mapped" {
+	local n=20000 work
+
+	drv work "splits 1 $n 0x7f0000000000" work check
+	grep -qx "splits ok $((2 * n))" <<< "$output"
+	grep -qx 'check ok 0 0' <<< "$output"
+	work=$(($(work_of 2) - $(work_of 1)))
+	echo "work $work"
+	# 20001 records and 80000 look-ups
+	[ "$work" -le $(((n + 4 * n) * 4 * ($(log2 $((2 * n))) + 1))) ]
+}
+
+@test "mapping sets: 2000 forks of a process with 5000 mappings copy none of them; a change in each child copies O(log n); peak RSS under 64 MB" {
+	local fork change
+
+	command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time"
+	printf '%s\n' "many 1 5000 0x10000 0x2000 0x1000" work "forks 1 100 2000" work \
+	    "forks 1 3000 2000 0x12000" work "check-forks 1 3000 2000 0x12000" \
+	    "check-many 1 5000 0x10000 0x2000 0x1000" check > "$TMP/script"
+	run /usr/bin/time -f 'rss %M' -o "$TMP/rss" "$DRV" "$TMP/script"
+	echo "$output"
+	cat "$TMP/rss"
+	[ "$status" -eq 0 ]
+	grep -qx 'check-forks ok 2000' <<< "$output"
+	grep -q '^check-many ok 5000 ' <<< "$output"
+	grep -qx 'check ok 0 0' <<< "$output"
+	fork=$(($(work_of 2) - $(work_of 1)))
+	change=$(($(work_of 3) - $(work_of 2)))
+	[ "$fork" -le 2000 ]
+	# each child: one mapping over one of its parent's (5000 nodes)
+	[ "$change" -le $((2000 * 8 * ($(log2 5000) + 1))) ]
+	# a copy of 5000 mappings a fork would be 2000 * 160 KB
+	[ "$(sed -n 's/^rss //p' "$TMP/rss")" -le $((64 * 1024)) ]
+}
+
+@test "mapping sets: record and report of a process with 5000 mappings forking 1000 children: each child's stack resolved, peak RSS of each under 96 MB" {
+	local name
+
+	require_capture
+	has_deferred && skip "the fallback path: this kernel has deferred stacks"
+	command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time"
+	make -s -C "$PROGS" >&2
+	name=$(instance_name)
+	run /usr/bin/time -f 'rss %M' -o "$TMP/rss-record" \
+	    "$USTACK" record -B "$name" -q -o "$TMP/out.dat" -e syscalls:sys_enter_getppid \
+	    -- "$PROGS/mapset/mapset-many" 5000 1000
+	echo "$output"
+	assert_no_instance "$name"
+	[ "$status" -eq 0 ]
+	run --separate-stderr /usr/bin/time -f 'rss %M' -o "$TMP/rss-report" \
+	    "$USTACK" report -i "$TMP/out.dat" --folded
+	echo "$stderr"
+	cat "$TMP/rss-record" "$TMP/rss-report"
+	[ "$status" -eq 0 ]
+	# the parent's stack after its mappings, then each child's
+	[ "$(grep -c 'main;many_after_maps ' <<< "$output")" -eq 1 ]
+	[ "$(grep -o 'fork_children;many_child [0-9]*$' <<< "$output" | awk '{ n += $2 } END { print n }')" -eq 1000 ]
+	[ "$(sed -n 's/^rss //p' "$TMP/rss-record")" -le $((96 * 1024)) ]
+	[ "$(sed -n 's/^rss //p' "$TMP/rss-report")" -le $((96 * 1024)) ]
 }

@@ -19,7 +19,9 @@
  *                      i * STEP, LEN bytes, file offset i * LEN
  *   check-many TGID N START STEP LEN
  *                      the first and last byte of each of those mappings
- *                      map to their file offsets: "check-many ok N"
+ *                      map to their file offsets: "check-many ok N deepest
+ *                      D", D the most work a first look-up took (the depth
+ *                      it walked down)
  *   splits TGID N BASE one mapping of /lib/big.so over 2N pages at BASE,
  *                      then /lib/small.so over each odd page in a shuffled
  *                      order (2N ranges), then every page checked:
@@ -31,10 +33,12 @@
  *   check-forks PARENT FIRST N VA
  *                      each of those children sees its own page at VA and
  *                      its parent's mappings elsewhere (at VA + 4096)
- *   check              every process of the model: each boundary of each
- *                      of its ranges (first, last, one before, one past)
- *                      maps as the model says, and its PROCMAPS lines are
- *                      the model's: "check ok PROCESSES RANGES"
+ *   check              every mapping set is a balanced tree of ranges
+ *                      (ustack_history_check()); with the model, for each
+ *                      of its processes: each boundary of each of its
+ *                      ranges (first, last, one before, one past) maps as
+ *                      the model says, and its PROCMAPS lines are the
+ *                      model's: "check ok PROCESSES RANGES"
  *   random SEED OPS    OPS random mappings over each other, forks, execs
  *                      and threads among 6 processes, `check` after each
  *                      (turns the model on): "random ok OPS"
@@ -379,6 +383,10 @@ static size_t check(struct driver *d)
 	const struct mspace *sp;
 	size_t i, j, ranges = 0;
 
+	if (ustack_history_check(d->h))
+		fail(d, "a mapping set is not a balanced tree of ranges", 0, 0);
+	if (!d->model)
+		return 0;
 	for (i = 0; i < d->nr_spaces; i++) {
 		sp = &d->spaces[i];
 		ranges += sp->nr;
@@ -420,17 +428,25 @@ static void many(struct driver *d, int pid, uint64_t n, uint64_t start, uint64_t
 static void check_many(struct driver *d, int pid, uint64_t n, uint64_t start,
 		       uint64_t step, uint64_t len)
 {
-	uint64_t i, va;
+	uint64_t i, va, work, deepest = 0;
 
 	for (i = 0; i < n; i++) {
 		va = start + i * step;
-		if (!maps_to(d, pid, va, "/lib/many.so", i * len) ||
-		    !maps_to(d, pid, va + len - 1, "/lib/many.so", i * len + len - 1)) {
+		/* the first look-up of a mapping walks down from the root */
+		work = ustack_history_work(d->h);
+		if (!maps_to(d, pid, va, "/lib/many.so", i * len)) {
 			fail(d, "check-many: not its mapping", pid, va);
 			return;
 		}
+		work = ustack_history_work(d->h) - work;
+		if (work > deepest)
+			deepest = work;
+		if (!maps_to(d, pid, va + len - 1, "/lib/many.so", i * len + len - 1)) {
+			fail(d, "check-many: not its mapping", pid, va + len - 1);
+			return;
+		}
 	}
-	printf("check-many ok %" PRIu64 "\n", n);
+	printf("check-many ok %" PRIu64 " deepest %" PRIu64 "\n", n, deepest);
 }
 
 static void splits(struct driver *d, int pid, uint64_t n, uint64_t base)
