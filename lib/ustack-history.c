@@ -392,7 +392,8 @@ uint64_t ustack_history_work(const struct ustack_history *h)
  * ustack_history_check - whether every process's mapping set is whole
  * @h: the history
  *
- * For tests (ustack_mapset_check()). Returns 0, or -1 when one is not.
+ * For tests (ustack_mapset_check(), ustack_mapset_pool_check()). Returns
+ * 0, or -1 when one is not, or a change took more nodes than it reserved.
  */
 int ustack_history_check(const struct ustack_history *h)
 {
@@ -400,6 +401,8 @@ int ustack_history_check(const struct ustack_history *h)
 	const struct ustack_hist_space *sp;
 	size_t i;
 
+	if (ustack_mapset_pool_check(h->pool))
+		return -1;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
 		if (sp && ustack_mapset_check(&sp->set) < 0)

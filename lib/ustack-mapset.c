@@ -44,6 +44,8 @@ struct ustack_mapnode {
 struct ustack_mapset_pool {
 	struct ustack_mapnode	*spare;		/* free nodes, linked by ->l */
 	size_t			nr_spare;
+	size_t			budget;		/* what the change reserved */
+	bool			overdrawn;	/* a change took more */
 	uint64_t		work;		/* see ustack_mapset_pool_work() */
 };
 
@@ -123,6 +125,7 @@ static int reserve(struct ustack_mapset_pool *pool, int height)
 		pool->spare = n;
 		pool->nr_spare++;
 	}
+	pool->budget = need;
 	return 0;
 }
 
@@ -131,6 +134,11 @@ static struct ustack_mapnode *node_take(struct ustack_mapset_pool *pool)
 {
 	struct ustack_mapnode *n = pool->spare;
 
+	/* nodes freed since may have made up for it: say it, for tests */
+	if (!pool->budget)
+		pool->overdrawn = true;
+	else
+		pool->budget--;
 	pool->spare = n->l;
 	pool->nr_spare--;
 	pool->work++;
@@ -479,6 +487,19 @@ static int tree_check(const struct ustack_mapnode *n, uint64_t lo, uint64_t hi, 
 		return -1;
 	(*nr)++;
 	return n->height;
+}
+
+/**
+ * ustack_mapset_pool_check - whether no change took more nodes than it
+ *	reserved, for tests
+ * @pool: the pool
+ *
+ * Returns 0, or -1 when one did: out of memory, that change could have
+ * failed half-way.
+ */
+int ustack_mapset_pool_check(const struct ustack_mapset_pool *pool)
+{
+	return pool->overdrawn ? -1 : 0;
 }
 
 /**

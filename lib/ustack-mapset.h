@@ -55,6 +55,7 @@ const struct ustack_vma *ustack_mapset_find(struct ustack_mapset_pool *pool,
 void ustack_mapset_walk(const struct ustack_mapset *set,
 			void (*fn)(const struct ustack_vma *v, void *ctx), void *ctx);
 long ustack_mapset_check(const struct ustack_mapset *set);
+int ustack_mapset_pool_check(const struct ustack_mapset_pool *pool);
 
 /* Whether @set has no range */
 static inline bool ustack_mapset_empty(const struct ustack_mapset *set)

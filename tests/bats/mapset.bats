@@ -87,6 +87,18 @@ work_of() {
 	grep -qx 'map 300 0x1800 -> 0x800 /bin/a' <<< "$output"
 }
 
+@test "mapping sets: a thread shares its process's set: created after a stack was mapped, the set and its PROCMAPS stay" {
+	drv "sb 1 mmap pid=100 tid=100 start=0x1000 len=0x2000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=1 path=/bin/a" \
+	    "map 100 0x1010" \
+	    "sb 2 fork pid=100 ppid=100 tid=101 ptid=100" \
+	    procmaps "map 100 0x2010" \
+	    "sb 3 mmap pid=100 tid=101 start=0x2000 len=0x1000 pgoff=0 prot=5 flags=0x2 dev=8:1 ino=2 path=/lib/b.so" \
+	    "map 100 0x2010"
+	[ "$(sed -n '2,3p' <<< "$output")" = "$(printf '64 1 <...>\n1000 3000 /bin/a')" ]
+	grep -qx 'map 100 0x2010 -> 0x1010 /bin/a' <<< "$output"
+	grep -qx 'map 100 0x2010 -> 0x10 /lib/b.so' <<< "$output"
+}
+
 @test "mapping sets: 50 forks, each child mapping over its parent's page, see their own page and share the rest" {
 	drv model "many 1 300 0x10000 0x2000 0x1000" \
 	    "forks 1 1000 50 0x12000" check-forks\ 1\ 1000\ 50\ 0x12000 \

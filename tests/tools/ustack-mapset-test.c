@@ -42,6 +42,8 @@
  *   random SEED OPS    OPS random mappings over each other, forks, execs
  *                      and threads among 6 processes, `check` after each
  *                      (turns the model on): "random ok OPS"
+ *   procmaps           print the PROCMAPS payloads of the processes a
+ *                      stack was mapped through (ustack_history_procmaps())
  *   work               print "work N" (ustack_history_work())
  *
  * A failed check prints "FAIL ..." and the driver exits 1 at the end; a
@@ -596,6 +598,20 @@ static void do_map(struct driver *d, int pid, uint64_t va)
 		printf("%s\n", fr.id == USTACK_ID_ANON ? "anon" : "nomap");
 }
 
+static void do_procmaps(struct driver *d)
+{
+	char **opts = ustack_history_procmaps(d->h);
+	size_t i;
+
+	if (!opts)
+		die(d, "ustack_history_procmaps() failed");
+	for (i = 0; opts[i]; i++) {
+		printf("%s", opts[i]);
+		free(opts[i]);
+	}
+	free(opts);
+}
+
 static void command(struct driver *d, char *line)
 {
 	char *w[8] = { 0 }, *save = NULL, *rest;
@@ -631,6 +647,8 @@ static void command(struct driver *d, char *line)
 			printf("check ok %zu %zu\n", d->nr_spaces, ranges);
 	} else if (!strcmp(w[0], "random"))
 		random_run(d, num(d, w[1]), num(d, w[2]));
+	else if (!strcmp(w[0], "procmaps"))
+		do_procmaps(d);
 	else if (!strcmp(w[0], "work"))
 		printf("work %" PRIu64 "\n", ustack_history_work(d->h));
 	else
