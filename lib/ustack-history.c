@@ -4,11 +4,13 @@
  * ustack-history.h).
  *
  * Each process has its address space as it is now: executable mappings
- * sorted by address. A new mapping replaces what it overlaps (the kernel
- * reports no unmap: a library loaded where one was closed simply comes on
- * top of it), an exec empties the space, a fork copies the parent's. As
- * records come in time order with the events, a lookup made when an event
- * is fed sees the mappings the process had then.
+ * sorted by address (a set of ranges, ustack-mapset.h). A new mapping
+ * replaces what it overlaps (the kernel reports no unmap: a library
+ * loaded where one was closed simply comes on top of it), an exec empties
+ * the space, a fork starts from the parent's (shared until one of them
+ * changes: a fork costs no copy). As records come in time order with the
+ * events, a lookup made when an event is fed sees the mappings the
+ * process had then.
  *
  * Each distinct (process, path, flags, build id) becomes one struct
  * ustack_mapping with a synthetic file id, kept until the history is
@@ -22,31 +24,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ustack-array.h"
 #include "ustack-fileids.h"
 #include "ustack-hash.h"
 #include "ustack-history.h"
+#include "ustack-mapset.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"
 
 /* Away from the ids of maps snapshots, which count up from 2 */
 #define FIRST_ID	(1ULL << 32)
 
-struct vma {
-	uint64_t			start;
-	uint64_t			end;
-	uint64_t			pgoff;
-	const struct ustack_mapping	*map;	/* NULL: anonymous memory */
-};
-
 /* A process's part of its leader's task record */
 struct ustack_hist_space {
 	int			tgid;
 	bool			used;		/* a stack was mapped through it */
-	size_t			last;		/* the vma of the last frame mapped */
-	struct vma		*v;
-	size_t			nr;
-	size_t			alloc;
+	struct ustack_mapset	set;		/* its mappings */
 };
 
 struct name {
@@ -67,6 +59,7 @@ struct ustack_history {
 	struct ustack_htable	files;
 	uint64_t		next_id;
 	bool			have_maps;
+	struct ustack_mapset_pool *pool;	/* of the spaces' sets */
 };
 
 /**
@@ -79,6 +72,11 @@ struct ustack_history *ustack_history_new_on(struct ustack_tasks *tasks)
 
 	if (!h)
 		return NULL;
+	h->pool = ustack_mapset_pool_new();
+	if (!h->pool) {
+		free(h);
+		return NULL;
+	}
 	h->tasks = tasks;
 	h->next_id = FIRST_ID;
 	return h;
@@ -114,11 +112,12 @@ void ustack_history_free(struct ustack_history *h)
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		t = ustack_htable_entry(pos, struct ustack_task, node);
 		if (t->space)
-			free(t->space->v);
+			ustack_mapset_clear(h->pool, &t->space->set);
 		free(t->space);
 		t->space = NULL;
 		t->comm = NULL;
 	}
+	ustack_mapset_pool_free(h->pool);
 	ustack_htable_for_each_safe(&h->names, i, pos, tmp)
 		free(ustack_htable_entry(pos, struct name, node));
 	ustack_htable_for_each_safe(&h->files, i, pos, tmp) {
@@ -302,68 +301,20 @@ static struct ustack_hist_space *space_get(struct ustack_history *h, int tgid)
 	return leader->space;
 }
 
-static int vma_cmp(const void *a, const void *b)
-{
-	const struct vma *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static void keep(struct vma *out, size_t *n, uint64_t start, uint64_t end, uint64_t pgoff,
-		 const struct ustack_mapping *map)
-{
-	out[*n].start = start;
-	out[*n].end = end;
-	out[*n].pgoff = pgoff;
-	out[*n].map = map;
-	(*n)++;
-}
-
-/* @nv on top of the space: what it overlaps is cut away (or split). */
-static int space_insert(struct ustack_hist_space *sp, const struct vma *nv)
-{
-	/* at most one mapping split in two, plus @nv */
-	size_t i, n = 0, room = sp->nr + 2;
-	struct vma *out, *o;
-
-	out = malloc(room * sizeof(*out));
-	if (!out)
-		return -1;
-	for (i = 0; i < sp->nr; i++) {
-		o = &sp->v[i];
-		if (o->end <= nv->start || o->start >= nv->end) {
-			out[n++] = *o;
-			continue;
-		}
-		if (o->start < nv->start)
-			keep(out, &n, o->start, nv->start, o->pgoff, o->map);
-		if (o->end > nv->end)
-			keep(out, &n, nv->end, o->end, o->pgoff + (nv->end - o->start), o->map);
-	}
-	out[n++] = *nv;
-	qsort(out, n, sizeof(*out), vma_cmp);
-	free(sp->v);
-	sp->v = out;
-	sp->nr = n;
-	/* what was allocated: a fork copies up to it without growing */
-	sp->alloc = room;
-	return 0;
-}
-
 static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
 {
 	struct ustack_hist_space *sp = space_get(h, r->pid);
-	struct vma nv = { .start = r->start, .end = r->start + r->len, .pgoff = r->pgoff };
+	struct ustack_vma nv = { .start = r->start, .end = r->start + r->len, .pgoff = r->pgoff };
 
 	if (!sp || record_file(h, r, &nv.map))
 		return -1;
 	if (nv.end <= nv.start)
 		return 0;
 	h->have_maps = true;
-	return space_insert(sp, &nv);
+	return ustack_mapset_insert(h->pool, &sp->set, &nv);
 }
 
-/* A new process starts with a copy of its parent's mappings. */
+/* A new process starts with its parent's mappings: shared, not copied. */
 static int fork_space(struct ustack_history *h, int parent, int child)
 {
 	struct ustack_hist_space *ps = space_find(h, parent), *cs;
@@ -371,14 +322,8 @@ static int fork_space(struct ustack_history *h, int parent, int child)
 	cs = space_get(h, child);
 	if (!cs)
 		return -1;
-	cs->nr = 0;
+	ustack_mapset_share(h->pool, &cs->set, ps ? &ps->set : NULL);
 	cs->used = false;
-	if (!ps || !ps->nr)
-		return 0;
-	if (ustack_array_grow((void **)&cs->v, &cs->alloc, ps->nr, sizeof(*cs->v)))
-		return -1;
-	memcpy(cs->v, ps->v, ps->nr * sizeof(*cs->v));
-	cs->nr = ps->nr;
 	return 0;
 }
 
@@ -401,7 +346,7 @@ static int add_comm(struct ustack_history *h, const struct ustack_sb_rec *r)
 	if (r->exec) {
 		sp = space_find(h, r->pid);
 		if (sp)
-			sp->nr = 0;
+			ustack_mapset_clear(h->pool, &sp->set);
 	}
 	return ustack_history_set_comm(h, r->tid, r->name);
 }
@@ -432,6 +377,41 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 }
 
 /**
+ * ustack_history_work - what keeping and searching the mapping sets cost
+ * @h: the history
+ *
+ * Tree nodes visited, made or copied since @h was made
+ * (ustack_mapset_pool_work()): tests bound it.
+ */
+uint64_t ustack_history_work(const struct ustack_history *h)
+{
+	return ustack_mapset_pool_work(h->pool);
+}
+
+/**
+ * ustack_history_check - whether every process's mapping set is whole
+ * @h: the history
+ *
+ * For tests (ustack_mapset_check(), ustack_mapset_pool_check()). Returns
+ * 0, or -1 when one is not, or a change took more nodes than it reserved.
+ */
+int ustack_history_check(const struct ustack_history *h)
+{
+	struct ustack_hnode *pos, *tmp;
+	const struct ustack_hist_space *sp;
+	size_t i;
+
+	if (ustack_mapset_pool_check(h->pool))
+		return -1;
+	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
+		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
+		if (sp && ustack_mapset_check(&sp->set) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/**
  * ustack_history_has_maps - whether any mapping was told
  * @h: the history
  *
@@ -442,35 +422,18 @@ bool ustack_history_has_maps(const struct ustack_history *h)
 	return h->have_maps;
 }
 
-/*
- * @va in @sp (may be NULL). The frames of a stack are mostly in the
- * mapping of the frame before: that one is tried first. The vmas do not
- * overlap, so the one that holds @va is the answer whatever the index
- * meant when it was kept.
- */
-static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_frame *fr)
+/* @va in @sp (may be NULL) */
+static void map_in(struct ustack_history *h, struct ustack_hist_space *sp, uint64_t va,
+		   struct ustack_frame *fr)
 {
-	size_t lo = 0, hi = sp ? sp->nr : 0, mid;
-	const struct vma *v;
+	const struct ustack_vma *v = sp ? ustack_mapset_find(h->pool, &sp->set, va) : NULL;
 
 	fr->offset = va;
 	fr->id = USTACK_ID_NOMAP;
 	fr->map = NULL;
-	if (sp && sp->last < sp->nr && sp->v[sp->last].start <= va &&
-	    va < sp->v[sp->last].end)
-		lo = hi = sp->last + 1;
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (sp->v[mid].start <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || va >= sp->v[lo - 1].end)
+	if (!v)
 		return;
 	sp->used = true;
-	sp->last = lo - 1;
-	v = &sp->v[lo - 1];
 	if (!v->map) {
 		fr->id = USTACK_ID_ANON;
 		return;
@@ -491,7 +454,7 @@ static void map_in(struct ustack_hist_space *sp, uint64_t va, struct ustack_fram
 void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 			struct ustack_frame *fr)
 {
-	map_in(space_find(h, tgid), va, fr);
+	map_in(h, space_find(h, tgid), va, fr);
 }
 
 /**
@@ -512,7 +475,7 @@ void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		map_in(sp, va[i], &fr[i]);
+		map_in(h, sp, va[i], &fr[i]);
 }
 
 /**
@@ -524,13 +487,59 @@ size_t ustack_history_files(const struct ustack_history *h)
 	return h->files.nr;
 }
 
+/* PROCMAPS lines of a space, measured (@buf NULL) or written */
+struct pm_lines {
+	char			*buf;
+	size_t			len;
+	size_t			alloc;
+	const struct ustack_vma	*first;		/* of the run of one file */
+	uint64_t		end;		/* of its last vma */
+	int			nr;
+};
+
+static void pm_flush(struct pm_lines *pm)
+{
+	const struct ustack_vma *v = pm->first;
+
+	if (!v || !v->map)
+		return;
+	pm->nr++;
+	if (!pm->buf) {
+		pm->len += strlen(v->map->path) + 40;
+		return;
+	}
+	pm->len += snprintf(pm->buf + pm->len, pm->alloc - pm->len, "%llx %llx %s\n",
+			    (unsigned long long)v->start, (unsigned long long)pm->end,
+			    v->map->path);
+}
+
+/* consecutive mappings of one file make one line */
+static void pm_vma(const struct ustack_vma *v, void *ctx)
+{
+	struct pm_lines *pm = ctx;
+
+	if (pm->first && v->map == pm->first->map) {
+		pm->end = v->end;
+		return;
+	}
+	pm_flush(pm);
+	pm->first = v;
+	pm->end = v->end;
+}
+
+static void pm_walk(const struct ustack_hist_space *sp, struct pm_lines *pm)
+{
+	ustack_mapset_walk(&sp->set, pm_vma, pm);
+	pm_flush(pm);
+}
+
 /* trace-cmd's PROCMAPS: "pid nr comm" then "start end path", one per file. */
 static char *procmaps_option(const struct ustack_history *h, const struct ustack_hist_space *sp)
 {
 	const char *comm = ustack_history_comm(h, sp->tgid);
-	size_t i, j, len = 0, alloc = 128;
-	char *out, *tmp, word[32], *c;
-	int nr = 0;
+	struct pm_lines pm = { 0 };
+	char *out, word[32], *c;
+	size_t alloc;
 
 	/* PROCMAPS stores the name as one word */
 	snprintf(word, sizeof(word), "%s", comm ? comm : "<...>");
@@ -538,30 +547,20 @@ static char *procmaps_option(const struct ustack_history *h, const struct ustack
 		if (*c == ' ')
 			*c = '_';
 
-	for (i = 0; i < sp->nr; i++)
-		if (sp->v[i].map)
-			alloc += strlen(sp->v[i].map->path) + 40;
+	pm_walk(sp, &pm);
+	alloc = 128 + pm.len;
+	pm = (struct pm_lines){ .alloc = alloc };
+	pm.buf = malloc(alloc);
 	out = malloc(alloc);
-	tmp = malloc(alloc);
-	if (!out || !tmp) {
+	if (!out || !pm.buf) {
 		free(out);
-		free(tmp);
+		free(pm.buf);
 		return NULL;
 	}
-	/* consecutive mappings of one file make one line */
-	for (i = 0; i < sp->nr; i = j) {
-		for (j = i + 1; j < sp->nr && sp->v[j].map == sp->v[i].map; j++)
-			;
-		if (!sp->v[i].map)
-			continue;
-		len += snprintf(tmp + len, alloc - len, "%llx %llx %s\n",
-				(unsigned long long)sp->v[i].start,
-				(unsigned long long)sp->v[j - 1].end, sp->v[i].map->path);
-		nr++;
-	}
-	tmp[len] = '\0';
-	snprintf(out, alloc, "%x %x %s\n%s", sp->tgid, nr, word, tmp);
-	free(tmp);
+	pm.buf[0] = '\0';
+	pm_walk(sp, &pm);
+	snprintf(out, alloc, "%x %x %s\n%s", sp->tgid, pm.nr, word, pm.buf);
+	free(pm.buf);
 	return out;
 }
 
@@ -600,7 +599,7 @@ char **ustack_history_procmaps(const struct ustack_history *h)
 		return NULL;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
-		if (!sp || !sp->used || !sp->nr)
+		if (!sp || !sp->used || ustack_mapset_empty(&sp->set))
 			continue;
 		opts[n] = procmaps_option(h, sp);
 		if (opts[n])

@@ -33,6 +33,8 @@ void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
 void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
 			      struct ustack_frame *fr, unsigned int nr);
 size_t ustack_history_files(const struct ustack_history *h);
+uint64_t ustack_history_work(const struct ustack_history *h);
+int ustack_history_check(const struct ustack_history *h);
 void ustack_history_use(struct ustack_history *h, int tgid);
 char **ustack_history_procmaps(const struct ustack_history *h);
 
