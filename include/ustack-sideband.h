@@ -11,7 +11,7 @@
  *
  * A recorded trace.dat carries the history as ftrace:print records
  * ("ustack-sb ...", USTACK_SB_MARKER) of the top buffer, each with the
- * time of the record it stands for (ustack-sbfile.h).
+ * time of the record it stands for (ustack-tracedat-sbfile.h).
  */
 #ifndef _USTACK_SIDEBAND_H
 #define _USTACK_SIDEBAND_H

@@ -4,7 +4,7 @@
  * that stock `trace-cmd report` and KernelShark open them (our data is an
  * instance buffer, as `trace-cmd record -B` makes), opened through the
  * public libtracecmd API; their CPU data is read in bounded memory by our
- * own reader where the file allows (lib/ustack-tdread.c), else by
+ * own reader where the file allows (lib/ustack-tracedat-cpu.c), else by
  * libtracecmd.
  */
 #ifndef _USTACK_TRACEDAT_H
@@ -26,7 +26,7 @@ struct ustack_tracedat;
  *		stored (ftrace's are always stored)
  * @clock:	the instance's trace_clock file content, or NULL
  * @procmaps:	NULL-terminated PROCMAPS option payloads, or NULL
- * @sideband:	sub-buffers of side-band records (ustack-sbfile.h) stored as
+ * @sideband:	sub-buffers of side-band records (ustack-tracedat-sbfile.h) stored as
  *		CPU 0 of the top buffer, or NULL
  * @page_size:	bytes in each sub-buffer of @cpu_files and @sideband, the
  *		instance's, which becomes the file's page size; 0 when the

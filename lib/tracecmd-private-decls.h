@@ -59,7 +59,7 @@ void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
 void tracecmd_output_close(struct tracecmd_output *handle);
 
 /*
- * Decompressing the chunks of compressed CPU data (ustack-tdread.c), with
+ * Decompressing the chunks of compressed CPU data (ustack-tracedat-cpu.c), with
  * whichever algorithm the file names and the library has. The chunk's
  * layout is the same from 3.1.6 through 3.4.
  */
@@ -84,7 +84,7 @@ int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
 /*
  * A section's block, and the buffer its reader reads (ustack-tracedat.c);
  * a chunk read as a block, for the size it really decompressed to
- * (ustack-tdcheck.c). tracecmd_compress_buffer_read() takes an int and
+ * (ustack-tracedat-check.c). tracecmd_compress_buffer_read() takes an int and
  * returns one in 3.1.6, a size_t and a ssize_t in 3.4: declared with the
  * wider argument and the narrower result, which both read the same.
  */

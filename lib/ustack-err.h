@@ -29,7 +29,7 @@ enum ustack_err {
 	USTACK_ERR_TRACEFS_DIR,		/* $TRACEFS_DIR has no instances/ */
 	USTACK_ERR_NO_TRACEFS,		/* tracefs is not mounted */
 	USTACK_ERR_NOT_TRACEDAT,	/* no trace.dat magic */
-	USTACK_ERR_CORRUPT,		/* refused by ustack_tdcheck_file() */
+	USTACK_ERR_CORRUPT,		/* refused by ustack_tracedat_check_file() */
 	USTACK_ERR_UNREADABLE,		/* libtracecmd cannot open it */
 	USTACK_ERR_NO_BUFFER,		/* no buffer of the name asked for */
 	USTACK_ERR_BAD_BUFFER,		/* libtracecmd cannot open that buffer */

@@ -19,7 +19,7 @@
 #include "ustack-perfsrc.h"
 #include "ustack-proc.h"
 #include "ustack-procmaps.h"
-#include "ustack-sbfile.h"
+#include "ustack-tracedat-sbfile.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-tempfiles.h"
@@ -54,7 +54,7 @@ struct ustack_map_source {
 	struct ustack_instance	*ui;
 	const struct ustack_map_feed *feed;
 	struct ustack_perf	*perf;
-	struct ustack_sbfile	*sbfile;
+	struct ustack_tracedat_sbfile	*sbfile;
 	unsigned int		max_stack;
 	bool			unread;
 	struct ustack_sample_tally tally;
@@ -112,7 +112,7 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 	unsigned int limit;
 
 	if (rec->kind != USTACK_SB_SAMPLE)
-		return ustack_sbfile_add(ms->sbfile, rec);
+		return ustack_tracedat_sbfile_add(ms->sbfile, rec);
 	copy = *rec;
 	copy.cut = cut;
 	/* a stack copy: only the words the unwind read (all, if none ran) */
@@ -121,7 +121,7 @@ static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *
 		copy.unwind_max = limit;
 		copy.cut |= limit != 0;
 	}
-	return ustack_sbfile_add(ms->sbfile, &copy);
+	return ustack_tracedat_sbfile_add(ms->sbfile, &copy);
 }
 
 static bool is_stack(const struct ustack_sb_rec *rec)
@@ -184,7 +184,7 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 	if (ms->sbfile && sbfile_add(ms, rec, cut) < 0) {
 		ustack_warning("cannot write %s: the side-band is not recorded",
 			       ms->feed->sideband_file);
-		ustack_sbfile_close(ms->sbfile);
+		ustack_tracedat_sbfile_close(ms->sbfile);
 		ms->sbfile = NULL;
 	}
 }
@@ -232,7 +232,7 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 
 	if (feed->sideband_file && !ms->sbfile) {
 		/* in the trace.dat's pages, the instance's sub-buffers */
-		ms->sbfile = ustack_sbfile_open(ustack_events_tep(feed->events),
+		ms->sbfile = ustack_tracedat_sbfile_open(ustack_events_tep(feed->events),
 						ustack_instance_subbuf_size(ms->ui),
 						feed->sideband_file);
 		if (!ms->sbfile)
@@ -316,7 +316,7 @@ static const struct map_ops snapshots_ops = {
 int ustack_map_source_open_snapshots(struct ustack_map_source *ms)
 {
 	if (ms->sbfile) {
-		ustack_sbfile_close(ms->sbfile);
+		ustack_tracedat_sbfile_close(ms->sbfile);
 		ms->sbfile = NULL;
 		ustack_tempfile_remove(ms->feed->sideband_file);
 	}
@@ -480,7 +480,7 @@ int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **p
 	*path = NULL;
 	if (!ms->sbfile)
 		return 0;
-	ret = ustack_sbfile_close(ms->sbfile);
+	ret = ustack_tracedat_sbfile_close(ms->sbfile);
 	ms->sbfile = NULL;
 	if (ret < 0)
 		return errno ? -errno : -EIO;
@@ -499,6 +499,6 @@ void ustack_map_source_free(struct ustack_map_source *ms)
 	ustack_procmaps_free(ms->procmaps);
 	ustack_perf_close(ms->perf);
 	if (ms->sbfile)
-		ustack_sbfile_close(ms->sbfile);
+		ustack_tracedat_sbfile_close(ms->sbfile);
 	free(ms);
 }

@@ -143,7 +143,7 @@ int tep_parse_saved_cmdlines(struct tep_handle *tep, const char *buf)
 /*
  * Opening a buffer, libtracecmd decompresses the first chunk of each of
  * its CPUs for the first timestamp (init_cpu()), and 3.1.6 keeps it
- * (ustack-tdread.c). A buffer that ustack-tdread.c reads never has its
+ * (ustack-tracedat-cpu.c). A buffer that ustack-tracedat-cpu.c reads never has its
  * CPU data read by libtracecmd: while libtracecmd opens the file for it,
  * with @lazy_chunks set, a chunk is not decompressed but given an empty
  * sub-buffer (timestamp and commit 0, libtracecmd then reads nothing
@@ -186,7 +186,7 @@ void ustack_interpose_skip_kallsyms(bool skip, int fd, uint64_t block)
 
 /**
  * ustack_interpose_lazy_chunks - leave the CPUs' first chunks undecompressed
- * @lazy: true while libtracecmd opens a buffer that ustack-tdread.c reads
+ * @lazy: true while libtracecmd opens a buffer that ustack-tracedat-cpu.c reads
  */
 void ustack_interpose_lazy_chunks(bool lazy)
 {

@@ -8,7 +8,7 @@
  * formats of our systems, kallsyms, printk), options, buffer description,
  * cmdlines, then the CPU data of the top buffer and of ours. The top
  * buffer was not traced: its CPU 0 carries the side-band when there is
- * one (ustack-sbfile.h), every other CPU is empty.
+ * one (ustack-tracedat-sbfile.h), every other CPU is empty.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +28,8 @@
 #include "ustack-interpose.h"
 #include "ustack-err.h"
 #include "ustack-open.h"
-#include "ustack-tdcheck.h"
-#include "ustack-tdread.h"
+#include "ustack-tracedat-check.h"
+#include "ustack-tracedat-cpu.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
 
@@ -42,9 +42,9 @@ struct ustack_tracedat {
 	struct ustack_tdlayout	layout;		/* of @fd, what the structure check saw */
 	/*
 	 * The CPU data of buf and of top, read in bounded memory where the
-	 * file allows (ustack-tdread.c); NULL: read by libtracecmd.
+	 * file allows (ustack-tracedat-cpu.c); NULL: read by libtracecmd.
 	 */
-	struct ustack_tdread	*own[2];
+	struct ustack_tracedat_cpu	*own[2];
 	unsigned long		corrupt;	/* records dropped by fits_page() */
 	bool			stop;		/* ustack_tracedat_stop() was called */
 	int			err;		/* why it could not be opened */
@@ -163,7 +163,7 @@ static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_
 		snprintf(why, size, "cannot read it back: %s", ustack_strerror(fd));
 		return -1;
 	}
-	ret = ustack_tdcheck_layout(fd, &layout, why, size);
+	ret = ustack_tracedat_check_layout(fd, &layout, why, size);
 	close(fd);
 	/* the file's and every buffer's (version 7) */
 	if (!ret) {
@@ -171,7 +171,7 @@ static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_
 		for (i = 0; i < layout.nr_buffers && page == (unsigned int)o->page_size; i++)
 			page = layout.buffers[i].page;
 	}
-	ustack_tdcheck_layout_free(&layout);
+	ustack_tracedat_check_layout_free(&layout);
 	if (ret || page == (unsigned int)o->page_size)
 		return ret;
 	snprintf(why, size, "libtracecmd wrote the %d-byte sub-buffers of instance %s as "
@@ -280,7 +280,7 @@ static bool readable(const char *file)
  *
  * Must run on the traced machine while tracefs is still mounted: event
  * formats and kallsyms are copied from it. Where the file goes and how it
- * replaces the output is ustack-outfile.h's business. Returns 0, or -1
+ * replaces the output is ustack-tracedat-outfile.h's business. Returns 0, or -1
  * with errno.
  */
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
@@ -337,13 +337,13 @@ static int check_tracedat(struct ustack_tracedat *td)
 		return -errno;
 	if (r != sizeof(buf) || memcmp(buf, magic, sizeof(magic)))
 		return USTACK_ERR_NOT_TRACEDAT;
-	/* what libtracecmd would follow blindly: see ustack-tdcheck.c */
-	ret = ustack_tdcheck_layout(fd, &td->layout, why, sizeof(why));
+	/* what libtracecmd would follow blindly: see ustack-tracedat-check.c */
+	ret = ustack_tracedat_check_layout(fd, &td->layout, why, sizeof(why));
 	if (ret)
 		return refused(td, ret, why);
 	/* compressed sub-buffers that libtracecmd would load unchecked */
-	if (!ustack_tdread_wanted(&td->layout)) {
-		ret = ustack_tdcheck_chunks(fd, &td->layout, why, sizeof(why));
+	if (!ustack_tracedat_cpu_wanted(&td->layout)) {
+		ret = ustack_tracedat_check_chunks(fd, &td->layout, why, sizeof(why));
 		if (ret)
 			return refused(td, ret, why);
 	}
@@ -425,18 +425,18 @@ static int nr_cpus(struct tracecmd_input *in)
 /* Our readers of the CPU data, where the file allows them; false if one is missing */
 static bool open_own(struct ustack_tracedat *td)
 {
-	td->own[0] = ustack_tdread_open(td->fd, td->file, &td->layout, td->name ? td->name : "",
+	td->own[0] = ustack_tracedat_cpu_open(td->fd, td->file, &td->layout, td->name ? td->name : "",
 					tracecmd_get_tep(td->buf), nr_cpus(td->buf));
 	if (td->top != td->buf)
-		td->own[1] = ustack_tdread_open(td->fd, td->file, &td->layout, "",
+		td->own[1] = ustack_tracedat_cpu_open(td->fd, td->file, &td->layout, "",
 						tracecmd_get_tep(td->top), nr_cpus(td->top));
 	return td->own[0] && (td->top == td->buf || td->own[1]);
 }
 
 static void close_inputs(struct ustack_tracedat *td)
 {
-	ustack_tdread_close(td->own[0]);
-	ustack_tdread_close(td->own[1]);
+	ustack_tracedat_cpu_close(td->own[0]);
+	ustack_tracedat_cpu_close(td->own[1]);
 	td->own[0] = td->own[1] = NULL;
 	if (td->buf && td->buf != td->top)
 		tracecmd_close(td->buf);
@@ -498,7 +498,7 @@ int ustack_tracedat_open(const char *file, const char *instance, bool kernel_sym
 	if (td->err)
 		return td->err;
 	td->err = open_inputs(td, instance, kernel_symbols,
-			      td->layout.compressed && ustack_tdread_wanted(&td->layout));
+			      td->layout.compressed && ustack_tracedat_cpu_wanted(&td->layout));
 	return td->err;
 }
 
@@ -598,7 +598,7 @@ static int first_cpu(struct tep_record **next, int nr)
  */
 struct reader {
 	struct tracecmd_input	*in[2];
-	struct ustack_tdread	*own[2];
+	struct ustack_tracedat_cpu	*own[2];
 	int			nr[2];
 	struct tep_record	**next;
 	int			total;
@@ -617,7 +617,7 @@ static struct tep_record *read_one(struct reader *r, int slot, bool first)
 	int cpu = half ? slot - r->nr[0] : slot;
 
 	if (r->own[half])
-		return ustack_tdread_next(r->own[half], cpu, first);
+		return ustack_tracedat_cpu_next(r->own[half], cpu, first);
 	return first ? tracecmd_read_cpu_first(r->in[half], cpu) :
 		       tracecmd_read_data(r->in[half], cpu);
 }
@@ -725,7 +725,7 @@ int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn 
  *
  * Called from a callback: the record it was given is the last one. Reading
  * less matters on compressed files that libtracecmd reads itself (see
- * ustack-tdread.c), where libtracecmd 1.3 (trace-cmd 3.1.6) pays for every
+ * ustack-tracedat-cpu.c), where libtracecmd 1.3 (trace-cmd 3.1.6) pays for every
  * page read in time that grows with the pages read before (see
  * bench/pipeline/NOTES.md).
  */
@@ -747,7 +747,7 @@ unsigned long ustack_tracedat_corrupt(const struct ustack_tracedat *td)
 
 /**
  * ustack_tracedat_own_reader - whether the selected buffer's CPU data is
- *	read by ustack-tdread.c (bounded memory) rather than libtracecmd
+ *	read by ustack-tracedat-cpu.c (bounded memory) rather than libtracecmd
  * @td: the open file
  */
 bool ustack_tracedat_own_reader(const struct ustack_tracedat *td)
@@ -764,8 +764,8 @@ bool ustack_tracedat_own_reader(const struct ustack_tracedat *td)
  */
 unsigned long ustack_tracedat_bad_pages(const struct ustack_tracedat *td)
 {
-	return (td->own[0] ? ustack_tdread_bad(td->own[0]) : 0) +
-	       (td->own[1] ? ustack_tdread_bad(td->own[1]) : 0);
+	return (td->own[0] ? ustack_tracedat_cpu_bad(td->own[0]) : 0) +
+	       (td->own[1] ? ustack_tracedat_cpu_bad(td->own[1]) : 0);
 }
 
 void ustack_tracedat_close(struct ustack_tracedat *td)
@@ -773,7 +773,7 @@ void ustack_tracedat_close(struct ustack_tracedat *td)
 	if (!td)
 		return;
 	close_inputs(td);
-	ustack_tdcheck_layout_free(&td->layout);
+	ustack_tracedat_check_layout_free(&td->layout);
 	if (td->fd >= 0)
 		close(td->fd);
 	free(td->file);

@@ -37,7 +37,7 @@
 #include "ustack-stacksrc.h"
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
-#include "ustack-outfile.h"
+#include "ustack-tracedat-outfile.h"
 #include "ustack-tempfiles.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
@@ -75,7 +75,7 @@ struct capture {
 	const struct ustack_stack_caps *caps;
 	struct ustack_map_source *maps;
 	char			*sbfile_path;
-	struct ustack_outfile	out;
+	struct ustack_tracedat_outfile	out;
 	struct ustack_child	*child;
 	const char		**systems;
 	struct ustack_perfsrc_event *sampled;
@@ -496,7 +496,7 @@ static void open_stream(struct capture *c, struct tep_handle *tep)
 	so.tick_us = c->o->tick_us;
 	so.perf = ustack_map_source_perf(c->maps);
 	if (c->o->mode == MODE_RECORD)
-		so.save_prefix = ustack_outfile_temp_prefix(&c->out);
+		so.save_prefix = ustack_tracedat_outfile_temp_prefix(&c->out);
 	so.direct = c->direct;
 	c->stream = ustack_stream_open(c->ui, tep, &so);
 	if (!c->stream)
@@ -707,7 +707,7 @@ static void write_tracedat(struct capture *c)
 	 * process is gone, so that the summary naming the file is printed
 	 * whole and nothing undoes what it says.
 	 */
-	ret = ustack_outfile_write(&c->out, write_file, &out);
+	ret = ustack_tracedat_outfile_write(&c->out, write_file, &out);
 	ustack_stream_remove_files(c->stream);
 	if (out.sideband)
 		ustack_tempfile_remove(out.sideband);
@@ -716,7 +716,7 @@ static void write_tracedat(struct capture *c)
 	free(maps);
 	free(clock);
 	if (ret < 0)
-		die("%s", ustack_outfile_strerror(&c->out, msg, sizeof(msg)));
+		die("%s", ustack_tracedat_outfile_strerror(&c->out, msg, sizeof(msg)));
 }
 
 /*
@@ -728,8 +728,8 @@ static void open_output(struct capture *c)
 {
 	char msg[512];
 
-	if (ustack_outfile_open(&c->out, c->o->output) < 0)
-		die("%s", ustack_outfile_strerror(&c->out, msg, sizeof(msg)));
+	if (ustack_tracedat_outfile_open(&c->out, c->o->output) < 0)
+		die("%s", ustack_tracedat_outfile_strerror(&c->out, msg, sizeof(msg)));
 }
 
 static void check_capture_env(void)
@@ -762,12 +762,12 @@ static int *watched(struct capture *c, size_t *nr)
 }
 
 /* A new temporary "<prefix>.<what>.XXXXXX", unique per run */
-static char *temp_file(const struct ustack_outfile *out, const char *what)
+static char *temp_file(const struct ustack_tracedat_outfile *out, const char *what)
 {
 	char *path;
 	int fd;
 
-	if (asprintf(&path, "%s.%s.XXXXXX", ustack_outfile_temp_prefix(out), what) < 0)
+	if (asprintf(&path, "%s.%s.XXXXXX", ustack_tracedat_outfile_temp_prefix(out), what) < 0)
 		die("out of memory");
 	fd = ustack_tempfile_make(&path);
 	if (fd < 0)
@@ -973,7 +973,7 @@ static void tear_down(struct capture *c)
 		free((char *)c->systems[i]);
 	free(c->systems);
 	free(c->sbfile_path);
-	ustack_outfile_close(&c->out);
+	ustack_tracedat_outfile_close(&c->out);
 	free(c->sampled);
 }
 

@@ -215,8 +215,8 @@ static bool is_crash(int sig)
 /*
  * libtracecmd 3.1.6 and libtraceevent 1.7.1 crash on some corrupt files
  * (tests/data/README.md). The file's structure is checked before they
- * read it (lib/ustack-tdcheck.c), each sub-buffer header before kbuffer
- * loads it (lib/ustack-tdread.c, or ustack_tdcheck_chunks() for files
+ * read it (lib/ustack-tracedat-check.c), each sub-buffer header before kbuffer
+ * loads it (lib/ustack-tracedat-cpu.c, or ustack_tracedat_check_chunks() for files
  * libtracecmd reads itself), but not what no check foresaw (the
  * libraries also crash when out of memory). The report runs in a child:
  * when it dies of such a signal, the file and the signal are named in one

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Reading a trace.dat's CPU data in bounded memory (issue 31, item 8):
-# lib/ustack-tdread.c reads the chunks of a compressed file one at a time
+# lib/ustack-tracedat-cpu.c reads the chunks of a compressed file one at a time
 # where libtracecmd 1.3.1 keeps every one it decompressed. Its records
 # must be libtracecmd's, one for one; USTACK_TRACEDAT_READER=library
 # makes the report read with libtracecmd alone, as it did before.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness: the structure check a trace.dat passes before
- * libtracecmd reads it (lib/ustack-tdcheck.c), on any bytes: no read
+ * libtracecmd reads it (lib/ustack-tracedat-check.c), on any bytes: no read
  * outside what it was given, no hang (each option section is walked
  * once), whatever the offsets, sizes and counts say. Seeded with the
  * recordings of tests/data (version 7, compressed, deferred) and, by
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ustack-tdcheck.h"
+#include "ustack-tracedat-check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fd = memfd_create("fuzz-tracedat", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	if (ustack_tdcheck_file(fd, msg, sizeof(msg)) && !memchr(msg, '\0', sizeof(msg)))
+	if (ustack_tracedat_check_file(fd, msg, sizeof(msg)) && !memchr(msg, '\0', sizeof(msg)))
 		abort();
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Sub-buffers of ftrace:print records for the side-band (see
- * ustack-sbfile.h), in the format the kernel's ring buffer uses and the
+ * ustack-tracedat-sbfile.h), in the format the kernel's ring buffer uses and the
  * trace.dat header describes (events/header_page, header_event):
  *
  *	page:	u64 timestamp of the first event, commit (the header page's
@@ -26,7 +26,7 @@
 
 #include <event-parse.h>
 
-#include "ustack-sbfile.h"
+#include "ustack-tracedat-sbfile.h"
 #include "ustack-sideband.h"
 
 #define TYPE_TIME_EXTEND	30
@@ -39,7 +39,7 @@
  */
 #define OUT_PAGES		64
 
-struct ustack_sbfile {
+struct ustack_tracedat_sbfile {
 	int		fd;
 	int		page_size;
 	int		hdr_size;	/* timestamp + commit */
@@ -58,7 +58,7 @@ struct ustack_sbfile {
 	struct ustack_sb_prev	*prev;	/* repeated samples written short */
 };
 
-static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
+static bool find_fields(struct ustack_tracedat_sbfile *f, struct tep_handle *tep)
 {
 	struct tep_event *e = tep_find_event_by_name(tep, "ftrace", "print");
 	struct tep_format_field *type, *pid, *buf;
@@ -78,7 +78,7 @@ static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
 }
 
 /**
- * ustack_sbfile_open - start a side-band data file
+ * ustack_tracedat_sbfile_open - start a side-band data file
  * @tep:	the formats of the recording (print event, page layout)
  * @page_size:	bytes in a sub-buffer: the trace.dat's page size, which is
  *		the recorded instance's (0: the header page's in @tep)
@@ -86,10 +86,10 @@ static bool find_fields(struct ustack_sbfile *f, struct tep_handle *tep)
  *
  * Returns NULL with errno on failure.
  */
-struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, int page_size,
+struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *tep, int page_size,
 					 const char *path)
 {
-	struct ustack_sbfile *f = calloc(1, sizeof(*f));
+	struct ustack_tracedat_sbfile *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
@@ -120,7 +120,7 @@ struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, int page_size,
 }
 
 /* The pages done so far, to the file */
-static int write_out(struct ustack_sbfile *f)
+static int write_out(struct ustack_tracedat_sbfile *f)
 {
 	ssize_t size = (ssize_t)f->nr_out * f->page_size;
 
@@ -132,7 +132,7 @@ static int write_out(struct ustack_sbfile *f)
 }
 
 /* The page's header; the next page starts empty (padding is zeros) */
-static int flush_page(struct ustack_sbfile *f)
+static int flush_page(struct ustack_tracedat_sbfile *f)
 {
 	uint64_t commit = f->used;
 	uint32_t commit32 = f->used;
@@ -152,14 +152,14 @@ static int flush_page(struct ustack_sbfile *f)
 	return f->failed ? -1 : 0;
 }
 
-static void put32(struct ustack_sbfile *f, uint32_t v)
+static void put32(struct ustack_tracedat_sbfile *f, uint32_t v)
 {
 	memcpy(f->page + f->hdr_size + f->used, &v, 4);
 	f->used += 4;
 }
 
 /* The delta from the event before, with a time extend when it is wide. */
-static void put_delta(struct ustack_sbfile *f, uint64_t delta)
+static void put_delta(struct ustack_tracedat_sbfile *f, uint64_t delta)
 {
 	uint32_t low = delta & ((1U << TS_BITS) - 1);
 
@@ -172,7 +172,7 @@ static void put_delta(struct ustack_sbfile *f, uint64_t delta)
 }
 
 /* The print record's data: common_type, common_pid, ip 0, the text. */
-static int build_data(struct ustack_sbfile *f, const struct ustack_sb_rec *rec, char *data,
+static int build_data(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec, char *data,
 		      int room)
 {
 	uint16_t type = f->event_id;
@@ -193,14 +193,14 @@ static int build_data(struct ustack_sbfile *f, const struct ustack_sb_rec *rec, 
 }
 
 /**
- * ustack_sbfile_add - append one record
+ * ustack_tracedat_sbfile_add - append one record
  * @f:		the file
  * @rec:	the record; its time must not be much before the last one's
  *		(see above)
  *
  * Returns 0, or -1 when the file could not be written.
  */
-int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec)
+int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec)
 {
 	char data[TEXT_MAX];
 	uint64_t ts = rec->ts > f->last_ts ? rec->ts : f->last_ts;
@@ -227,12 +227,12 @@ int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec)
 }
 
 /**
- * ustack_sbfile_close - write the last page and close
+ * ustack_tracedat_sbfile_close - write the last page and close
  * @f: the file (may be NULL)
  *
  * Returns 0, or -1 when some of it could not be written.
  */
-int ustack_sbfile_close(struct ustack_sbfile *f)
+int ustack_tracedat_sbfile_close(struct ustack_tracedat_sbfile *f)
 {
 	int ret;
 

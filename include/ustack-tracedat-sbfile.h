@@ -7,16 +7,16 @@
  * like any print event, and `trace-cmd ustack report` feeds them to the
  * session in time order with the events, as live did.
  */
-#ifndef _USTACK_SBFILE_H
-#define _USTACK_SBFILE_H
+#ifndef _USTACK_TRACEDAT_SBFILE_H
+#define _USTACK_TRACEDAT_SBFILE_H
 
 struct tep_handle;
 struct ustack_sb_rec;
-struct ustack_sbfile;
+struct ustack_tracedat_sbfile;
 
-struct ustack_sbfile *ustack_sbfile_open(struct tep_handle *tep, int page_size,
+struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *tep, int page_size,
 					 const char *path);
-int ustack_sbfile_add(struct ustack_sbfile *f, const struct ustack_sb_rec *rec);
-int ustack_sbfile_close(struct ustack_sbfile *f);
+int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec);
+int ustack_tracedat_sbfile_close(struct ustack_tracedat_sbfile *f);
 
-#endif /* _USTACK_SBFILE_H */
+#endif /* _USTACK_TRACEDAT_SBFILE_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * Private to lib/: the structure of a trace.dat checked before
- * libtracecmd reads it (ustack-tdcheck.c), and what the check found where
- * (the layout ustack-tdread.c reads CPU data by).
+ * libtracecmd reads it (ustack-tracedat-check.c), and what the check found where
+ * (the layout ustack-tracedat-cpu.c reads CPU data by).
  */
-#ifndef _USTACK_TDCHECK_H
-#define _USTACK_TDCHECK_H
+#ifndef _USTACK_TRACEDAT_CHECK_H
+#define _USTACK_TRACEDAT_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 struct tracecmd_compression;
 
-/* Sub-buffers ustack-tdread.c reads at once from uncompressed CPU data */
+/* Sub-buffers ustack-tracedat-cpu.c reads at once from uncompressed CPU data */
 #define USTACK_TD_PAGES_PER_READ	16
 
 /* One CPU's data as the buffer option gives it */
@@ -53,15 +53,15 @@ struct ustack_tdlayout {
 	size_t				alloc_buffers;
 };
 
-int ustack_tdcheck_file(int fd, char *msg, size_t size);
-int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
-void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout);
-int ustack_tdcheck_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size);
-uint64_t ustack_tdcheck_budget(void);
-bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
-const char *ustack_tdcheck_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
+int ustack_tracedat_check_file(int fd, char *msg, size_t size);
+int ustack_tracedat_check_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
+void ustack_tracedat_check_layout_free(struct ustack_tdlayout *layout);
+int ustack_tracedat_check_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size);
+uint64_t ustack_tracedat_check_budget(void);
+bool ustack_tracedat_check_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
+const char *ustack_tracedat_check_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
 				       unsigned int page);
-ssize_t ustack_tdcheck_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
+ssize_t ustack_tracedat_check_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
 			       uint32_t usize, char *buf);
 
-#endif /* _USTACK_TDCHECK_H */
+#endif /* _USTACK_TRACEDAT_CHECK_H */

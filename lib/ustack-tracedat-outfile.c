@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Where `record -o` writes (see ustack-outfile.h).
+ * Where `record -o` writes (see ustack-tracedat-outfile.h).
  *
  * A regular file (or none yet) is replaced as a whole: the recording is
  * written to a temporary in the same directory and renamed over it when
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "ustack-io.h"
-#include "ustack-outfile.h"
+#include "ustack-tracedat-outfile.h"
 #include "ustack-stopsig.h"
 #include "ustack-tempfiles.h"
 
@@ -40,7 +40,7 @@ static const char *kind_name(mode_t mode)
 	return "not a regular file";
 }
 
-static int fail(struct ustack_outfile *of, enum ustack_outfile_err err)
+static int fail(struct ustack_tracedat_outfile *of, enum ustack_tracedat_outfile_err err)
 {
 	of->err = err;
 	of->sys_errno = errno;
@@ -55,48 +55,48 @@ static const char *temp_dir(void)
 	return dir && *dir ? dir : "/tmp";
 }
 
-static int open_stream(struct ustack_outfile *of)
+static int open_stream(struct ustack_tracedat_outfile *of)
 {
 	/* As a shell would: no O_CREAT, no O_TRUNC; a FIFO waits for its reader */
 	of->stream_fd = open(of->name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (of->stream_fd < 0)
-		return fail(of, USTACK_OUTFILE_OPEN);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_OPEN);
 	if (asprintf(&of->prefix, "%s/trace-cmd-ustack", temp_dir()) < 0) {
 		of->prefix = NULL;
-		return fail(of, USTACK_OUTFILE_NOMEM);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_NOMEM);
 	}
 	of->dir = strdup(temp_dir());
-	return of->dir ? 0 : fail(of, USTACK_OUTFILE_NOMEM);
+	return of->dir ? 0 : fail(of, USTACK_TRACEDAT_OUTFILE_NOMEM);
 }
 
 /* A regular file or a new one: symbolic links are followed, as by a shell */
-static int open_regular(struct ustack_outfile *of, bool exists)
+static int open_regular(struct ustack_tracedat_outfile *of, bool exists)
 {
 	char *copy;
 
 	of->dest = exists ? realpath(of->name, NULL) : strdup(of->name);
 	if (!of->dest)
-		return fail(of, exists ? USTACK_OUTFILE_OPEN : USTACK_OUTFILE_NOMEM);
+		return fail(of, exists ? USTACK_TRACEDAT_OUTFILE_OPEN : USTACK_TRACEDAT_OUTFILE_NOMEM);
 	of->prefix = strdup(of->dest);
 	copy = strdup(of->dest);
 	of->dir = copy ? strdup(dirname(copy)) : NULL;
 	free(copy);
 	if (!of->prefix || !of->dir)
-		return fail(of, USTACK_OUTFILE_NOMEM);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_NOMEM);
 	return 0;
 }
 
 /**
- * ustack_outfile_open - decide how a recording reaches @name
+ * ustack_tracedat_outfile_open - decide how a recording reaches @name
  * @of: zeroed by the caller
  * @name: the output the user gave
  *
  * Checks, before anything is traced, that the recording can be written:
  * the kind of file, the directory its temporaries go to. A character
  * device or FIFO is opened here (a FIFO blocks until it has a reader).
- * Returns 0, or -1 with the reason in @of (ustack_outfile_strerror()).
+ * Returns 0, or -1 with the reason in @of (ustack_tracedat_outfile_strerror()).
  */
-int ustack_outfile_open(struct ustack_outfile *of, const char *name)
+int ustack_tracedat_outfile_open(struct ustack_tracedat_outfile *of, const char *name)
 {
 	struct stat st, lst;
 	int ret;
@@ -104,11 +104,11 @@ int ustack_outfile_open(struct ustack_outfile *of, const char *name)
 	of->stream_fd = -1;
 	of->name = strdup(name);
 	if (!of->name)
-		return fail(of, USTACK_OUTFILE_NOMEM);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_NOMEM);
 	if (stat(name, &st) < 0) {
 		/* A link to nothing: a shell would create its target; not us */
 		if (errno != ENOENT || lstat(name, &lst) == 0)
-			return fail(of, USTACK_OUTFILE_OPEN);
+			return fail(of, USTACK_TRACEDAT_OUTFILE_OPEN);
 		ret = open_regular(of, false);
 	} else if (S_ISREG(st.st_mode)) {
 		ret = open_regular(of, true);
@@ -117,23 +117,23 @@ int ustack_outfile_open(struct ustack_outfile *of, const char *name)
 	} else {
 		of->kind = kind_name(st.st_mode);
 		errno = 0;
-		return fail(of, USTACK_OUTFILE_KIND);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_KIND);
 	}
 	if (ret < 0)
 		return ret;
 	if (access(of->dir, W_OK | X_OK) < 0)
-		return fail(of, USTACK_OUTFILE_DIR);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_DIR);
 	return 0;
 }
 
 /**
- * ustack_outfile_temp_prefix - where the run's temporaries go
+ * ustack_tracedat_outfile_temp_prefix - where the run's temporaries go
  * @of: an opened output
  *
  * "<prefix>.<what>.XXXXXX" names are made beside a regular output, in
  * $TMPDIR for a stream: never in /dev.
  */
-const char *ustack_outfile_temp_prefix(const struct ustack_outfile *of)
+const char *ustack_tracedat_outfile_temp_prefix(const struct ustack_tracedat_outfile *of)
 {
 	return of->prefix;
 }
@@ -182,7 +182,7 @@ static int link_over(const char *tmp, const char *dest)
 }
 
 /* A regular output: the temporary renamed (or linked) over it */
-static int publish(struct ustack_outfile *of, const char *tmp)
+static int publish(struct ustack_tracedat_outfile *of, const char *tmp)
 {
 	if (ustack_tempfile_unnamed(tmp))
 		return link_over(tmp, of->dest);
@@ -198,7 +198,7 @@ static int publish(struct ustack_outfile *of, const char *tmp)
  * file) is not cut short. A stream's copy may take long (a FIFO's
  * reader): it stays interruptible. On failure the mask is as it was.
  */
-static int put_in_place(struct ustack_outfile *of, const char *tmp)
+static int put_in_place(struct ustack_tracedat_outfile *of, const char *tmp)
 {
 	sigset_t old;
 	int ret, err;
@@ -222,7 +222,7 @@ static int put_in_place(struct ustack_outfile *of, const char *tmp)
 }
 
 /* The recording's own temporary, with the mode a new file would have */
-static char *make_temp(struct ustack_outfile *of)
+static char *make_temp(struct ustack_tracedat_outfile *of)
 {
 	char *tmp;
 	mode_t mask;
@@ -243,7 +243,7 @@ static char *make_temp(struct ustack_outfile *of)
 }
 
 /**
- * ustack_outfile_write - write the recording and put it in place
+ * ustack_tracedat_outfile_write - write the recording and put it in place
  * @of: an opened output
  * @write: writes the whole recording into the file it is given
  * @data: for @write
@@ -256,14 +256,14 @@ static char *make_temp(struct ustack_outfile *of)
  * second signal, which removes the temporaries and ends the process,
  * never undoes what the caller then says of the file. They stay pending.
  */
-int ustack_outfile_write(struct ustack_outfile *of,
+int ustack_tracedat_outfile_write(struct ustack_tracedat_outfile *of,
 			 int (*write)(const char *file, void *data), void *data)
 {
 	char *tmp = make_temp(of);
 	int ret;
 
 	if (!tmp)
-		return fail(of, USTACK_OUTFILE_WRITE);
+		return fail(of, USTACK_TRACEDAT_OUTFILE_WRITE);
 	errno = 0;
 	ret = write(tmp, data);
 	if (ret == 0)
@@ -271,7 +271,7 @@ int ustack_outfile_write(struct ustack_outfile *of,
 	if (ret < 0) {
 		if (!errno)
 			errno = EIO;
-		fail(of, USTACK_OUTFILE_WRITE);
+		fail(of, USTACK_TRACEDAT_OUTFILE_WRITE);
 		ustack_tempfile_remove(tmp);
 	} else if (of->stream_fd >= 0) {
 		ustack_tempfile_remove(tmp);
@@ -281,30 +281,30 @@ int ustack_outfile_write(struct ustack_outfile *of,
 }
 
 /**
- * ustack_outfile_strerror - the one-line reason an output failed
+ * ustack_tracedat_outfile_strerror - the one-line reason an output failed
  * @of: the output
  * @buf: where to write it
  * @size: of @buf
  */
-const char *ustack_outfile_strerror(const struct ustack_outfile *of, char *buf, size_t size)
+const char *ustack_tracedat_outfile_strerror(const struct ustack_tracedat_outfile *of, char *buf, size_t size)
 {
 	const char *name = of->name ? of->name : "output";
 
 	switch (of->err) {
-	case USTACK_OUTFILE_KIND:
+	case USTACK_TRACEDAT_OUTFILE_KIND:
 		snprintf(buf, size,
 			 "cannot write %s: %s (a recording goes to a regular file, a character device or a FIFO)",
 			 name, of->kind);
 		break;
-	case USTACK_OUTFILE_DIR:
+	case USTACK_TRACEDAT_OUTFILE_DIR:
 		snprintf(buf, size, "cannot write %s: directory %s: %s", name, of->dir,
 			 strerror(of->sys_errno));
 		break;
-	case USTACK_OUTFILE_NOMEM:
+	case USTACK_TRACEDAT_OUTFILE_NOMEM:
 		snprintf(buf, size, "cannot write %s: %s", name, strerror(ENOMEM));
 		break;
-	case USTACK_OUTFILE_OPEN:
-	case USTACK_OUTFILE_WRITE:
+	case USTACK_TRACEDAT_OUTFILE_OPEN:
+	case USTACK_TRACEDAT_OUTFILE_WRITE:
 	default:
 		snprintf(buf, size, "cannot write %s: %s", name, strerror(of->sys_errno));
 		break;
@@ -313,10 +313,10 @@ const char *ustack_outfile_strerror(const struct ustack_outfile *of, char *buf, 
 }
 
 /**
- * ustack_outfile_close - release what ustack_outfile_open() took
+ * ustack_tracedat_outfile_close - release what ustack_tracedat_outfile_open() took
  * @of: the output, opened or only zeroed
  */
-void ustack_outfile_close(struct ustack_outfile *of)
+void ustack_tracedat_outfile_close(struct ustack_tracedat_outfile *of)
 {
 	if (!of->name)
 		return;

@@ -19,10 +19,10 @@
  * MAX_CHUNK_PAGES sub-buffers, a section at most MAX_SECTION bytes, all
  * of them together at most MAX_INFLATE times the size of the file, and
  * the chunks read at once (one a CPU) fit the memory budget
- * (ustack_tdcheck_budget()). Compressed sub-buffers are seen once
- * decompressed: by our reader (ustack-tdread.c), which checks each header
+ * (ustack_tracedat_check_budget()). Compressed sub-buffers are seen once
+ * decompressed: by our reader (ustack-tracedat-cpu.c), which checks each header
  * before it loads it, or, where libtracecmd reads them itself, by
- * ustack_tdcheck_chunks() beforehand.
+ * ustack_tracedat_check_chunks() beforehand.
  *
  * File versions 6 (sections one after another) and 7 (sections found
  * through options) are the ones libtracecmd 1.3 reads.
@@ -45,7 +45,7 @@
 #include "ustack-array.h"
 #include "ustack-err.h"
 #include "ustack-session.h"
-#include "ustack-tdcheck.h"
+#include "ustack-tracedat-check.h"
 
 #define SEC_FL_COMPRESS		1
 #define SEC_HEADER_SIZE		16	/* id 2, flags 2, string 4, size 8 */
@@ -93,7 +93,7 @@ struct tdc {
 	uint64_t	cpus_read;	/* CPUs with data, of every buffer */
 	char		*msg;
 	size_t		msg_size;
-	int		code;		/* what a failure returns: see ustack_tdcheck_layout() */
+	int		code;		/* what a failure returns: see ustack_tracedat_check_layout() */
 	struct ustack_tdlayout *layout;	/* filled in when not NULL */
 };
 
@@ -208,7 +208,7 @@ static int skip_sized(struct tdc *t, uint64_t *off, int width, const char *what)
 /* ------------------------------------------------------------------ */
 
 /**
- * ustack_tdcheck_chunk_sizes - whether a chunk's sizes are allowed
+ * ustack_tracedat_check_chunk_sizes - whether a chunk's sizes are allowed
  * @csize: its compressed bytes
  * @usize: the bytes it claims to decompress to
  * @left: bytes of the CPU's data after the chunk's sizes
@@ -217,7 +217,7 @@ static int skip_sized(struct tdc *t, uint64_t *off, int width, const char *what)
  * The rule of the structure check and of the reader, which reads the
  * sizes again. Returns NULL, or what is wrong with them.
  */
-const char *ustack_tdcheck_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
+const char *ustack_tracedat_check_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,
 				       unsigned int page)
 {
 	if (!csize || csize > left)
@@ -265,7 +265,7 @@ static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 		if (get32(t, pos, &csize, "chunk table") || get32(t, pos + 4, &usize, "chunk table"))
 			return -1;
 		pos += 8;
-		why = ustack_tdcheck_chunk_sizes(csize, usize, end - pos, psize);
+		why = ustack_tracedat_check_chunk_sizes(csize, usize, end - pos, psize);
 		if (why)
 			return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 " claims %" PRIu32
 				   " bytes in %" PRIu32 ": %s", cpu, i, pos - 8, usize, csize, why);
@@ -294,15 +294,15 @@ static int check_chunks(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 #define COMMIT_MISSED_STORED	(1U << 30)
 
 /**
- * ustack_tdcheck_commit_fits - whether a sub-buffer's commit fits its page
+ * ustack_tracedat_check_commit_fits - whether a sub-buffer's commit fits its page
  * @commit: the commit word of the sub-buffer header
  * @page: the page size
  * @lsize: the long size of the traced kernel (that of the commit word)
  *
  * The rule for sub-buffers read from the file here and for those
- * decompressed by the reader (ustack-tdread.c).
+ * decompressed by the reader (ustack-tracedat-cpu.c).
  */
-bool ustack_tdcheck_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize)
+bool ustack_tracedat_check_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize)
 {
 	uint64_t room = page - 8 - lsize;
 
@@ -321,7 +321,7 @@ static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 			return -1;
 		if (t->lsize != 8)
 			commit = commit32;
-		if (!ustack_tdcheck_commit_fits(commit, psize, t->lsize))
+		if (!ustack_tracedat_check_commit_fits(commit, psize, t->lsize))
 			return bad(t, "CPU %d: sub-buffer at %" PRIu64 " claims %" PRIu64
 				   " bytes of %" PRIu64, cpu, page, commit & COMMIT_MASK, room);
 	}
@@ -747,14 +747,14 @@ static int check_header(struct tdc *t, uint64_t *off, int *version)
 }
 
 /**
- * ustack_tdcheck_budget - the memory reading a trace.dat may hold at once
+ * ustack_tracedat_check_budget - the memory reading a trace.dat may hold at once
  *
  * In bytes: USTACK_MEMORY_BUDGET_MB MiB from the environment, the budget
  * of the session's held samples too; 0 there is no budget (UINT64_MAX).
  * Unset or not a number: USTACK_MEM_BUDGET_DEFAULT (the command says a
  * bad value once, when it reads its options).
  */
-uint64_t ustack_tdcheck_budget(void)
+uint64_t ustack_tracedat_check_budget(void)
 {
 	const char *env = getenv(BUDGET_ENV);
 	unsigned long long mb;
@@ -772,7 +772,7 @@ uint64_t ustack_tdcheck_budget(void)
 /* What the readers hold at once: a chunk (or pages) a CPU, and one being decompressed */
 static int check_budget(struct tdc *t)
 {
-	uint64_t need = t->held + 2 * t->biggest, budget = ustack_tdcheck_budget();
+	uint64_t need = t->held + 2 * t->biggest, budget = ustack_tracedat_check_budget();
 
 	if (need <= budget)
 		return 0;
@@ -817,23 +817,23 @@ static int check_file(struct tdc *t)
 }
 
 /**
- * ustack_tdcheck_file - check the structure of a trace.dat
+ * ustack_tracedat_check_file - check the structure of a trace.dat
  * @fd: the file, open for reading (its magic already seen)
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
  *
- * Returns as ustack_tdcheck_layout().
+ * Returns as ustack_tracedat_check_layout().
  */
-int ustack_tdcheck_file(int fd, char *msg, size_t size)
+int ustack_tracedat_check_file(int fd, char *msg, size_t size)
 {
-	return ustack_tdcheck_layout(fd, NULL, msg, size);
+	return ustack_tracedat_check_layout(fd, NULL, msg, size);
 }
 
 /**
- * ustack_tdcheck_layout - check the structure of a trace.dat, keeping what
+ * ustack_tracedat_check_layout - check the structure of a trace.dat, keeping what
  *	it found
  * @fd: the file, open for reading (its magic already seen)
- * @layout: filled in (zero it first; free it with ustack_tdcheck_layout_free()
+ * @layout: filled in (zero it first; free it with ustack_tracedat_check_layout_free()
  *	whatever the result), or NULL
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
@@ -847,7 +847,7 @@ int ustack_tdcheck_file(int fd, char *msg, size_t size)
  * for damage, USTACK_ERR_BUDGET for a file over the memory budget, or
  * -errno when the file could not be read.
  */
-int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
+int ustack_tracedat_check_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
 {
 	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1, .layout = layout };
 
@@ -855,11 +855,11 @@ int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, siz
 }
 
 /**
- * ustack_tdcheck_inflate - decompress one chunk of CPU data
+ * ustack_tracedat_check_inflate - decompress one chunk of CPU data
  * @zip: a decompressor of the file's algorithm that reads @fd
  * @fd: the file
  * @pos: the file offset of the chunk's sizes
- * @usize: the size it claims, allowed by ustack_tdcheck_chunk_sizes()
+ * @usize: the size it claims, allowed by ustack_tracedat_check_chunk_sizes()
  * @buf: room for @usize bytes
  *
  * The chunk is decompressed as a block (its sizes and bytes are laid out
@@ -871,7 +871,7 @@ int ustack_tdcheck_layout(int fd, struct ustack_tdlayout *layout, char *msg, siz
  * @usize; or -1 with errno: ENOMEM, EIO (the file could not be read) or
  * EBADMSG (it does not decompress).
  */
-ssize_t ustack_tdcheck_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
+ssize_t ustack_tracedat_check_inflate(struct tracecmd_compression *zip, int fd, uint64_t pos,
 			       uint32_t usize, char *buf)
 {
 	ssize_t got;
@@ -914,7 +914,7 @@ static int check_chunk(struct tdc *t, struct tracecmd_compression *zip, uint64_t
 	uint32_t at, c32;
 	ssize_t got;
 
-	got = ustack_tdcheck_inflate(zip, t->fd, pos, usize, buf);
+	got = ustack_tracedat_check_inflate(zip, t->fd, pos, usize, buf);
 	if (got < 0 && errno == EBADMSG)
 		return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 " does not decompress",
 			   cpu, nr, pos);
@@ -932,7 +932,7 @@ static int check_chunk(struct tdc *t, struct tracecmd_compression *zip, uint64_t
 			memcpy(&c32, buf + at + 8, 4);
 			commit = t->big ? be32toh(c32) : le32toh(c32);
 		}
-		if (!ustack_tdcheck_commit_fits(commit, psize, t->lsize))
+		if (!ustack_tracedat_check_commit_fits(commit, psize, t->lsize))
 			return bad(t, "CPU %d: chunk %" PRIu32 " at %" PRIu64 ": sub-buffer %" PRIu32
 				   " claims %" PRIu64 " bytes of %u", cpu, nr, pos, at / psize,
 				   commit & COMMIT_MASK, psize - 8 - t->lsize);
@@ -952,7 +952,7 @@ static int check_cpu_chunks(struct tdc *t, struct tracecmd_compression *zip,
 	for (i = 0; i < count; i++) {
 		if (end - pos < 8 || get32(t, pos, &csize, "chunk table") ||
 		    get32(t, pos + 4, &usize, "chunk table") ||
-		    ustack_tdcheck_chunk_sizes(csize, usize, end - pos - 8, psize))
+		    ustack_tracedat_check_chunk_sizes(csize, usize, end - pos - 8, psize))
 			return bad(t, "CPU %" PRIu32 ": its chunk table changed while it was read",
 				   d->cpu);
 		if (check_chunk(t, zip, pos, usize, buf, d->cpu, i, psize))
@@ -987,29 +987,29 @@ static int check_buffers(struct tdc *t, struct tracecmd_compression *zip,
 }
 
 /**
- * ustack_tdcheck_chunks - decompress and check the compressed CPU data
+ * ustack_tracedat_check_chunks - decompress and check the compressed CPU data
  *	that libtracecmd reads itself
  * @fd: the file
- * @layout: what ustack_tdcheck_layout() found in it, accepted
+ * @layout: what ustack_tracedat_check_layout() found in it, accepted
  * @msg: set to a one-line reason when it is refused
  * @size: of @msg
  *
- * For compressed files that ustack_tdread_open() leaves to libtracecmd:
+ * For compressed files that ustack_tracedat_cpu_open() leaves to libtracecmd:
  * kbuffer loads every sub-buffer it decompresses without a check (a
  * lost-events count read past the page: SIGSEGV), libtracecmd takes a
  * chunk for the size it claims (what the buffer held before stays past a
- * short one) and 3.1.6 keeps every chunk it decompressed (ustack-tdread.c).
+ * short one) and 3.1.6 keeps every chunk it decompressed (ustack-tracedat-cpu.c).
  * So every chunk is decompressed here first, one at a time: it must
  * decompress to exactly the size it claims, each sub-buffer's commit must
  * fit its page, and all of the CPU data must fit the memory budget.
  *
- * Returns as ustack_tdcheck_layout().
+ * Returns as ustack_tracedat_check_layout().
  */
-int ustack_tdcheck_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size)
+int ustack_tracedat_check_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size)
 {
 	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1,
 			 .big = layout->big, .lsize = layout->lsize };
-	uint64_t budget = ustack_tdcheck_budget();
+	uint64_t budget = ustack_tracedat_check_budget();
 	struct tracecmd_compression *zip;
 	struct tep_handle *tep;
 	struct stat st;
@@ -1043,7 +1043,7 @@ int ustack_tdcheck_chunks(int fd, const struct ustack_tdlayout *layout, char *ms
 	return ret ? t.code : 0;
 }
 
-void ustack_tdcheck_layout_free(struct ustack_tdlayout *layout)
+void ustack_tracedat_check_layout_free(struct ustack_tdlayout *layout)
 {
 	size_t i;
 

@@ -12,11 +12,11 @@
  * read when its pages are reached and dropped for the next: memory is
  * bounded by the chunk size whatever the file's. The chunks are
  * decompressed by libtracecmd's decompressor, each to exactly the size it
- * claims (ustack_tdcheck_inflate()), the sub-buffers parsed by
+ * claims (ustack_tracedat_check_inflate()), the sub-buffers parsed by
  * libtraceevent's kbuffer, as libtracecmd does, each header checked
  * first, and the records carry what its tracecmd_read_data() would give
  * them. Every size and count is read again from the file and held to the
- * bounds of the structure check (ustack-tdcheck.c): the file may have
+ * bounds of the structure check (ustack-tracedat-check.c): the file may have
  * changed since.
  *
  * libtracecmd, opening the file, decompresses the first chunk of each CPU
@@ -25,7 +25,7 @@
  *
  * Where libtracecmd would change the timestamps (options that shift or
  * scale them), for latency buffers, version 6 files and anything the
- * layout does not say plainly, ustack_tdread_open() returns NULL and the
+ * layout does not say plainly, ustack_tracedat_cpu_open() returns NULL and the
  * caller reads with libtracecmd.
  */
 #include <endian.h>
@@ -42,11 +42,11 @@
 #include <kbuffer.h>
 
 #include "tracecmd-private-decls.h"
-#include "ustack-tdcheck.h"
-#include "ustack-tdread.h"
+#include "ustack-tracedat-check.h"
+#include "ustack-tracedat-cpu.h"
 #include "ustack-warn.h"
 
-struct tdread_cpu {
+struct tracedat_cpu_state {
 	const struct ustack_tdlayout_cpu *data;	/* NULL: no data */
 	struct kbuffer		*kbuf;
 	char			*buf;		/* the chunk (or pages) in hand */
@@ -65,7 +65,7 @@ struct tdread_cpu {
 	struct tep_record	rec;
 };
 
-struct ustack_tdread {
+struct ustack_tracedat_cpu {
 	int				fd;
 	const char			*file;
 	const struct ustack_tdlayout	*layout;
@@ -73,7 +73,7 @@ struct ustack_tdread {
 	struct tracecmd_compression	*zip;
 	unsigned int			page;
 	int				nr;
-	struct tdread_cpu		*cpus;
+	struct tracedat_cpu_state		*cpus;
 	unsigned long			bad;
 };
 
@@ -95,13 +95,13 @@ static const struct ustack_tdlayout_buffer *find_buffer(const struct ustack_tdla
 }
 
 /**
- * ustack_tdread_wanted - whether ustack_tdread_open() reads this layout
- * @l: what ustack_tdcheck_layout() found in the file
+ * ustack_tracedat_cpu_wanted - whether ustack_tracedat_cpu_open() reads this layout
+ * @l: what ustack_tracedat_check_layout() found in the file
  *
  * Files that libtracecmd would read differently (see above) are its own;
  * USTACK_TRACEDAT_READER=library makes every file its own.
  */
-bool ustack_tdread_wanted(const struct ustack_tdlayout *l)
+bool ustack_tracedat_cpu_wanted(const struct ustack_tdlayout *l)
 {
 	const char *env = getenv("USTACK_TRACEDAT_READER");
 
@@ -113,10 +113,10 @@ bool ustack_tdread_wanted(const struct ustack_tdlayout *l)
 /* libtracecmd 1.3 does not open a file whose CPU data has another timestamp size */
 static bool plain(const struct ustack_tdlayout *l, struct tep_handle *tep)
 {
-	return ustack_tdread_wanted(l) && tep_get_header_timestamp_size(tep) == 8;
+	return ustack_tracedat_cpu_wanted(l) && tep_get_header_timestamp_size(tep) == 8;
 }
 
-static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
+static int setup_cpus(struct ustack_tracedat_cpu *r, struct tep_handle *tep)
 {
 	const struct ustack_tdlayout_buffer *b = r->buffer;
 	enum kbuffer_long_size lsize;
@@ -146,10 +146,10 @@ static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
 }
 
 /**
- * ustack_tdread_open - read a buffer's CPU data without libtracecmd
+ * ustack_tracedat_cpu_open - read a buffer's CPU data without libtracecmd
  * @fd: the trace.dat, open; it must stay open while the reader is
  * @file: its name, for messages (must outlive the reader)
- * @layout: what ustack_tdcheck_layout() found in it (must outlive the
+ * @layout: what ustack_tracedat_check_layout() found in it (must outlive the
  *	reader)
  * @buffer: the buffer's name, "" for the top one
  * @tep: the file's event parser (libtracecmd's, for the header formats)
@@ -158,11 +158,11 @@ static int setup_cpus(struct ustack_tdread *r, struct tep_handle *tep)
  * Returns NULL when the file is libtracecmd's to read (see above) or on
  * any failure: the caller then reads it with libtracecmd.
  */
-struct ustack_tdread *ustack_tdread_open(int fd, const char *file,
+struct ustack_tracedat_cpu *ustack_tracedat_cpu_open(int fd, const char *file,
 					 const struct ustack_tdlayout *layout, const char *buffer,
 					 struct tep_handle *tep, int nr_cpus)
 {
-	struct ustack_tdread *r;
+	struct ustack_tracedat_cpu *r;
 
 	if (!plain(layout, tep))
 		return NULL;
@@ -188,16 +188,16 @@ struct ustack_tdread *ustack_tdread_open(int fd, const char *file,
 		goto fail;
 	return r;
  fail:
-	ustack_tdread_close(r);
+	ustack_tracedat_cpu_close(r);
 	return NULL;
 }
 
-static uint32_t file32(const struct ustack_tdread *r, uint32_t v)
+static uint32_t file32(const struct ustack_tracedat_cpu *r, uint32_t v)
 {
 	return r->layout->big ? be32toh(v) : le32toh(v);
 }
 
-static int grow(struct tdread_cpu *c, size_t need)
+static int grow(struct tracedat_cpu_state *c, size_t need)
 {
 	char *p;
 
@@ -211,7 +211,7 @@ static int grow(struct tdread_cpu *c, size_t need)
 	return 0;
 }
 
-static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
+static void stop_cpu(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
@@ -220,7 +220,7 @@ static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
  * read again, with the rest of the CPU skipped (as libtracecmd does past
  * a page it cannot read, without a word).
  */
-static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
+static void stop_cpu(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c,
 		     const char *fmt, ...)
 {
 	char why[256];
@@ -238,7 +238,7 @@ static void stop_cpu(struct ustack_tdread *r, int cpu, struct tdread_cpu *c,
 }
 
 /* The next chunk of compressed data into c->buf; false when the CPU stops */
-static bool read_chunk(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+static bool read_chunk(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	uint32_t sizes[2], csize, usize, n = c->chunk;
 	const char *why;
@@ -256,7 +256,7 @@ static bool read_chunk(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 	}
 	csize = file32(r, sizes[0]);
 	usize = file32(r, sizes[1]);
-	why = ustack_tdcheck_chunk_sizes(csize, usize, c->end_pos - c->pos - 8, r->page);
+	why = ustack_tracedat_check_chunk_sizes(csize, usize, c->end_pos - c->pos - 8, r->page);
 	if (why) {
 		stop_cpu(r, cpu, c, "chunk %u claims %u bytes in %u: %s", n, usize, csize, why);
 		return false;
@@ -265,7 +265,7 @@ static bool read_chunk(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 		stop_cpu(r, cpu, c, "chunk %u: out of memory for its %u bytes", n, usize);
 		return false;
 	}
-	got = ustack_tdcheck_inflate(r->zip, r->fd, c->pos, usize, c->buf);
+	got = ustack_tracedat_check_inflate(r->zip, r->fd, c->pos, usize, c->buf);
 	if (got < 0 && errno == EBADMSG)
 		stop_cpu(r, cpu, c, "chunk %u (byte %llu of its data) does not decompress", n,
 			 (unsigned long long)c->done);
@@ -284,7 +284,7 @@ static bool read_chunk(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 }
 
 /* The next pages of uncompressed data into c->buf; false when the CPU stops */
-static bool read_pages(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+static bool read_pages(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	uint64_t left = c->data->size - c->done;
 	size_t len = (size_t)r->page * USTACK_TD_PAGES_PER_READ;
@@ -308,7 +308,7 @@ static bool read_pages(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 }
 
 /* Whether the CPU's data has more to read; refills c->buf when it must */
-static bool refill(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+static bool refill(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	if (c->end)
 		return false;
@@ -322,7 +322,7 @@ static bool refill(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 }
 
 /* The sub-buffer's commit word, as the file stores it */
-static uint64_t commit_of(const struct ustack_tdread *r, const char *page)
+static uint64_t commit_of(const struct ustack_tracedat_cpu *r, const char *page)
 {
 	uint64_t v64;
 	uint32_t v32;
@@ -340,7 +340,7 @@ static uint64_t commit_of(const struct ustack_tdread *r, const char *page)
  * or decompressed, or whose commit runs past it, ends the CPU (as in
  * libtracecmd, which says "bad page read"), counted and said once.
  */
-static bool next_page(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+static bool next_page(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	char *page;
 
@@ -349,7 +349,7 @@ static bool next_page(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 		return false;
 	}
 	page = c->buf + c->at;
-	if (c->len - c->at < r->page || !ustack_tdcheck_commit_fits(commit_of(r, page), r->page,
+	if (c->len - c->at < r->page || !ustack_tracedat_check_commit_fits(commit_of(r, page), r->page,
 								    r->layout->lsize)) {
 		stop_cpu(r, cpu, c, "sub-buffer %llu runs past its page",
 			 (unsigned long long)((c->done + c->at) / r->page));
@@ -363,7 +363,7 @@ static bool next_page(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 	return true;
 }
 
-static void rewind_cpu(struct tdread_cpu *c)
+static void rewind_cpu(struct tracedat_cpu_state *c)
 {
 	c->len = c->at = 0;
 	c->done = 0;
@@ -378,7 +378,7 @@ static void rewind_cpu(struct tdread_cpu *c)
 }
 
 /* Compressed data starts with its count of chunks, bounded as the structure check does */
-static void read_count(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
+static void read_count(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	uint32_t count;
 	ssize_t got;
@@ -396,7 +396,7 @@ static void read_count(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
 }
 
 /**
- * ustack_tdread_next - the CPU's next record
+ * ustack_tracedat_cpu_next - the CPU's next record
  * @r: the reader
  * @cpu: the CPU
  * @first: start from the CPU's first record again
@@ -404,9 +404,9 @@ static void read_count(struct ustack_tdread *r, int cpu, struct tdread_cpu *c)
  * The record is the reader's: valid until the next call for this CPU,
  * never freed by the caller. Returns NULL at the end of the CPU's data.
  */
-struct tep_record *ustack_tdread_next(struct ustack_tdread *r, int cpu, bool first)
+struct tep_record *ustack_tracedat_cpu_next(struct ustack_tracedat_cpu *r, int cpu, bool first)
 {
-	struct tdread_cpu *c;
+	struct tracedat_cpu_state *c;
 	unsigned long long ts;
 	void *data;
 
@@ -440,15 +440,15 @@ struct tep_record *ustack_tdread_next(struct ustack_tdread *r, int cpu, bool fir
 }
 
 /**
- * ustack_tdread_bad - CPUs a bad page ended early since the reader opened
+ * ustack_tracedat_cpu_bad - CPUs a bad page ended early since the reader opened
  * @r: the reader
  */
-unsigned long ustack_tdread_bad(const struct ustack_tdread *r)
+unsigned long ustack_tracedat_cpu_bad(const struct ustack_tracedat_cpu *r)
 {
 	return r->bad;
 }
 
-void ustack_tdread_close(struct ustack_tdread *r)
+void ustack_tracedat_cpu_close(struct ustack_tracedat_cpu *r)
 {
 	int c;
 
