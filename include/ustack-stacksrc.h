@@ -16,7 +16,7 @@
  * Each decides when it opens how its stacks are unwound, from what
  * --call-graph asks (struct ustack_stack_caps: the run reads only that),
  * or refuses with an error code (ustack_stack_source_strerror()), and
- * chooses its mapping source when it starts (ustack-mapsrc.h).
+ * chooses its mapping source when it starts (ustack-map-source.h).
  * Documentation/architecture.md says where a new source plugs in.
  */
 #ifndef _USTACK_STACKSRC_H
@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ustack-mapsrc.h"
+#include "ustack-map-source.h"
 
 struct ustack_events;
 struct ustack_instance;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ustack-dwarf.h"
-#include "ustack-history.h"
+#include "ustack-map-history.h"
 #include "ustack-sideband.h"
 
 static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va,
@@ -16,7 +16,7 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
 {
 	struct ustack_frame fr;
 
-	ustack_history_map(ctx, tgid, va, &fr);
+	ustack_map_history_map(ctx, tgid, va, &fr);
 	*offset = fr.offset;
 	return fr.map;
 }
@@ -35,7 +35,7 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
  *
  * Returns the number of frames.
  */
-int ustack_dwarf_unwind(struct ustack_unwinder *u, struct ustack_history *h,
+int ustack_dwarf_unwind(struct ustack_unwinder *u, struct ustack_map_history *h,
 			const struct ustack_sb_rec *sb, int tgid, struct ustack_uframe *out,
 			int max, struct ustack_unwind_result *res, uint8_t *used)
 {

@@ -11,10 +11,10 @@
 
 #include "ustack-unwind.h"
 
-struct ustack_history;
+struct ustack_map_history;
 struct ustack_sb_rec;
 
-int ustack_dwarf_unwind(struct ustack_unwinder *u, struct ustack_history *h,
+int ustack_dwarf_unwind(struct ustack_unwinder *u, struct ustack_map_history *h,
 			const struct ustack_sb_rec *sb, int tgid, struct ustack_uframe *out,
 			int max, struct ustack_unwind_result *res, uint8_t *used);
 

@@ -12,7 +12,7 @@
 #include <event-parse.h>
 
 #include "ustack-events.h"
-#include "ustack-mapdb.h"
+#include "ustack-map-db.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
 
@@ -165,7 +165,7 @@ void ustack_pair_deferred_inode(struct ustack_session *s, struct ucpu *c,
 	ustack_pair_forget_last(c);
 	if (ustack_events_inode(s->ev, rec, &m))
 		return;
-	ustack_mapdb_announce(s->maps, &m);
+	ustack_map_db_announce(s->maps, &m);
 	free(m.path);
 	ustack_pair_update_mappings(s);
 }

@@ -15,7 +15,7 @@
 
 #include "ustack-array.h"
 #include "ustack-events.h"
-#include "ustack-mapdb.h"
+#include "ustack-map-db.h"
 #include "ustack-perfsrc.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
@@ -139,7 +139,7 @@ static void memo_keep(struct ustack_session *s, int tid, int tgid,
 	struct perf_memo *m = memo_slot(s, tid);
 
 	memo_drop(s, m);
-	if (st->state != USTK_FINAL || !ustack_mapdb_by_sideband(s->maps) || !cs->nr_user ||
+	if (st->state != USTK_FINAL || !ustack_map_db_by_sideband(s->maps) || !cs->nr_user ||
 	    ustack_array_grow((void **)&m->user, &m->alloc, cs->nr_user, sizeof(*m->user)))
 		return;
 	memcpy(m->user, cs->user, cs->nr_user * sizeof(*cs->user));

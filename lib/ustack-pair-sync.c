@@ -6,7 +6,7 @@
  * synchronous stack, which the perf source's own stacks share.
  *
  * Synchronous stacks carry raw addresses. They are mapped when their
- * record is fed, through the perf side-band (ustack-history.c) when there
+ * record is fed, through the perf side-band (ustack-map-history.c) when there
  * is one: its records are fed in time order with the trace (live by the
  * reader, from a trace.dat as print records of the top buffer), so the
  * history then holds the mappings the process had at the event, and

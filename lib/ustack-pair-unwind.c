@@ -15,7 +15,7 @@
 #include "ustack-dwarf.h"
 #include "ustack-err.h"
 #include "ustack-events.h"
-#include "ustack-mapdb.h"
+#include "ustack-map-db.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
 
@@ -77,7 +77,7 @@ static int fill_unwound(struct ustack_session *s, struct ustk *st, const struct 
 	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, max,
 			      sizeof(*s->uframes)))
 		return -1;
-	nr = ustack_dwarf_unwind(s->unw, ustack_mapdb_history(s->maps), sb, tgid, s->uframes,
+	nr = ustack_dwarf_unwind(s->unw, ustack_map_db_history(s->maps), sb, tgid, s->uframes,
 				 max, &res, used);
 	if (ustack_pair_alloc_frames(s, st, nr))
 		return -1;

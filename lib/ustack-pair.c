@@ -54,7 +54,7 @@
  * Decisions only depend on record timestamps, never on wall time, so
  * feeding the same records (live or from trace.dat) gives the same
  * samples in the same order. Frames get their files from the mappings
- * (ustack-mapdb.c), which the session feeds and asks.
+ * (ustack-map-db.c), which the session feeds and asks.
  *
  * The object pools live here too: this file makes and frees every
  * sample, stack and timeline node.
@@ -68,7 +68,7 @@
 #include "ustack-events.h"
 #include "ustack-hash.h"
 #include "ustack-list.h"
-#include "ustack-mapdb.h"
+#include "ustack-map-db.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
 
@@ -431,7 +431,7 @@ bool ustack_pair_bind(struct ustack_session *s, struct ustk *st, bool force)
 		.force = force,
 	};
 
-	return ustack_mapdb_bind(s->maps, &q, st->frames);
+	return ustack_map_db_bind(s->maps, &q, st->frames);
 }
 
 /**
@@ -909,7 +909,7 @@ struct usample *ustack_pair_sample_new(struct ustack_session *s, struct tep_reco
 	smp->pub.pid = pid;
 	smp->pub.tgid = ustack_tasks_tgid(&s->tasks, pid);
 	/* the name at the event, else what saved_cmdlines or /proc said */
-	smp->pub.comm = ustack_mapdb_comm(s->maps, pid);
+	smp->pub.comm = ustack_map_db_comm(s->maps, pid);
 	if (!smp->pub.comm)
 		smp->pub.comm = tep_data_comm_from_pid(s->tep, pid);
 	/* Counted only: nobody reads the record or its format */
@@ -1095,7 +1095,7 @@ void ustack_pair_stack_arrived(struct ustack_session *s, struct ustk *st, uint64
 void ustack_pair_update_mappings(struct ustack_session *s)
 {
 	s->maps_gen++;
-	s->stats.mappings = ustack_mapdb_files(s->maps);
+	s->stats.mappings = ustack_map_db_files(s->maps);
 }
 
 /**
@@ -1113,7 +1113,7 @@ void ustack_pair_learn_name(struct ustack_session *s, const struct tep_record *r
 	int pid;
 
 	if (ustack_events_task_comm(s->ev, rec, &pid, comm, sizeof(comm)) && pid > 0)
-		ustack_mapdb_set_comm(s->maps, pid, comm);
+		ustack_map_db_set_comm(s->maps, pid, comm);
 }
 
 /**

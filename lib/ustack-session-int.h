@@ -174,7 +174,7 @@ struct ustack_session {
 	ustack_sample_fn		fn;
 	void				*ctx;
 
-	struct ustack_mapdb		*maps;
+	struct ustack_map_db		*maps;
 	struct ustack_sb_prev		*sb_prev;	/* a trace.dat's repeated samples */
 	struct ustack_tasks		tasks;
 

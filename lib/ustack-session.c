@@ -32,7 +32,7 @@
 #include "ustack-filter.h"
 #include "ustack-hash.h"
 #include "ustack-list.h"
-#include "ustack-mapdb.h"
+#include "ustack-map-db.h"
 #include "ustack-session.h"
 #include "ustack-session-int.h"
 #include "ustack-sideband.h"
@@ -117,7 +117,7 @@ struct ustack_session *ustack_session_new(struct ustack_events *ev,
 	ustack_list_init(&s->timeline);
 	ustack_tasks_init(&s->tasks, s->tep, s->opts.live);
 	s->nocookie_deadline = UINT64_MAX;
-	s->maps = ustack_mapdb_new(&s->tasks);
+	s->maps = ustack_map_db_new(&s->tasks);
 	s->sb_prev = ustack_sb_prev_new();
 	if (ustack_htable_init(&s->stacks, 1024) || ustack_htable_init(&s->frame_sets, 64) ||
 	    !s->maps || !s->sb_prev) {
@@ -141,7 +141,7 @@ void ustack_session_free(struct ustack_session *s)
 	if (s->stacks.buckets && s->maps)
 		ustack_session_flush(s);
 	/* its parts of the task records first */
-	ustack_mapdb_free(s->maps);
+	ustack_map_db_free(s->maps);
 	ustack_tasks_release(&s->tasks);
 	ustack_htable_release(&s->stacks);
 	/* every stack is gone, and with the last of each set the set */
@@ -411,7 +411,7 @@ void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed
 int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 			    const char *maps_text)
 {
-	if (ustack_mapdb_add_snapshot(s->maps, tgid, ts, maps_text))
+	if (ustack_map_db_add_snapshot(s->maps, tgid, ts, maps_text))
 		return -1;
 	ustack_pair_update_mappings(s);
 	return 0;
@@ -463,7 +463,7 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	/* the perf source's samples share the rings: mostly those were lost */
 	if (rec->kind == USTACK_SB_LOST && s->stats.perf)
 		s->stats.rb_lost += rec->lost;
-	ret = ustack_mapdb_sideband(s->maps, rec);
+	ret = ustack_map_db_sideband(s->maps, rec);
 	ustack_pair_update_mappings(s);
 	return ret;
 }
@@ -478,7 +478,7 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
  */
 char **ustack_session_procmaps(struct ustack_session *s)
 {
-	return ustack_mapdb_procmaps(s->maps);
+	return ustack_map_db_procmaps(s->maps);
 }
 
 /**
@@ -610,7 +610,7 @@ void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinde
  */
 void ustack_session_recorded(struct ustack_session *s, int tgid)
 {
-	ustack_mapdb_use(s->maps, tgid);
+	ustack_map_db_use(s->maps, tgid);
 }
 
 /**

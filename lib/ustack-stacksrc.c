@@ -3,7 +3,7 @@
  * The stack sources (ustack-stacksrc.h): the rule that chooses one, and
  * the three of today behind one table of operations. Each opens the
  * instance the way it needs it, then, started, chooses its mapping source
- * (ustack-mapsrc.h) and says in one notice what the user gets.
+ * (ustack-map-source.h) and says in one notice what the user gets.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +16,7 @@
 
 #include "ustack-err.h"
 #include "ustack-instance.h"
-#include "ustack-mapsrc-int.h"
+#include "ustack-map-source-int.h"
 #include "ustack-perfsrc.h"
 #include "ustack-session.h"
 #include "ustack-stacksrc.h"

@@ -6,7 +6,7 @@
  *
  * Where the stacks and their mappings come from is the stack source's
  * (ustack-stacksrc.h), chosen once: this file asks it and its mapping
- * source (ustack-mapsrc.h), never which one it is.
+ * source (ustack-map-source.h), never which one it is.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +30,7 @@
 #include "ustack-events.h"
 #include "ustack-formats.h"
 #include "ustack-instance.h"
-#include "ustack-mapsrc.h"
+#include "ustack-map-source.h"
 #include "ustack-perfsrc.h"
 #include "ustack-proc.h"
 #include "ustack-session.h"

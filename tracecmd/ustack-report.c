@@ -26,7 +26,7 @@
 
 #include "ustack-cmd.h"
 #include "ustack-events.h"
-#include "ustack-procmaps.h"
+#include "ustack-map-procmaps.h"
 #include "ustack-session.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
@@ -55,7 +55,7 @@ static void add_maps(int tgid, uint64_t ts, const char *text, void *data)
 
 struct markers {
 	struct report			*r;
-	struct ustack_procmaps_reader	*maps;
+	struct ustack_map_procmaps_reader	*maps;
 };
 
 static void read_marker(struct tep_record *rec, void *data)
@@ -70,7 +70,7 @@ static void read_marker(struct tep_record *rec, void *data)
 		if (ustack_events_info_deferred(text))
 			ustack_tracedat_stop(m->r->td);
 	} else
-		ustack_procmaps_reader_feed(m->maps, text);
+		ustack_map_procmaps_reader_feed(m->maps, text);
 }
 
 /* The first pass: maps snapshots into the session; deferred stacks or not. */
@@ -78,11 +78,11 @@ static void read_markers(struct report *r)
 {
 	struct markers m = { .r = r };
 
-	m.maps = ustack_procmaps_reader_new(add_maps, r);
+	m.maps = ustack_map_procmaps_reader_new(add_maps, r);
 	if (!m.maps)
 		die("out of memory");
 	ustack_tracedat_iterate(r->td, read_marker, NULL, &m);
-	ustack_procmaps_reader_free(m.maps);
+	ustack_map_procmaps_reader_free(m.maps);
 }
 
 /*

@@ -63,12 +63,12 @@ copy_sources() {
 @test "build: a changed header rebuilds what includes it, and only that (-MMD)" {
 	copy_sources "$TMP/src"
 	make -s -C "$TMP/src" tracecmd/trace-cmd-ustack >/dev/null
-	touch "$TMP/src/include/ustack-fileids.h"
+	touch "$TMP/src/include/ustack-map-fileids.h"
 	run make -C "$TMP/src" tracecmd/trace-cmd-ustack
 	echo "$output" >&2
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"CC      lib/ustack-fileids.o"* ]]
-	[[ "$output" == *"CC      lib/ustack-mapdb.o"* ]]
+	[[ "$output" == *"CC      lib/ustack-map-fileids.o"* ]]
+	[[ "$output" == *"CC      lib/ustack-map-db.o"* ]]
 	[[ "$output" != *"CC      lib/ustack-fold.o"* ]]
 	[[ "$output" != *"CC      tracecmd/ustack-opts.o"* ]]
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The side-band history's mapping sets (lib/ustack-history.c, issue 44
+# The side-band history's mapping sets (lib/ustack-map-history.c, issue 44
 # findings 5 and 6): a process's mappings as its records built them (a
 # mapping over others cuts or splits them, an exec empties the set, a
 # fork starts from the parent's), checked against a plain model through
 # tests/tools/ustack-mapset-test, and what they cost: the driver's
-# "work" is ustack_history_work(), the mappings and tree nodes the sets
+# "work" is ustack_map_history_work(), the mappings and tree nodes the sets
 # touched, so that a bound on it says a record costs O(log n), not
 # O(n), whatever the machine's speed.
 

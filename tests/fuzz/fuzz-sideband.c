@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "ustack.h"
-#include "ustack-history.h"
+#include "ustack-map-history.h"
 #include "ustack-sideband.h"
 
 /* Touch what a printer would of a mapped frame */
-static void query(struct ustack_history *h, const char *line)
+static void query(struct ustack_map_history *h, const char *line)
 {
 	struct ustack_frame fr;
 	unsigned long long va;
@@ -32,15 +32,15 @@ static void query(struct ustack_history *h, const char *line)
 	if (sscanf(line, "? %d %llx", &tgid, &va) != 2)
 		return;
 	memset(&fr, 0, sizeof(fr));
-	ustack_history_map(h, tgid, va, &fr);
+	ustack_map_history_map(h, tgid, va, &fr);
 	sum += fr.offset + fr.id;
 	if (fr.map)
 		sum += fr.map->ino + fr.map->build_id_len + strlen(fr.map->path ?: "");
-	sum += strlen(ustack_history_comm(h, tgid) ?: "");
+	sum += strlen(ustack_map_history_comm(h, tgid) ?: "");
 	(void)sum;
 }
 
-static void feed(struct ustack_history *h, const char *line, uint64_t ts)
+static void feed(struct ustack_map_history *h, const char *line, uint64_t ts)
 {
 	size_t n = strlen(USTACK_SB_MARKER), len = strlen(line);
 	struct ustack_sb_rec rec;
@@ -51,14 +51,14 @@ static void feed(struct ustack_history *h, const char *line, uint64_t ts)
 	memcpy(text, USTACK_SB_MARKER, n);
 	memcpy(text + n, line, len + 1);
 	if (!ustack_sb_parse(text, ts, &rec))
-		ustack_history_add(h, &rec);
+		ustack_map_history_add(h, &rec);
 	free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ustack_history *h = ustack_history_new();
+	struct ustack_map_history *h = ustack_map_history_new();
 	const uint8_t *p = data, *end = data + size, *nl;
 	uint64_t ts = 1000;
 	char **maps, *line;
@@ -83,11 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(line);
 		p += len + 1;
 	}
-	ustack_history_files(h);
-	maps = ustack_history_procmaps(h);
+	ustack_map_history_files(h);
+	maps = ustack_map_history_procmaps(h);
 	for (char **m = maps; m && *m; m++)
 		free(*m);
 	free(maps);
-	ustack_history_free(h);
+	ustack_map_history_free(h);
 	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-mapset-test: the side-band history's mapping sets
- * (lib/ustack-history.c) fed directly, checked against a plain model,
- * with the work they cost (ustack_history_work()).
+ * (lib/ustack-map-history.c) fed directly, checked against a plain model,
+ * with the work they cost (ustack_map_history_work()).
  *
  * usage: ustack-mapset-test [SCRIPT]	(standard input without SCRIPT)
  *
@@ -34,7 +34,7 @@
  *                      each of those children sees its own page at VA and
  *                      its parent's mappings elsewhere (at VA + 4096)
  *   check              every mapping set is a balanced tree of ranges
- *                      (ustack_history_check()); with the model, for each
+ *                      (ustack_map_history_check()); with the model, for each
  *                      of its processes: each boundary of each of its
  *                      ranges (first, last, one before, one past) maps as
  *                      the model says, and its PROCMAPS lines are the
@@ -43,8 +43,8 @@
  *                      and threads among 6 processes, `check` after each
  *                      (turns the model on): "random ok OPS"
  *   procmaps           print the PROCMAPS payloads of the processes a
- *                      stack was mapped through (ustack_history_procmaps())
- *   work               print "work N" (ustack_history_work())
+ *                      stack was mapped through (ustack_map_history_procmaps())
+ *   work               print "work N" (ustack_map_history_work())
  *
  * A failed check prints "FAIL ..." and the driver exits 1 at the end; a
  * bad script line exits 2.
@@ -58,7 +58,7 @@
 
 #include "ustack.h"
 #include "ustack-sideband.h"
-#include "../../lib/ustack-history.h"
+#include "../../lib/ustack-map-history.h"
 
 #define PAGE		4096ULL
 #define MAX_PIDS	4096
@@ -80,7 +80,7 @@ struct mspace {
 };
 
 struct driver {
-	struct ustack_history	*h;
+	struct ustack_map_history	*h;
 	bool			model;
 	struct mspace		spaces[MAX_PIDS];
 	size_t			nr_spaces;
@@ -215,8 +215,8 @@ static const char *model_name(const char *name)
 
 static void feed(struct driver *d, const struct ustack_sb_rec *r)
 {
-	if (ustack_history_add(d->h, r))
-		die(d, "ustack_history_add() failed");
+	if (ustack_map_history_add(d->h, r))
+		die(d, "ustack_map_history_add() failed");
 	if (!d->model)
 		return;
 	switch (r->kind) {
@@ -283,7 +283,7 @@ static bool maps_to(struct driver *d, int pid, uint64_t va, const char *path, ui
 {
 	struct ustack_frame fr;
 
-	ustack_history_map(d->h, pid, va, &fr);
+	ustack_map_history_map(d->h, pid, va, &fr);
 	if (!path)
 		return fr.id == USTACK_ID_ANON && !fr.map && fr.offset == va;
 	if (!*path)
@@ -307,7 +307,7 @@ static void check_va(struct driver *d, const struct mspace *sp, uint64_t va)
 	const struct mrange *m = model_find(sp, va);
 	struct ustack_frame fr;
 
-	ustack_history_map(d->h, sp->pid, va, &fr);
+	ustack_map_history_map(d->h, sp->pid, va, &fr);
 	if (!m) {
 		if (fr.id != USTACK_ID_NOMAP || fr.map || fr.offset != va)
 			fail(d, "mapped where the model has nothing", sp->pid, va);
@@ -348,10 +348,10 @@ static void check_procmaps(struct driver *d)
 	int pid, nr, lines;
 
 	for (i = 0; i < d->nr_spaces; i++)
-		ustack_history_use(d->h, d->spaces[i].pid);
-	opts = ustack_history_procmaps(d->h);
+		ustack_map_history_use(d->h, d->spaces[i].pid);
+	opts = ustack_map_history_procmaps(d->h);
 	if (!opts)
-		die(d, "ustack_history_procmaps() failed");
+		die(d, "ustack_map_history_procmaps() failed");
 	for (i = 0; opts[i]; i++) {
 		body = strchr(opts[i], '\n');
 		if (sscanf(opts[i], "%x %x", &pid, &nr) != 2 || !body) {
@@ -385,7 +385,7 @@ static size_t check(struct driver *d)
 	const struct mspace *sp;
 	size_t i, j, ranges = 0;
 
-	if (ustack_history_check(d->h))
+	if (ustack_map_history_check(d->h))
 		fail(d, "a mapping set is not a balanced tree of ranges", 0, 0);
 	if (!d->model)
 		return 0;
@@ -435,12 +435,12 @@ static void check_many(struct driver *d, int pid, uint64_t n, uint64_t start,
 	for (i = 0; i < n; i++) {
 		va = start + i * step;
 		/* the first look-up of a mapping walks down from the root */
-		work = ustack_history_work(d->h);
+		work = ustack_map_history_work(d->h);
 		if (!maps_to(d, pid, va, "/lib/many.so", i * len)) {
 			fail(d, "check-many: not its mapping", pid, va);
 			return;
 		}
-		work = ustack_history_work(d->h) - work;
+		work = ustack_map_history_work(d->h) - work;
 		if (work > deepest)
 			deepest = work;
 		if (!maps_to(d, pid, va + len - 1, "/lib/many.so", i * len + len - 1)) {
@@ -499,9 +499,9 @@ static void check_forks(struct driver *d, int parent, int first, int n, uint64_t
 	struct ustack_frame want, got;
 	int i;
 
-	ustack_history_map(d->h, parent, va + PAGE, &want);
+	ustack_map_history_map(d->h, parent, va + PAGE, &want);
 	for (i = 0; i < n; i++) {
-		ustack_history_map(d->h, first + i, va + PAGE, &got);
+		ustack_map_history_map(d->h, first + i, va + PAGE, &got);
 		if (!maps_to(d, first + i, va, "/lib/child.so", i * PAGE) ||
 		    got.map != want.map || got.offset != want.offset || got.id != want.id) {
 			fail(d, "check-forks: a child's mappings are wrong", first + i, va);
@@ -590,7 +590,7 @@ static void do_map(struct driver *d, int pid, uint64_t va)
 {
 	struct ustack_frame fr;
 
-	ustack_history_map(d->h, pid, va, &fr);
+	ustack_map_history_map(d->h, pid, va, &fr);
 	printf("map %d %#" PRIx64 " -> ", pid, va);
 	if (fr.map)
 		printf("%#" PRIx64 " %s\n", fr.offset, fr.map->path);
@@ -600,11 +600,11 @@ static void do_map(struct driver *d, int pid, uint64_t va)
 
 static void do_procmaps(struct driver *d)
 {
-	char **opts = ustack_history_procmaps(d->h);
+	char **opts = ustack_map_history_procmaps(d->h);
 	size_t i;
 
 	if (!opts)
-		die(d, "ustack_history_procmaps() failed");
+		die(d, "ustack_map_history_procmaps() failed");
 	for (i = 0; opts[i]; i++) {
 		printf("%s", opts[i]);
 		free(opts[i]);
@@ -650,7 +650,7 @@ static void command(struct driver *d, char *line)
 	else if (!strcmp(w[0], "procmaps"))
 		do_procmaps(d);
 	else if (!strcmp(w[0], "work"))
-		printf("work %" PRIu64 "\n", ustack_history_work(d->h));
+		printf("work %" PRIu64 "\n", ustack_map_history_work(d->h));
 	else
 		die(d, "unknown command");
 }
@@ -671,7 +671,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 2;
 	}
-	d.h = ustack_history_new();
+	d.h = ustack_map_history_new();
 	if (!d.h)
 		return 2;
 	while (getline(&line, &size, in) >= 0) {
@@ -686,7 +686,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	free(line);
-	ustack_history_free(d.h);
+	ustack_map_history_free(d.h);
 	for (i = 0; i < d.nr_spaces; i++)
 		free(d.spaces[i].r);
 	if (in != stdin)

@@ -33,7 +33,7 @@
  *                               fake symbol: NAME inlined into OUTER...
  *   maps TGID TS                /proc/<tgid>/maps snapshot, lines up to "end"
  *   marker                      one trace_marker text, lines up to "end", read
- *                               as report reads them (ustack_procmaps_reader)
+ *                               as report reads them (ustack_map_procmaps_reader)
  *   lost CPU N                  ustack_session_add_lost()
  *   advance TS                  ustack_session_advance()
  *   flush                       ustack_session_flush() (also done at the end)
@@ -55,7 +55,7 @@
 #include "ustack-events.h"
 #include "ustack-session.h"
 #include "ustack-output.h"
-#include "ustack-procmaps.h"
+#include "ustack-map-procmaps.h"
 #include "ustack-render.h"
 #include "ustack-resolve.h"
 
@@ -84,7 +84,7 @@ struct driver {
 	struct ustack_output	*out;
 	struct ustack_output_opts oopts;
 	struct ustack_resolver	*resolver;
-	struct ustack_procmaps_reader *maps;
+	struct ustack_map_procmaps_reader *maps;
 	bool			dump;
 	bool			stats;
 	bool			summary;
@@ -593,10 +593,10 @@ static void read_marker_block(struct driver *d, FILE *fp)
 
 	start_session(d);
 	if (!d->maps)
-		d->maps = ustack_procmaps_reader_new(add_marker_maps, d);
+		d->maps = ustack_map_procmaps_reader_new(add_marker_maps, d);
 	if (!d->maps)
 		die(d, "out of memory");
-	ustack_procmaps_reader_feed(d->maps, text ? text : "");
+	ustack_map_procmaps_reader_feed(d->maps, text ? text : "");
 	free(text);
 }
 
@@ -827,7 +827,7 @@ int main(int argc, char **argv)
 		print_procmaps(&d);
 
 	free_syms(&d);
-	ustack_procmaps_reader_free(d.maps);
+	ustack_map_procmaps_reader_free(d.maps);
 	ustack_session_free(d.session);
 	ustack_events_free(d.events);
 	ustack_render_free(d.render);

@@ -41,7 +41,7 @@
 #include "ustack-resolve.h"
 #include "ustack-sideband.h"
 #include "ustack-unwind.h"
-#include "../../lib/ustack-history.h"
+#include "../../lib/ustack-map-history.h"
 
 #define MAX_FRAMES	256
 #define MAX_DEBUG_DIRS	8
@@ -50,7 +50,7 @@
 struct state {
 	struct ustack_resolver	*r;
 	struct ustack_unwinder	*u;
-	struct ustack_history	*h;
+	struct ustack_map_history	*h;
 	int			pid;
 	bool			fold;
 	bool			stats;
@@ -140,7 +140,7 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
 {
 	struct ustack_frame fr;
 
-	ustack_history_map(ctx, tgid, va, &fr);
+	ustack_map_history_map(ctx, tgid, va, &fr);
 	*offset = fr.offset;
 	return fr.map;
 }
@@ -312,7 +312,7 @@ static void sideband(const struct ustack_sb_rec *rec, void *ctx)
 {
 	struct state *st = ctx;
 
-	ustack_history_add(st->h, rec);
+	ustack_map_history_add(st->h, rec);
 	/* A new program: the files of the old one are no use. */
 	if (rec->kind == USTACK_SB_COMM && rec->exec)
 		ustack_unwinder_forget(st->u, rec->pid);
@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		usage(1);
 	st.r = ustack_resolver_new(&opts);
-	st.h = ustack_history_new();
+	st.h = ustack_map_history_new();
 	st.u = st.r ? ustack_unwinder_new(st.r) : NULL;
 	if (!st.r || !st.h || !st.u) {
 		fprintf(stderr, "ustack-unwind-test: out of memory\n");
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 	if (st.stats)
 		print_stats(&st);
 	ustack_unwinder_free(st.u);
-	ustack_history_free(st.h);
+	ustack_map_history_free(st.h);
 	ustack_resolver_free(st.r);
 	return ret;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The mapping sources (ustack-mapsrc.h): file ids, the perf side-band,
+ * The mapping sources (ustack-map-source.h): file ids, the perf side-band,
  * /proc snapshots. A source starts as file ids (nothing to feed); the
  * stack source then opens the side-band or the snapshots in it.
  */
@@ -15,10 +15,10 @@
 
 #include "ustack-events.h"
 #include "ustack-instance.h"
-#include "ustack-mapsrc-int.h"
+#include "ustack-map-source-int.h"
 #include "ustack-perfsrc.h"
 #include "ustack-proc.h"
-#include "ustack-procmaps.h"
+#include "ustack-map-procmaps.h"
 #include "ustack-tracedat-sbfile.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
@@ -59,7 +59,7 @@ struct ustack_map_source {
 	bool			unread;
 	struct ustack_sample_tally tally;
 	int			last_tgid;
-	struct ustack_procmaps	*procmaps;
+	struct ustack_map_procmaps	*procmaps;
 	pid_t			self;		/* getpid() is a syscall: once */
 	char			no_perf[256];
 };
@@ -271,9 +271,9 @@ static void snapshot_new(struct ustack_map_source *ms, struct tep_record *rec)
 	int pid;
 
 	if (ustack_events_classify(ev, rec) == USTACK_REC_USTACK)
-		ustack_procmaps_see(ms->procmaps, ustack_events_ustack_tgid(ev, rec));
+		ustack_map_procmaps_see(ms->procmaps, ustack_events_ustack_tgid(ev, rec));
 	else if ((pid = ustack_events_exec_pid(ev, rec)) > 0)
-		ustack_procmaps_exec(ms->procmaps, pid, rec->ts);
+		ustack_map_procmaps_exec(ms->procmaps, pid, rec->ts);
 }
 
 /* The maps of a batch's processes are read while they still live */
@@ -285,17 +285,17 @@ static void snapshots_batch(struct ustack_map_source *ms, struct tep_record **re
 		return;
 	for (i = 0; i < nr; i++)
 		snapshot_new(ms, recs[i]);
-	ustack_procmaps_refresh(ms->procmaps, ustack_instance_now(ms->ui));
+	ustack_map_procmaps_refresh(ms->procmaps, ustack_instance_now(ms->ui));
 }
 
 static void snapshots_task_exit(struct ustack_map_source *ms, int tgid)
 {
-	ustack_procmaps_update(ms->procmaps, tgid, ustack_instance_now(ms->ui));
+	ustack_map_procmaps_update(ms->procmaps, tgid, ustack_instance_now(ms->ui));
 }
 
 static char **snapshots_procmaps(struct ustack_map_source *ms)
 {
-	return ustack_procmaps_options(ms->procmaps);
+	return ustack_map_procmaps_options(ms->procmaps);
 }
 
 /* Names from the instance's task events; a new snapshot after an exec */
@@ -320,7 +320,7 @@ int ustack_map_source_open_snapshots(struct ustack_map_source *ms)
 		ms->sbfile = NULL;
 		ustack_tempfile_remove(ms->feed->sideband_file);
 	}
-	ms->procmaps = ustack_procmaps_new(ms->feed->record ? ms->ui : NULL, on_maps, ms);
+	ms->procmaps = ustack_map_procmaps_new(ms->feed->record ? ms->ui : NULL, on_maps, ms);
 	if (!ms->procmaps)
 		return -ENOMEM;
 	ms->ops = &snapshots_ops;
@@ -496,7 +496,7 @@ void ustack_map_source_free(struct ustack_map_source *ms)
 {
 	if (!ms)
 		return;
-	ustack_procmaps_free(ms->procmaps);
+	ustack_map_procmaps_free(ms->procmaps);
 	ustack_perf_close(ms->perf);
 	if (ms->sbfile)
 		ustack_tracedat_sbfile_close(ms->sbfile);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * Private to lib/: how a stack source sets its mapping source up
- * (include/ustack-mapsrc.h says what each one is).
+ * (include/ustack-map-source.h says what each one is).
  */
-#ifndef _USTACK_MAPSRC_INT_H
-#define _USTACK_MAPSRC_INT_H
+#ifndef _USTACK_MAP_SOURCE_INT_H
+#define _USTACK_MAP_SOURCE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ustack-mapsrc.h"
+#include "ustack-map-source.h"
 
 struct ustack_instance;
 struct ustack_perfsrc_opts;
@@ -23,4 +23,4 @@ const char *ustack_map_source_no_perf(const struct ustack_map_source *ms);
 void ustack_map_source_enable(struct ustack_map_source *ms);
 void ustack_map_source_free(struct ustack_map_source *ms);
 
-#endif /* _USTACK_MAPSRC_INT_H */
+#endif /* _USTACK_MAP_SOURCE_INT_H */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Sets of address ranges (see ustack-mapset.h).
+ * Sets of address ranges (see ustack-map-set.h).
  *
  * A set is an AVL tree of its ranges keyed by their start (they never
  * overlap): putting a range on it and finding the range of an address
  * cost the log of its size, not its size; a program may make tens of
  * thousands of mappings, and a trace may claim as many.
  *
- * Sets share nodes: ustack_mapset_share() takes a reference on the other
+ * Sets share nodes: ustack_map_set_share() takes a reference on the other
  * set's root and copies nothing. A tree is changed only through nodes
  * one reference holds: a shared node on the way down is copied first,
  * the copy taking references on its children (path copying), so that a
@@ -28,7 +28,7 @@
  */
 #include <stdlib.h>
 
-#include "ustack-mapset.h"
+#include "ustack-map-set.h"
 
 struct ustack_mapnode {
 	struct ustack_vma	v;
@@ -41,30 +41,30 @@ struct ustack_mapnode {
 /* Free nodes kept beyond a change's reserve */
 #define SPARE_MAX	512
 
-struct ustack_mapset_pool {
+struct ustack_map_set_pool {
 	struct ustack_mapnode	*spare;		/* free nodes, linked by ->l */
 	size_t			nr_spare;
 	size_t			budget;		/* what the change reserved */
 	bool			overdrawn;	/* a change took more */
-	uint64_t		work;		/* see ustack_mapset_pool_work() */
+	uint64_t		work;		/* see ustack_map_set_pool_work() */
 };
 
 /**
- * ustack_mapset_pool_new - where the nodes of sets that share come from
+ * ustack_map_set_pool_new - where the nodes of sets that share come from
  *
  * Sets that share nodes must use the same pool. Returns NULL when out of
  * memory.
  */
-struct ustack_mapset_pool *ustack_mapset_pool_new(void)
+struct ustack_map_set_pool *ustack_map_set_pool_new(void)
 {
-	return calloc(1, sizeof(struct ustack_mapset_pool));
+	return calloc(1, sizeof(struct ustack_map_set_pool));
 }
 
 /**
- * ustack_mapset_pool_free - free a pool whose sets are all cleared
+ * ustack_map_set_pool_free - free a pool whose sets are all cleared
  * @pool: the pool (may be NULL)
  */
-void ustack_mapset_pool_free(struct ustack_mapset_pool *pool)
+void ustack_map_set_pool_free(struct ustack_map_set_pool *pool)
 {
 	struct ustack_mapnode *n;
 
@@ -79,13 +79,13 @@ void ustack_mapset_pool_free(struct ustack_mapset_pool *pool)
 }
 
 /**
- * ustack_mapset_pool_work - what the sets of @pool cost so far
+ * ustack_map_set_pool_work - what the sets of @pool cost so far
  * @pool: the pool
  *
  * Tree nodes visited, made or copied: tests bound it (a change or a
  * look-up must cost the log of its set's size, a share nothing).
  */
-uint64_t ustack_mapset_pool_work(const struct ustack_mapset_pool *pool)
+uint64_t ustack_map_set_pool_work(const struct ustack_map_set_pool *pool)
 {
 	return pool->work;
 }
@@ -112,7 +112,7 @@ static void fix_height(struct ustack_mapnode *n)
  * two nodes a rotation may copy at each level on the way up, plus a new
  * one. Returns 0, or -1 when out of memory (nothing changed yet).
  */
-static int reserve(struct ustack_mapset_pool *pool, int height)
+static int reserve(struct ustack_map_set_pool *pool, int height)
 {
 	size_t need = 3 * (size_t)height + 2;
 	struct ustack_mapnode *n;
@@ -130,7 +130,7 @@ static int reserve(struct ustack_mapset_pool *pool, int height)
 }
 
 /* A node of the reserve: there is one after reserve() */
-static struct ustack_mapnode *node_take(struct ustack_mapset_pool *pool)
+static struct ustack_mapnode *node_take(struct ustack_map_set_pool *pool)
 {
 	struct ustack_mapnode *n = pool->spare;
 
@@ -145,7 +145,7 @@ static struct ustack_mapnode *node_take(struct ustack_mapset_pool *pool)
 	return n;
 }
 
-static void node_give(struct ustack_mapset_pool *pool, struct ustack_mapnode *n)
+static void node_give(struct ustack_map_set_pool *pool, struct ustack_mapnode *n)
 {
 	if (pool->nr_spare >= SPARE_MAX) {
 		free(n);
@@ -164,7 +164,7 @@ static struct ustack_mapnode *tree_get(struct ustack_mapnode *n)
 }
 
 /* Drop a reference to @n: the nodes no one holds any more go */
-static void tree_put(struct ustack_mapset_pool *pool, struct ustack_mapnode *n)
+static void tree_put(struct ustack_map_set_pool *pool, struct ustack_mapnode *n)
 {
 	struct ustack_mapnode *r;
 
@@ -177,7 +177,7 @@ static void tree_put(struct ustack_mapset_pool *pool, struct ustack_mapnode *n)
 }
 
 /* @n, about to be changed: itself when one reference holds it, else a copy */
-static struct ustack_mapnode *own(struct ustack_mapset_pool *pool, struct ustack_mapnode *n)
+static struct ustack_mapnode *own(struct ustack_map_set_pool *pool, struct ustack_mapnode *n)
 {
 	struct ustack_mapnode *c;
 
@@ -221,7 +221,7 @@ static struct ustack_mapnode *rotate_left(struct ustack_mapnode *n)
 }
 
 /* @n, held once, whose subtrees' heights differ by 2 at most: balanced */
-static struct ustack_mapnode *rebalance(struct ustack_mapset_pool *pool,
+static struct ustack_mapnode *rebalance(struct ustack_map_set_pool *pool,
 					struct ustack_mapnode *n)
 {
 	int b = height(n->l) - height(n->r);
@@ -247,7 +247,7 @@ static struct ustack_mapnode *rebalance(struct ustack_mapset_pool *pool,
 }
 
 /* @nv, held once, into @n, where no range starts where it does */
-static struct ustack_mapnode *tree_insert(struct ustack_mapset_pool *pool,
+static struct ustack_mapnode *tree_insert(struct ustack_map_set_pool *pool,
 					  struct ustack_mapnode *n, struct ustack_mapnode *nv)
 {
 	if (!n)
@@ -261,7 +261,7 @@ static struct ustack_mapnode *tree_insert(struct ustack_mapset_pool *pool,
 }
 
 /* @n without its first node, which goes to *@first, held once */
-static struct ustack_mapnode *tree_pop_first(struct ustack_mapset_pool *pool,
+static struct ustack_mapnode *tree_pop_first(struct ustack_map_set_pool *pool,
 					     struct ustack_mapnode *n,
 					     struct ustack_mapnode **first)
 {
@@ -275,7 +275,7 @@ static struct ustack_mapnode *tree_pop_first(struct ustack_mapset_pool *pool,
 }
 
 /* @n without the range that starts at @start (there is one) */
-static struct ustack_mapnode *tree_remove(struct ustack_mapset_pool *pool,
+static struct ustack_mapnode *tree_remove(struct ustack_map_set_pool *pool,
 					  struct ustack_mapnode *n, uint64_t start)
 {
 	struct ustack_mapnode *l, *r, *next;
@@ -302,7 +302,7 @@ static struct ustack_mapnode *tree_remove(struct ustack_mapset_pool *pool,
 }
 
 /* @n with the range that starts at @start (there is one) ending at @end */
-static struct ustack_mapnode *tree_cut(struct ustack_mapset_pool *pool,
+static struct ustack_mapnode *tree_cut(struct ustack_map_set_pool *pool,
 				       struct ustack_mapnode *n, uint64_t start, uint64_t end)
 {
 	n = own(pool, n);
@@ -316,7 +316,7 @@ static struct ustack_mapnode *tree_cut(struct ustack_mapset_pool *pool,
 }
 
 /* The range of @n that starts last at or before @va, or NULL */
-static const struct ustack_mapnode *tree_floor(struct ustack_mapset_pool *pool,
+static const struct ustack_mapnode *tree_floor(struct ustack_map_set_pool *pool,
 					       const struct ustack_mapnode *n, uint64_t va)
 {
 	const struct ustack_mapnode *best = NULL;
@@ -333,7 +333,7 @@ static const struct ustack_mapnode *tree_floor(struct ustack_mapset_pool *pool,
 }
 
 /* The range of @n that starts first at or after @va, or NULL */
-static const struct ustack_mapnode *tree_ceil(struct ustack_mapset_pool *pool,
+static const struct ustack_mapnode *tree_ceil(struct ustack_map_set_pool *pool,
 					      const struct ustack_mapnode *n, uint64_t va)
 {
 	const struct ustack_mapnode *best = NULL;
@@ -354,7 +354,7 @@ static const struct ustack_mapnode *tree_ceil(struct ustack_mapset_pool *pool,
 /* ------------------------------------------------------------------ */
 
 /* @v into @set, where no range starts where it does */
-static int set_add(struct ustack_mapset_pool *pool, struct ustack_mapset *set,
+static int set_add(struct ustack_map_set_pool *pool, struct ustack_map_set *set,
 		   const struct ustack_vma *v)
 {
 	struct ustack_mapnode *n;
@@ -372,7 +372,7 @@ static int set_add(struct ustack_mapset_pool *pool, struct ustack_mapset *set,
 }
 
 /**
- * ustack_mapset_insert - put a range on a set, over what it covers
+ * ustack_map_set_insert - put a range on a set, over what it covers
  * @pool:	the pool of @set
  * @set:	the set
  * @v:		the range (copied), not empty
@@ -384,7 +384,7 @@ static int set_add(struct ustack_mapset_pool *pool, struct ustack_mapset *set,
  * in no range of @set (an address there is in no mapping, never in a
  * wrong one).
  */
-int ustack_mapset_insert(struct ustack_mapset_pool *pool, struct ustack_mapset *set,
+int ustack_map_set_insert(struct ustack_map_set_pool *pool, struct ustack_map_set *set,
 			 const struct ustack_vma *v)
 {
 	const struct ustack_mapnode *n;
@@ -421,15 +421,15 @@ int ustack_mapset_insert(struct ustack_mapset_pool *pool, struct ustack_mapset *
 }
 
 /**
- * ustack_mapset_share - make a set hold another's ranges, without a copy
+ * ustack_map_set_share - make a set hold another's ranges, without a copy
  * @pool:	the pool of both sets
  * @dst:	the set whose ranges are replaced
  * @src:	the set whose ranges it gets (may be NULL: none)
  *
  * From then on a change of either set is its own.
  */
-void ustack_mapset_share(struct ustack_mapset_pool *pool, struct ustack_mapset *dst,
-			 const struct ustack_mapset *src)
+void ustack_map_set_share(struct ustack_map_set_pool *pool, struct ustack_map_set *dst,
+			 const struct ustack_map_set *src)
 {
 	struct ustack_mapnode *old = dst->root;
 
@@ -440,17 +440,17 @@ void ustack_mapset_share(struct ustack_mapset_pool *pool, struct ustack_mapset *
 }
 
 /**
- * ustack_mapset_clear - empty a set
+ * ustack_map_set_clear - empty a set
  * @pool:	its pool
  * @set:	the set
  */
-void ustack_mapset_clear(struct ustack_mapset_pool *pool, struct ustack_mapset *set)
+void ustack_map_set_clear(struct ustack_map_set_pool *pool, struct ustack_map_set *set)
 {
-	ustack_mapset_share(pool, set, NULL);
+	ustack_map_set_share(pool, set, NULL);
 }
 
 /**
- * ustack_mapset_find - the range of a set that holds an address
+ * ustack_map_set_find - the range of a set that holds an address
  * @pool:	the pool of @set
  * @set:	the set
  * @va:		the address
@@ -459,8 +459,8 @@ void ustack_mapset_clear(struct ustack_mapset_pool *pool, struct ustack_mapset *
  * @va. The frames of a stack are mostly in the range of the frame
  * before: the last range found is tried first.
  */
-const struct ustack_vma *ustack_mapset_find(struct ustack_mapset_pool *pool,
-					    struct ustack_mapset *set, uint64_t va)
+const struct ustack_vma *ustack_map_set_find(struct ustack_map_set_pool *pool,
+					    struct ustack_map_set *set, uint64_t va)
 {
 	const struct ustack_mapnode *n = set->last;
 
@@ -490,27 +490,27 @@ static int tree_check(const struct ustack_mapnode *n, uint64_t lo, uint64_t hi, 
 }
 
 /**
- * ustack_mapset_pool_check - whether no change took more nodes than it
+ * ustack_map_set_pool_check - whether no change took more nodes than it
  *	reserved, for tests
  * @pool: the pool
  *
  * Returns 0, or -1 when one did: out of memory, that change could have
  * failed half-way.
  */
-int ustack_mapset_pool_check(const struct ustack_mapset_pool *pool)
+int ustack_map_set_pool_check(const struct ustack_map_set_pool *pool)
 {
 	return pool->overdrawn ? -1 : 0;
 }
 
 /**
- * ustack_mapset_check - whether a set is whole, for tests
+ * ustack_map_set_check - whether a set is whole, for tests
  * @set: the set
  *
  * Returns its number of ranges, or -1 when its tree is not one: ranges
  * out of order, overlapping or empty, a height wrong or out of balance,
  * a node no one holds.
  */
-long ustack_mapset_check(const struct ustack_mapset *set)
+long ustack_map_set_check(const struct ustack_map_set *set)
 {
 	size_t nr = 0;
 
@@ -528,12 +528,12 @@ static void tree_walk(const struct ustack_mapnode *n,
 }
 
 /**
- * ustack_mapset_walk - each range of a set, in address order
+ * ustack_map_set_walk - each range of a set, in address order
  * @set:	the set
  * @fn:		called with each range
  * @ctx:	passed to @fn
  */
-void ustack_mapset_walk(const struct ustack_mapset *set,
+void ustack_map_set_walk(const struct ustack_map_set *set,
 			void (*fn)(const struct ustack_vma *v, void *ctx), void *ctx)
 {
 	tree_walk(set->root, fn, ctx);

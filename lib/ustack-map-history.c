@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Names and executable mappings as the side-band tells them (see
- * ustack-history.h).
+ * ustack-map-history.h).
  *
  * Each process has its address space as it is now: executable mappings
- * sorted by address (a set of ranges, ustack-mapset.h). A new mapping
+ * sorted by address (a set of ranges, ustack-map-set.h). A new mapping
  * replaces what it overlaps (the kernel reports no unmap: a library
  * loaded where one was closed simply comes on top of it), an exec empties
  * the space, a fork starts from the parent's (shared until one of them
@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ustack-fileids.h"
+#include "ustack-map-fileids.h"
 #include "ustack-hash.h"
-#include "ustack-history.h"
-#include "ustack-mapset.h"
+#include "ustack-map-history.h"
+#include "ustack-map-set.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"
 
@@ -38,7 +38,7 @@
 struct ustack_hist_space {
 	int			tgid;
 	bool			used;		/* a stack was mapped through it */
-	struct ustack_mapset	set;		/* its mappings */
+	struct ustack_map_set	set;		/* its mappings */
 };
 
 struct name {
@@ -51,7 +51,7 @@ struct file {
 	struct ustack_mapping	*map;
 };
 
-struct ustack_history {
+struct ustack_map_history {
 	struct ustack_tasks	*tasks;		/* where names and spaces hang */
 	struct ustack_tasks	own;		/* @tasks, made alone */
 	size_t			nr_spaces;
@@ -59,20 +59,20 @@ struct ustack_history {
 	struct ustack_htable	files;
 	uint64_t		next_id;
 	bool			have_maps;
-	struct ustack_mapset_pool *pool;	/* of the spaces' sets */
+	struct ustack_map_set_pool *pool;	/* of the spaces' sets */
 };
 
 /**
- * ustack_history_new_on - an empty history of a session's tasks
+ * ustack_map_history_new_on - an empty history of a session's tasks
  * @tasks:	the task records it keeps its parts on; they must outlive it
  */
-struct ustack_history *ustack_history_new_on(struct ustack_tasks *tasks)
+struct ustack_map_history *ustack_map_history_new_on(struct ustack_tasks *tasks)
 {
-	struct ustack_history *h = calloc(1, sizeof(*h));
+	struct ustack_map_history *h = calloc(1, sizeof(*h));
 
 	if (!h)
 		return NULL;
-	h->pool = ustack_mapset_pool_new();
+	h->pool = ustack_map_set_pool_new();
 	if (!h->pool) {
 		free(h);
 		return NULL;
@@ -83,11 +83,11 @@ struct ustack_history *ustack_history_new_on(struct ustack_tasks *tasks)
 }
 
 /**
- * ustack_history_new - an empty history with task records of its own
+ * ustack_map_history_new - an empty history with task records of its own
  */
-struct ustack_history *ustack_history_new(void)
+struct ustack_map_history *ustack_map_history_new(void)
 {
-	struct ustack_history *h = ustack_history_new_on(NULL);
+	struct ustack_map_history *h = ustack_map_history_new_on(NULL);
 
 	if (!h)
 		return NULL;
@@ -97,10 +97,10 @@ struct ustack_history *ustack_history_new(void)
 }
 
 /**
- * ustack_history_free - free the history, its names and mappings
+ * ustack_map_history_free - free the history, its names and mappings
  * @h: the history (may be NULL)
  */
-void ustack_history_free(struct ustack_history *h)
+void ustack_map_history_free(struct ustack_map_history *h)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct ustack_task *t;
@@ -112,17 +112,17 @@ void ustack_history_free(struct ustack_history *h)
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		t = ustack_htable_entry(pos, struct ustack_task, node);
 		if (t->space)
-			ustack_mapset_clear(h->pool, &t->space->set);
+			ustack_map_set_clear(h->pool, &t->space->set);
 		free(t->space);
 		t->space = NULL;
 		t->comm = NULL;
 	}
-	ustack_mapset_pool_free(h->pool);
+	ustack_map_set_pool_free(h->pool);
 	ustack_htable_for_each_safe(&h->names, i, pos, tmp)
 		free(ustack_htable_entry(pos, struct name, node));
 	ustack_htable_for_each_safe(&h->files, i, pos, tmp) {
 		f = ustack_htable_entry(pos, struct file, node);
-		ustack_mapping_free(f->map);
+		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 	}
 	ustack_htable_release(&h->names);
@@ -136,7 +136,7 @@ void ustack_history_free(struct ustack_history *h)
 /* Names                                                              */
 /* ------------------------------------------------------------------ */
 
-static const char *intern(struct ustack_history *h, const char *s)
+static const char *intern(struct ustack_map_history *h, const char *s)
 {
 	uint64_t hash = ustack_hash_str(s);
 	struct ustack_hnode *pos;
@@ -159,14 +159,14 @@ static const char *intern(struct ustack_history *h, const char *s)
 }
 
 /**
- * ustack_history_set_comm - @tid is named @comm from now on
+ * ustack_map_history_set_comm - @tid is named @comm from now on
  * @h:		the history
  * @tid:	the task
  * @comm:	its name
  *
  * Returns 0, or -1 when out of memory.
  */
-int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm)
+int ustack_map_history_set_comm(struct ustack_map_history *h, int tid, const char *comm)
 {
 	struct ustack_task *t = ustack_tasks_get(h->tasks, tid);
 
@@ -177,13 +177,13 @@ int ustack_history_set_comm(struct ustack_history *h, int tid, const char *comm)
 }
 
 /**
- * ustack_history_comm - the name of @tid now, NULL when none was told
+ * ustack_map_history_comm - the name of @tid now, NULL when none was told
  * @h:		the history
  * @tid:	the task
  *
  * The string lives as long as the history.
  */
-const char *ustack_history_comm(const struct ustack_history *h, int tid)
+const char *ustack_map_history_comm(const struct ustack_map_history *h, int tid)
 {
 	const struct ustack_task *t = ustack_tasks_find(h->tasks, tid);
 
@@ -216,7 +216,7 @@ static bool same_file(const struct ustack_mapping *m, const struct ustack_mappin
 	       !memcmp(m->build_id, t->build_id, t->build_id_len) && !strcmp(m->path, t->path);
 }
 
-static const struct ustack_mapping *file_get(struct ustack_history *h,
+static const struct ustack_mapping *file_get(struct ustack_map_history *h,
 					     const struct ustack_mapping *tmpl)
 {
 	uint64_t hash = ustack_hash_u64(tmpl->tgid);
@@ -232,9 +232,9 @@ static const struct ustack_mapping *file_get(struct ustack_history *h,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->map = ustack_mapping_dup(tmpl);
+	f->map = ustack_map_fileids_mapping_dup(tmpl);
 	if (!f->map || ustack_htable_add(&h->files, &f->node, hash)) {
-		ustack_mapping_free(f->map);
+		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 		return NULL;
 	}
@@ -243,7 +243,7 @@ static const struct ustack_mapping *file_get(struct ustack_history *h,
 }
 
 /* The file of an mmap record; *@map stays NULL for anonymous memory. */
-static int record_file(struct ustack_history *h, const struct ustack_sb_rec *r,
+static int record_file(struct ustack_map_history *h, const struct ustack_sb_rec *r,
 		       const struct ustack_mapping **map)
 {
 	size_t len = strlen(r->name), slen = strlen(DELETED_SUFFIX);
@@ -278,14 +278,14 @@ static int record_file(struct ustack_history *h, const struct ustack_sb_rec *r,
 /* Address spaces                                                     */
 /* ------------------------------------------------------------------ */
 
-static struct ustack_hist_space *space_find(const struct ustack_history *h, int tgid)
+static struct ustack_hist_space *space_find(const struct ustack_map_history *h, int tgid)
 {
 	const struct ustack_task *leader = ustack_tasks_find(h->tasks, tgid);
 
 	return leader ? leader->space : NULL;
 }
 
-static struct ustack_hist_space *space_get(struct ustack_history *h, int tgid)
+static struct ustack_hist_space *space_get(struct ustack_map_history *h, int tgid)
 {
 	struct ustack_task *leader = ustack_tasks_get(h->tasks, tgid);
 
@@ -301,7 +301,7 @@ static struct ustack_hist_space *space_get(struct ustack_history *h, int tgid)
 	return leader->space;
 }
 
-static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
+static int add_mmap(struct ustack_map_history *h, const struct ustack_sb_rec *r)
 {
 	struct ustack_hist_space *sp = space_get(h, r->pid);
 	struct ustack_vma nv = { .start = r->start, .end = r->start + r->len, .pgoff = r->pgoff };
@@ -311,27 +311,27 @@ static int add_mmap(struct ustack_history *h, const struct ustack_sb_rec *r)
 	if (nv.end <= nv.start)
 		return 0;
 	h->have_maps = true;
-	return ustack_mapset_insert(h->pool, &sp->set, &nv);
+	return ustack_map_set_insert(h->pool, &sp->set, &nv);
 }
 
 /* A new process starts with its parent's mappings: shared, not copied. */
-static int fork_space(struct ustack_history *h, int parent, int child)
+static int fork_space(struct ustack_map_history *h, int parent, int child)
 {
 	struct ustack_hist_space *ps = space_find(h, parent), *cs;
 
 	cs = space_get(h, child);
 	if (!cs)
 		return -1;
-	ustack_mapset_share(h->pool, &cs->set, ps ? &ps->set : NULL);
+	ustack_map_set_share(h->pool, &cs->set, ps ? &ps->set : NULL);
 	cs->used = false;
 	return 0;
 }
 
-static int add_fork(struct ustack_history *h, const struct ustack_sb_rec *r)
+static int add_fork(struct ustack_map_history *h, const struct ustack_sb_rec *r)
 {
-	const char *comm = ustack_history_comm(h, r->ptid);
+	const char *comm = ustack_map_history_comm(h, r->ptid);
 
-	if (comm && ustack_history_set_comm(h, r->tid, comm))
+	if (comm && ustack_map_history_set_comm(h, r->tid, comm))
 		return -1;
 	/* a thread shares its group's space */
 	if (r->pid == r->ppid)
@@ -339,26 +339,26 @@ static int add_fork(struct ustack_history *h, const struct ustack_sb_rec *r)
 	return fork_space(h, r->ppid, r->pid);
 }
 
-static int add_comm(struct ustack_history *h, const struct ustack_sb_rec *r)
+static int add_comm(struct ustack_map_history *h, const struct ustack_sb_rec *r)
 {
 	struct ustack_hist_space *sp;
 
 	if (r->exec) {
 		sp = space_find(h, r->pid);
 		if (sp)
-			ustack_mapset_clear(h->pool, &sp->set);
+			ustack_map_set_clear(h->pool, &sp->set);
 	}
-	return ustack_history_set_comm(h, r->tid, r->name);
+	return ustack_map_history_set_comm(h, r->tid, r->name);
 }
 
 /**
- * ustack_history_add - one side-band record, in time order
+ * ustack_map_history_add - one side-band record, in time order
  * @h:		the history
  * @rec:	the record
  *
  * Returns 0, or -1 when out of memory.
  */
-int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec)
+int ustack_map_history_add(struct ustack_map_history *h, const struct ustack_sb_rec *rec)
 {
 	switch (rec->kind) {
 	case USTACK_SB_MMAP:
@@ -377,56 +377,56 @@ int ustack_history_add(struct ustack_history *h, const struct ustack_sb_rec *rec
 }
 
 /**
- * ustack_history_work - what keeping and searching the mapping sets cost
+ * ustack_map_history_work - what keeping and searching the mapping sets cost
  * @h: the history
  *
  * Tree nodes visited, made or copied since @h was made
- * (ustack_mapset_pool_work()): tests bound it.
+ * (ustack_map_set_pool_work()): tests bound it.
  */
-uint64_t ustack_history_work(const struct ustack_history *h)
+uint64_t ustack_map_history_work(const struct ustack_map_history *h)
 {
-	return ustack_mapset_pool_work(h->pool);
+	return ustack_map_set_pool_work(h->pool);
 }
 
 /**
- * ustack_history_check - whether every process's mapping set is whole
+ * ustack_map_history_check - whether every process's mapping set is whole
  * @h: the history
  *
- * For tests (ustack_mapset_check(), ustack_mapset_pool_check()). Returns
+ * For tests (ustack_map_set_check(), ustack_map_set_pool_check()). Returns
  * 0, or -1 when one is not, or a change took more nodes than it reserved.
  */
-int ustack_history_check(const struct ustack_history *h)
+int ustack_map_history_check(const struct ustack_map_history *h)
 {
 	struct ustack_hnode *pos, *tmp;
 	const struct ustack_hist_space *sp;
 	size_t i;
 
-	if (ustack_mapset_pool_check(h->pool))
+	if (ustack_map_set_pool_check(h->pool))
 		return -1;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
-		if (sp && ustack_mapset_check(&sp->set) < 0)
+		if (sp && ustack_map_set_check(&sp->set) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 /**
- * ustack_history_has_maps - whether any mapping was told
+ * ustack_map_history_has_maps - whether any mapping was told
  * @h: the history
  *
  * From then on, stacks are mapped through the history alone.
  */
-bool ustack_history_has_maps(const struct ustack_history *h)
+bool ustack_map_history_has_maps(const struct ustack_map_history *h)
 {
 	return h->have_maps;
 }
 
 /* @va in @sp (may be NULL) */
-static void map_in(struct ustack_history *h, struct ustack_hist_space *sp, uint64_t va,
+static void map_in(struct ustack_map_history *h, struct ustack_hist_space *sp, uint64_t va,
 		   struct ustack_frame *fr)
 {
-	const struct ustack_vma *v = sp ? ustack_mapset_find(h->pool, &sp->set, va) : NULL;
+	const struct ustack_vma *v = sp ? ustack_map_set_find(h->pool, &sp->set, va) : NULL;
 
 	fr->offset = va;
 	fr->id = USTACK_ID_NOMAP;
@@ -444,31 +444,31 @@ static void map_in(struct ustack_history *h, struct ustack_hist_space *sp, uint6
 }
 
 /**
- * ustack_history_map - map a frame's virtual address as its process has it now
+ * ustack_map_history_map - map a frame's virtual address as its process has it now
  * @h:		the history
  * @tgid:	the process
  * @va:		the address
  * @fr:		set to the file offset and file, or to the address with
  *		USTACK_ID_ANON (anonymous memory) or USTACK_ID_NOMAP
  */
-void ustack_history_map(struct ustack_history *h, int tgid, uint64_t va,
+void ustack_map_history_map(struct ustack_map_history *h, int tgid, uint64_t va,
 			struct ustack_frame *fr)
 {
 	map_in(h, space_find(h, tgid), va, fr);
 }
 
 /**
- * ustack_history_map_stack - ustack_history_map() of each frame of a stack
+ * ustack_map_history_map_stack - ustack_map_history_map() of each frame of a stack
  * @h:		the history
  * @tgid:	the process
  * @va:		the addresses
- * @fr:		set as ustack_history_map() sets one frame
+ * @fr:		set as ustack_map_history_map() sets one frame
  * @nr:		entries in @va and @fr
  *
  * The process is looked up once: a perf sample is mapped per recorded
  * event, and the lookup per frame was most of that cost.
  */
-void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t *va,
+void ustack_map_history_map_stack(struct ustack_map_history *h, int tgid, const uint64_t *va,
 			      struct ustack_frame *fr, unsigned int nr)
 {
 	struct ustack_hist_space *sp = space_find(h, tgid);
@@ -479,10 +479,10 @@ void ustack_history_map_stack(struct ustack_history *h, int tgid, const uint64_t
 }
 
 /**
- * ustack_history_files - distinct files the mappings named
+ * ustack_map_history_files - distinct files the mappings named
  * @h: the history
  */
-size_t ustack_history_files(const struct ustack_history *h)
+size_t ustack_map_history_files(const struct ustack_map_history *h)
 {
 	return h->files.nr;
 }
@@ -529,14 +529,14 @@ static void pm_vma(const struct ustack_vma *v, void *ctx)
 
 static void pm_walk(const struct ustack_hist_space *sp, struct pm_lines *pm)
 {
-	ustack_mapset_walk(&sp->set, pm_vma, pm);
+	ustack_map_set_walk(&sp->set, pm_vma, pm);
 	pm_flush(pm);
 }
 
 /* trace-cmd's PROCMAPS: "pid nr comm" then "start end path", one per file. */
-static char *procmaps_option(const struct ustack_history *h, const struct ustack_hist_space *sp)
+static char *procmaps_option(const struct ustack_map_history *h, const struct ustack_hist_space *sp)
 {
-	const char *comm = ustack_history_comm(h, sp->tgid);
+	const char *comm = ustack_map_history_comm(h, sp->tgid);
 	struct pm_lines pm = { 0 };
 	char *out, word[32], *c;
 	size_t alloc;
@@ -565,14 +565,14 @@ static char *procmaps_option(const struct ustack_history *h, const struct ustack
 }
 
 /**
- * ustack_history_use - a stack of @tgid was recorded without being mapped
+ * ustack_map_history_use - a stack of @tgid was recorded without being mapped
  * @h:		the history
  * @tgid:	its thread group
  *
  * Its address space as it is now goes into the PROCMAPS, as if a stack
  * had been mapped through it.
  */
-void ustack_history_use(struct ustack_history *h, int tgid)
+void ustack_map_history_use(struct ustack_map_history *h, int tgid)
 {
 	struct ustack_hist_space *sp = space_find(h, tgid);
 
@@ -581,13 +581,13 @@ void ustack_history_use(struct ustack_history *h, int tgid)
 }
 
 /**
- * ustack_history_procmaps - PROCMAPS payloads of the processes stacks used
+ * ustack_map_history_procmaps - PROCMAPS payloads of the processes stacks used
  * @h: the history
  *
  * Returns a NULL-terminated array (free() each entry and the array), or
  * NULL when out of memory.
  */
-char **ustack_history_procmaps(const struct ustack_history *h)
+char **ustack_map_history_procmaps(const struct ustack_map_history *h)
 {
 	struct ustack_hnode *pos, *tmp;
 	const struct ustack_hist_space *sp;
@@ -599,7 +599,7 @@ char **ustack_history_procmaps(const struct ustack_history *h)
 		return NULL;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
 		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
-		if (!sp || !sp->used || ustack_mapset_empty(&sp->set))
+		if (!sp || !sp->used || ustack_map_set_empty(&sp->set))
 			continue;
 		opts[n] = procmaps_option(h, sp);
 		if (opts[n])

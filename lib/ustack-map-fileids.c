@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * File id -> file history (see ustack-fileids.h).
+ * File id -> file history (see ustack-map-fileids.h).
  *
  * Every struct ustack_mapping handed out lives until the history is
  * freed: samples keep plain pointers to them.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ustack-array.h"
-#include "ustack-fileids.h"
+#include "ustack-map-fileids.h"
 #include "ustack-hash.h"
 
 /* All announcements of one id, sorted by timestamp. */
@@ -21,18 +21,18 @@ struct id_hist {
 	size_t			alloc;
 };
 
-struct ustack_fileids {
+struct ustack_map_fileids {
 	struct ustack_htable	ids;
 	size_t			nr_maps;
 };
 
 /**
- * ustack_mapping_dup - copy a mapping, path included
+ * ustack_map_fileids_mapping_dup - copy a mapping, path included
  * @tmpl: the mapping
  *
  * Returns NULL when out of memory.
  */
-struct ustack_mapping *ustack_mapping_dup(const struct ustack_mapping *tmpl)
+struct ustack_mapping *ustack_map_fileids_mapping_dup(const struct ustack_mapping *tmpl)
 {
 	struct ustack_mapping *map;
 
@@ -51,10 +51,10 @@ struct ustack_mapping *ustack_mapping_dup(const struct ustack_mapping *tmpl)
 }
 
 /**
- * ustack_mapping_free - free a mapping made by ustack_mapping_dup()
+ * ustack_map_fileids_mapping_free - free a mapping made by ustack_map_fileids_mapping_dup()
  * @map: the mapping (may be NULL)
  */
-void ustack_mapping_free(struct ustack_mapping *map)
+void ustack_map_fileids_mapping_free(struct ustack_mapping *map)
 {
 	if (!map)
 		return;
@@ -63,18 +63,18 @@ void ustack_mapping_free(struct ustack_mapping *map)
 }
 
 /**
- * ustack_fileids_new - create an empty id -> file history
+ * ustack_map_fileids_new - create an empty id -> file history
  */
-struct ustack_fileids *ustack_fileids_new(void)
+struct ustack_map_fileids *ustack_map_fileids_new(void)
 {
-	return calloc(1, sizeof(struct ustack_fileids));
+	return calloc(1, sizeof(struct ustack_map_fileids));
 }
 
 /**
- * ustack_fileids_free - free the history and every mapping it handed out
+ * ustack_map_fileids_free - free the history and every mapping it handed out
  * @f: the history (may be NULL)
  */
-void ustack_fileids_free(struct ustack_fileids *f)
+void ustack_map_fileids_free(struct ustack_map_fileids *f)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct id_hist *h;
@@ -85,7 +85,7 @@ void ustack_fileids_free(struct ustack_fileids *f)
 	ustack_htable_for_each_safe(&f->ids, i, pos, tmp) {
 		h = ustack_htable_entry(pos, struct id_hist, node);
 		for (j = 0; j < h->nr; j++)
-			ustack_mapping_free(h->v[j]);
+			ustack_map_fileids_mapping_free(h->v[j]);
 		free(h->v);
 		free(h);
 	}
@@ -93,7 +93,7 @@ void ustack_fileids_free(struct ustack_fileids *f)
 	free(f);
 }
 
-static struct id_hist *hist_find(const struct ustack_fileids *f, uint64_t id)
+static struct id_hist *hist_find(const struct ustack_map_fileids *f, uint64_t id)
 {
 	struct ustack_hnode *pos;
 	struct id_hist *h;
@@ -106,7 +106,7 @@ static struct id_hist *hist_find(const struct ustack_fileids *f, uint64_t id)
 	return NULL;
 }
 
-static struct id_hist *hist_get(struct ustack_fileids *f, uint64_t id)
+static struct id_hist *hist_get(struct ustack_map_fileids *f, uint64_t id)
 {
 	struct id_hist *h = hist_find(f, id);
 
@@ -124,7 +124,7 @@ static struct id_hist *hist_get(struct ustack_fileids *f, uint64_t id)
 }
 
 /**
- * ustack_fileids_add - record one announcement of a file id
+ * ustack_map_fileids_add - record one announcement of a file id
  * @f:		the history
  * @tmpl:	the announcement; copied, including the path
  *
@@ -133,7 +133,7 @@ static struct id_hist *hist_get(struct ustack_fileids *f, uint64_t id)
  *
  * Returns the stored mapping, or NULL on allocation failure.
  */
-const struct ustack_mapping *ustack_fileids_add(struct ustack_fileids *f,
+const struct ustack_mapping *ustack_map_fileids_add(struct ustack_map_fileids *f,
 						const struct ustack_mapping *tmpl)
 {
 	struct ustack_mapping *map;
@@ -143,7 +143,7 @@ const struct ustack_mapping *ustack_fileids_add(struct ustack_fileids *f,
 	h = hist_get(f, tmpl->id);
 	if (!h || ustack_array_grow((void **)&h->v, &h->alloc, h->nr + 1, sizeof(*h->v)))
 		return NULL;
-	map = ustack_mapping_dup(tmpl);
+	map = ustack_map_fileids_mapping_dup(tmpl);
 	if (!map)
 		return NULL;
 	/* Usually appended: the feed is in timestamp order. */
@@ -156,7 +156,7 @@ const struct ustack_mapping *ustack_fileids_add(struct ustack_fileids *f,
 }
 
 /**
- * ustack_fileids_lookup - bind an id as of a stack's timestamp (rule 3)
+ * ustack_map_fileids_lookup - bind an id as of a stack's timestamp (rule 3)
  * @f:		the history
  * @id:		file id from a stack event
  * @ts:		timestamp of the stack event
@@ -166,7 +166,7 @@ const struct ustack_mapping *ustack_fileids_add(struct ustack_fileids *f,
  * Returns the most recent announcement of @id at or before @ts, else the
  * earliest one after it, else NULL (never a guess).
  */
-const struct ustack_mapping *ustack_fileids_lookup(const struct ustack_fileids *f,
+const struct ustack_mapping *ustack_map_fileids_lookup(const struct ustack_map_fileids *f,
 						   uint64_t id, uint64_t ts, bool *after)
 {
 	const struct id_hist *h = hist_find(f, id);
@@ -193,10 +193,10 @@ const struct ustack_mapping *ustack_fileids_lookup(const struct ustack_fileids *
 }
 
 /**
- * ustack_fileids_count - number of announcements stored
+ * ustack_map_fileids_count - number of announcements stored
  * @f: the history
  */
-size_t ustack_fileids_count(const struct ustack_fileids *f)
+size_t ustack_map_fileids_count(const struct ustack_map_fileids *f)
 {
 	return f->nr_maps;
 }

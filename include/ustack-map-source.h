@@ -10,14 +10,14 @@
  *		reports (ustack-sideband.h); recording, its records go into
  *		the trace.dat too
  *   snapshots	addresses, mapped through /proc/<pid>/maps read while the
- *		processes live (ustack-procmaps.h)
+ *		processes live (ustack-map-procmaps.h)
  *
  * Each feeds the session what it learns; the session looks frames up in
  * it (ustack-pair.c). A recording asks it for trace-cmd's PROCMAPS
  * option.
  */
-#ifndef _USTACK_MAPSRC_H
-#define _USTACK_MAPSRC_H
+#ifndef _USTACK_MAP_SOURCE_H
+#define _USTACK_MAP_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,4 +78,4 @@ char **ustack_map_source_procmaps(struct ustack_map_source *ms);
 int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **path);
 const struct ustack_sample_tally *ustack_map_source_tally(const struct ustack_map_source *ms);
 
-#endif /* _USTACK_MAPSRC_H */
+#endif /* _USTACK_MAP_SOURCE_H */

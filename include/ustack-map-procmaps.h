@@ -11,42 +11,42 @@
  * the time it applies from. The last snapshot of each process also goes
  * into trace-cmd's PROCMAPS option for other tools.
  */
-#ifndef _USTACK_PROCMAPS_H
-#define _USTACK_PROCMAPS_H
+#ifndef _USTACK_MAP_PROCMAPS_H
+#define _USTACK_MAP_PROCMAPS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ustack_procmaps;
+struct ustack_map_procmaps;
 struct ustack_instance;
 
-typedef void (*ustack_procmaps_fn)(int tgid, uint64_t ts, const char *text, void *ctx);
+typedef void (*ustack_map_procmaps_fn)(int tgid, uint64_t ts, const char *text, void *ctx);
 
 /* @ui: write markers into this instance (record), or NULL (live only). */
-struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_procmaps_fn fn,
+struct ustack_map_procmaps *ustack_map_procmaps_new(struct ustack_instance *ui, ustack_map_procmaps_fn fn,
 					    void *ctx);
-void ustack_procmaps_free(struct ustack_procmaps *pm);
+void ustack_map_procmaps_free(struct ustack_map_procmaps *pm);
 
 /* A record of @tgid was seen: snapshot it if it is new. */
-void ustack_procmaps_see(struct ustack_procmaps *pm, int tgid);
+void ustack_map_procmaps_see(struct ustack_map_procmaps *pm, int tgid);
 /* @tgid exec'ed at @ts: its maps from then on are new ones. */
-void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts);
+void ustack_map_procmaps_exec(struct ustack_map_procmaps *pm, int tgid, uint64_t ts);
 /* Snapshot @tgid now if new or changed (e.g. stopped at exit by ptrace). */
-void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now);
+void ustack_map_procmaps_update(struct ustack_map_procmaps *pm, int tgid, uint64_t now);
 /* Re-read the maps of every live process; @now is the trace clock. */
-void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now);
+void ustack_map_procmaps_refresh(struct ustack_map_procmaps *pm, uint64_t now);
 
 /* NULL-terminated PROCMAPS payloads (trace-cmd's format); free with free() each. */
-char **ustack_procmaps_options(struct ustack_procmaps *pm);
+char **ustack_map_procmaps_options(struct ustack_map_procmaps *pm);
 
 /*
  * Markers (USTACK_MAPS_MARKER, ustack-events.h) read back from a file:
  * feed every ftrace:print text; complete snapshots are handed to @fn.
  * Returns true when @buf was one of ours.
  */
-struct ustack_procmaps_reader;
-struct ustack_procmaps_reader *ustack_procmaps_reader_new(ustack_procmaps_fn fn, void *ctx);
-bool ustack_procmaps_reader_feed(struct ustack_procmaps_reader *mr, const char *buf);
-void ustack_procmaps_reader_free(struct ustack_procmaps_reader *mr);
+struct ustack_map_procmaps_reader;
+struct ustack_map_procmaps_reader *ustack_map_procmaps_reader_new(ustack_map_procmaps_fn fn, void *ctx);
+bool ustack_map_procmaps_reader_feed(struct ustack_map_procmaps_reader *mr, const char *buf);
+void ustack_map_procmaps_reader_free(struct ustack_map_procmaps_reader *mr);
 
-#endif /* _USTACK_PROCMAPS_H */
+#endif /* _USTACK_MAP_PROCMAPS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * /proc/<tgid>/maps snapshots for the synchronous fallback path
- * (see ustack-procmaps.h).
+ * (see ustack-map-procmaps.h).
  *
  * Marker format, one trace_marker write per part (a write must fit one
  * ring-buffer event, so big maps are split on line boundaries):
@@ -26,7 +26,7 @@
 #include "ustack-hash.h"
 #include "ustack-instance.h"
 #include "ustack-proc.h"
-#include "ustack-procmaps.h"
+#include "ustack-map-procmaps.h"
 
 #define MARKER_PART_MAX	3000
 
@@ -38,10 +38,10 @@ struct proc_entry {
 	char			comm[32];
 };
 
-struct ustack_procmaps {
+struct ustack_map_procmaps {
 	struct ustack_instance	*ui;
 	int			marker_fd;
-	ustack_procmaps_fn	fn;
+	ustack_map_procmaps_fn	fn;
 	void			*ctx;
 	struct ustack_htable	procs;
 };
@@ -100,7 +100,7 @@ static const char *next_chunk(const char *p)
 	return end;
 }
 
-static void write_markers(struct ustack_procmaps *pm, int tgid, uint64_t ts, const char *text)
+static void write_markers(struct ustack_map_procmaps *pm, int tgid, uint64_t ts, const char *text)
 {
 	char buf[MARKER_PART_MAX + 128];
 	int parts = 0, part = 0;
@@ -119,7 +119,7 @@ static void write_markers(struct ustack_procmaps *pm, int tgid, uint64_t ts, con
 	}
 }
 
-static struct proc_entry *find_proc(struct ustack_procmaps *pm, int tgid)
+static struct proc_entry *find_proc(struct ustack_map_procmaps *pm, int tgid)
 {
 	struct ustack_hnode *pos;
 	struct proc_entry *pe;
@@ -146,7 +146,7 @@ static void read_comm(struct proc_entry *pe)
 }
 
 /* Take a snapshot; hand it out when it differs from the last one. */
-static void take(struct ustack_procmaps *pm, struct proc_entry *pe, uint64_t ts, bool force)
+static void take(struct ustack_map_procmaps *pm, struct proc_entry *pe, uint64_t ts, bool force)
 {
 	char *text = snapshot(pe->tgid);
 
@@ -167,7 +167,7 @@ static void take(struct ustack_procmaps *pm, struct proc_entry *pe, uint64_t ts,
 		write_markers(pm, pe->tgid, ts, text);
 }
 
-static struct proc_entry *add_proc(struct ustack_procmaps *pm, int tgid)
+static struct proc_entry *add_proc(struct ustack_map_procmaps *pm, int tgid)
 {
 	struct proc_entry *pe = calloc(1, sizeof(*pe));
 
@@ -182,7 +182,7 @@ static struct proc_entry *add_proc(struct ustack_procmaps *pm, int tgid)
 	return pe;
 }
 
-void ustack_procmaps_see(struct ustack_procmaps *pm, int tgid)
+void ustack_map_procmaps_see(struct ustack_map_procmaps *pm, int tgid)
 {
 	struct proc_entry *pe;
 
@@ -193,7 +193,7 @@ void ustack_procmaps_see(struct ustack_procmaps *pm, int tgid)
 		take(pm, pe, 0, true);
 }
 
-void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts)
+void ustack_map_procmaps_exec(struct ustack_map_procmaps *pm, int tgid, uint64_t ts)
 {
 	struct proc_entry *pe = find_proc(pm, tgid);
 
@@ -209,7 +209,7 @@ void ustack_procmaps_exec(struct ustack_procmaps *pm, int tgid, uint64_t ts)
 	take(pm, pe, ts, true);
 }
 
-void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now)
+void ustack_map_procmaps_update(struct ustack_map_procmaps *pm, int tgid, uint64_t now)
 {
 	struct proc_entry *pe = find_proc(pm, tgid);
 
@@ -222,7 +222,7 @@ void ustack_procmaps_update(struct ustack_procmaps *pm, int tgid, uint64_t now)
 	take(pm, pe, now, false);
 }
 
-void ustack_procmaps_refresh(struct ustack_procmaps *pm, uint64_t now)
+void ustack_map_procmaps_refresh(struct ustack_map_procmaps *pm, uint64_t now)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
@@ -279,7 +279,7 @@ static char *procmaps_option(struct proc_entry *pe)
 	return out;
 }
 
-char **ustack_procmaps_options(struct ustack_procmaps *pm)
+char **ustack_map_procmaps_options(struct ustack_map_procmaps *pm)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
@@ -298,15 +298,15 @@ char **ustack_procmaps_options(struct ustack_procmaps *pm)
 }
 
 /**
- * ustack_procmaps_new - start tracking processes for the fallback path
+ * ustack_map_procmaps_new - start tracking processes for the fallback path
  * @ui: instance whose trace_marker receives the snapshots, or NULL
  * @fn: called with every new snapshot
  * @ctx: passed to @fn
  */
-struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_procmaps_fn fn,
+struct ustack_map_procmaps *ustack_map_procmaps_new(struct ustack_instance *ui, ustack_map_procmaps_fn fn,
 					    void *ctx)
 {
-	struct ustack_procmaps *pm = calloc(1, sizeof(*pm));
+	struct ustack_map_procmaps *pm = calloc(1, sizeof(*pm));
 
 	if (!pm)
 		return NULL;
@@ -323,7 +323,7 @@ struct ustack_procmaps *ustack_procmaps_new(struct ustack_instance *ui, ustack_p
 	return pm;
 }
 
-void ustack_procmaps_free(struct ustack_procmaps *pm)
+void ustack_map_procmaps_free(struct ustack_map_procmaps *pm)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct proc_entry *pe;
@@ -354,15 +354,15 @@ struct pending_maps {
 	size_t			len;
 };
 
-struct ustack_procmaps_reader {
-	ustack_procmaps_fn	fn;
+struct ustack_map_procmaps_reader {
+	ustack_map_procmaps_fn	fn;
 	void			*ctx;
 	struct ustack_htable	pending;
 };
 
-struct ustack_procmaps_reader *ustack_procmaps_reader_new(ustack_procmaps_fn fn, void *ctx)
+struct ustack_map_procmaps_reader *ustack_map_procmaps_reader_new(ustack_map_procmaps_fn fn, void *ctx)
 {
-	struct ustack_procmaps_reader *mr = calloc(1, sizeof(*mr));
+	struct ustack_map_procmaps_reader *mr = calloc(1, sizeof(*mr));
 
 	if (mr) {
 		mr->fn = fn;
@@ -371,7 +371,7 @@ struct ustack_procmaps_reader *ustack_procmaps_reader_new(ustack_procmaps_fn fn,
 	return mr;
 }
 
-static struct pending_maps *pending_for(struct ustack_procmaps_reader *mr, int tgid)
+static struct pending_maps *pending_for(struct ustack_map_procmaps_reader *mr, int tgid)
 {
 	uint64_t hash = ustack_hash_u64(tgid);
 	struct ustack_hnode *pos;
@@ -410,13 +410,13 @@ static void append_part(struct pending_maps *p, const char *body)
 }
 
 /**
- * ustack_procmaps_reader_feed - look at one ftrace:print text
+ * ustack_map_procmaps_reader_feed - look at one ftrace:print text
  * @mr: the reader
  * @buf: the print event's text
  *
  * Returns true when @buf is one of our maps markers (consumed).
  */
-bool ustack_procmaps_reader_feed(struct ustack_procmaps_reader *mr, const char *buf)
+bool ustack_map_procmaps_reader_feed(struct ustack_map_procmaps_reader *mr, const char *buf)
 {
 	const char *body;
 	struct pending_maps *p;
@@ -449,7 +449,7 @@ bool ustack_procmaps_reader_feed(struct ustack_procmaps_reader *mr, const char *
 	return true;
 }
 
-void ustack_procmaps_reader_free(struct ustack_procmaps_reader *mr)
+void ustack_map_procmaps_reader_free(struct ustack_map_procmaps_reader *mr)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct pending_maps *p;

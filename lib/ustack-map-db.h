@@ -4,13 +4,13 @@
  * frame: (process, time, address or file id) to a file and an offset,
  * or to the reason there is none (USTACK_ID_ANON, USTACK_ID_NOMAP, an
  * unannounced id). Three ways behind it, one per mapping source
- * (include/ustack-mapsrc.h): file ids the kernel announced, the
+ * (include/ustack-map-source.h): file ids the kernel announced, the
  * side-band's history, /proc snapshots. The session feeds it in time
  * order with the events, live and from a trace.dat alike, and asks it
  * for each stack.
  */
-#ifndef _USTACK_MAPDB_H
-#define _USTACK_MAPDB_H
+#ifndef _USTACK_MAP_DB_H
+#define _USTACK_MAP_DB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,8 +18,8 @@
 
 #include "ustack.h"
 
-struct ustack_history;
-struct ustack_mapdb;
+struct ustack_map_history;
+struct ustack_map_db;
 struct ustack_sb_rec;
 struct ustack_tasks;
 
@@ -45,22 +45,22 @@ struct ustack_map_query {
 	bool			force;
 };
 
-struct ustack_mapdb *ustack_mapdb_new(struct ustack_tasks *tasks);
-void ustack_mapdb_free(struct ustack_mapdb *db);
+struct ustack_map_db *ustack_map_db_new(struct ustack_tasks *tasks);
+void ustack_map_db_free(struct ustack_map_db *db);
 
-void ustack_mapdb_announce(struct ustack_mapdb *db, const struct ustack_mapping *m);
-int ustack_mapdb_add_snapshot(struct ustack_mapdb *db, int tgid, uint64_t ts,
+void ustack_map_db_announce(struct ustack_map_db *db, const struct ustack_mapping *m);
+int ustack_map_db_add_snapshot(struct ustack_map_db *db, int tgid, uint64_t ts,
 			      const char *maps_text);
-int ustack_mapdb_sideband(struct ustack_mapdb *db, const struct ustack_sb_rec *rec);
-void ustack_mapdb_set_comm(struct ustack_mapdb *db, int pid, const char *comm);
+int ustack_map_db_sideband(struct ustack_map_db *db, const struct ustack_sb_rec *rec);
+void ustack_map_db_set_comm(struct ustack_map_db *db, int pid, const char *comm);
 
-bool ustack_mapdb_bind(struct ustack_mapdb *db, const struct ustack_map_query *q,
+bool ustack_map_db_bind(struct ustack_map_db *db, const struct ustack_map_query *q,
 		       struct ustack_frame *fr);
-const char *ustack_mapdb_comm(const struct ustack_mapdb *db, int pid);
-struct ustack_history *ustack_mapdb_history(struct ustack_mapdb *db);
-size_t ustack_mapdb_files(const struct ustack_mapdb *db);
-bool ustack_mapdb_by_sideband(const struct ustack_mapdb *db);
-void ustack_mapdb_use(struct ustack_mapdb *db, int tgid);
-char **ustack_mapdb_procmaps(const struct ustack_mapdb *db);
+const char *ustack_map_db_comm(const struct ustack_map_db *db, int pid);
+struct ustack_map_history *ustack_map_db_history(struct ustack_map_db *db);
+size_t ustack_map_db_files(const struct ustack_map_db *db);
+bool ustack_map_db_by_sideband(const struct ustack_map_db *db);
+void ustack_map_db_use(struct ustack_map_db *db, int tgid);
+char **ustack_map_db_procmaps(const struct ustack_map_db *db);
 
-#endif /* _USTACK_MAPDB_H */
+#endif /* _USTACK_MAP_DB_H */

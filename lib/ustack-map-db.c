@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The mappings a run knows and the look-up of a frame (see ustack-mapdb.h).
+ * The mappings a run knows and the look-up of a frame (see ustack-map-db.h).
  *
  * A stack is bound by one of three look-ups, as its mapping source
  * gives its frames: deferred frames name their files by id; synchronous
@@ -9,55 +9,55 @@
  */
 #include <stdlib.h>
 
-#include "ustack-fileids.h"
-#include "ustack-history.h"
-#include "ustack-mapdb.h"
-#include "ustack-snapshots.h"
+#include "ustack-map-fileids.h"
+#include "ustack-map-history.h"
+#include "ustack-map-db.h"
+#include "ustack-map-snapshots.h"
 
-struct ustack_mapdb {
-	struct ustack_fileids	*fileids;
-	struct ustack_snapshots	*snaps;
-	struct ustack_history	*hist;
+struct ustack_map_db {
+	struct ustack_map_fileids	*fileids;
+	struct ustack_map_snapshots	*snaps;
+	struct ustack_map_history	*hist;
 };
 
 /* One way to bind a stack; true when no later record can change it */
-typedef bool (*lookup_fn)(struct ustack_mapdb *db, const struct ustack_map_query *q,
+typedef bool (*lookup_fn)(struct ustack_map_db *db, const struct ustack_map_query *q,
 			  struct ustack_frame *fr);
 
 /**
- * ustack_mapdb_new - no mappings known yet
+ * ustack_map_db_new - no mappings known yet
  * @tasks:	the task records the history and the snapshots keep their
  *		parts on; they must outlive it
  *
  * Returns NULL when out of memory.
  */
-struct ustack_mapdb *ustack_mapdb_new(struct ustack_tasks *tasks)
+struct ustack_map_db *ustack_map_db_new(struct ustack_tasks *tasks)
 {
-	struct ustack_mapdb *db = calloc(1, sizeof(*db));
+	struct ustack_map_db *db = calloc(1, sizeof(*db));
 
 	if (!db)
 		return NULL;
-	db->fileids = ustack_fileids_new();
-	db->snaps = ustack_snapshots_new(tasks);
-	db->hist = ustack_history_new_on(tasks);
+	db->fileids = ustack_map_fileids_new();
+	db->snaps = ustack_map_snapshots_new(tasks);
+	db->hist = ustack_map_history_new_on(tasks);
 	if (!db->fileids || !db->snaps || !db->hist) {
-		ustack_mapdb_free(db);
+		ustack_map_db_free(db);
 		return NULL;
 	}
 	return db;
 }
 
 /**
- * ustack_mapdb_free - free what is known (before the task records)
+ * ustack_map_db_free - free what is known (before the task records)
  * @db: the mappings (may be NULL)
  */
-void ustack_mapdb_free(struct ustack_mapdb *db)
+void ustack_map_db_free(struct ustack_map_db *db)
 {
 	if (!db)
 		return;
-	ustack_snapshots_free(db->snaps);
-	ustack_history_free(db->hist);
-	ustack_fileids_free(db->fileids);
+	ustack_map_snapshots_free(db->snaps);
+	ustack_map_history_free(db->hist);
+	ustack_map_fileids_free(db->fileids);
 	free(db);
 }
 
@@ -66,17 +66,17 @@ void ustack_mapdb_free(struct ustack_mapdb *db)
 /* ------------------------------------------------------------------ */
 
 /**
- * ustack_mapdb_announce - the kernel announced a file id (inode_cache)
+ * ustack_map_db_announce - the kernel announced a file id (inode_cache)
  * @db:	the mappings
  * @m:	the announcement (copied)
  */
-void ustack_mapdb_announce(struct ustack_mapdb *db, const struct ustack_mapping *m)
+void ustack_map_db_announce(struct ustack_map_db *db, const struct ustack_mapping *m)
 {
-	ustack_fileids_add(db->fileids, m);
+	ustack_map_fileids_add(db->fileids, m);
 }
 
 /**
- * ustack_mapdb_add_snapshot - /proc/<tgid>/maps as read at @ts
+ * ustack_map_db_add_snapshot - /proc/<tgid>/maps as read at @ts
  * @db:		the mappings
  * @tgid:	the process
  * @ts:		when, in the trace's clock
@@ -84,33 +84,33 @@ void ustack_mapdb_announce(struct ustack_mapdb *db, const struct ustack_mapping 
  *
  * Returns 0, or -1 when out of memory.
  */
-int ustack_mapdb_add_snapshot(struct ustack_mapdb *db, int tgid, uint64_t ts,
+int ustack_map_db_add_snapshot(struct ustack_map_db *db, int tgid, uint64_t ts,
 			      const char *maps_text)
 {
-	return ustack_snapshots_add(db->snaps, tgid, ts, maps_text);
+	return ustack_map_snapshots_add(db->snaps, tgid, ts, maps_text);
 }
 
 /**
- * ustack_mapdb_sideband - a side-band record of mappings or names
+ * ustack_map_db_sideband - a side-band record of mappings or names
  * @db:		the mappings
  * @rec:	the record
  *
  * Returns 0, or -1 when out of memory.
  */
-int ustack_mapdb_sideband(struct ustack_mapdb *db, const struct ustack_sb_rec *rec)
+int ustack_map_db_sideband(struct ustack_map_db *db, const struct ustack_sb_rec *rec)
 {
-	return ustack_history_add(db->hist, rec);
+	return ustack_map_history_add(db->hist, rec);
 }
 
 /**
- * ustack_mapdb_set_comm - a task's name from the instance's task events
+ * ustack_map_db_set_comm - a task's name from the instance's task events
  * @db:		the mappings
  * @pid:	the task
  * @comm:	its name from now on
  */
-void ustack_mapdb_set_comm(struct ustack_mapdb *db, int pid, const char *comm)
+void ustack_map_db_set_comm(struct ustack_map_db *db, int pid, const char *comm)
 {
-	ustack_history_set_comm(db->hist, pid, comm);
+	ustack_map_history_set_comm(db->hist, pid, comm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -122,7 +122,7 @@ void ustack_mapdb_set_comm(struct ustack_mapdb *db, int pid, const char *comm)
  * announcement at or before the stack, which no later record can
  * change since the feed is in timestamp order.
  */
-static bool by_file_id(struct ustack_mapdb *db, const struct ustack_map_query *q,
+static bool by_file_id(struct ustack_map_db *db, const struct ustack_map_query *q,
 		       struct ustack_frame *fr)
 {
 	const struct ustack_mapping *map = NULL;
@@ -137,7 +137,7 @@ static bool by_file_id(struct ustack_mapdb *db, const struct ustack_map_query *q
 			continue;
 		/* Frames of one file come in runs: the same answer as the last */
 		if (!i || fr[i].id != q->raw_id[i - 1])
-			map = ustack_fileids_lookup(db->fileids, fr[i].id, q->ts, &after);
+			map = ustack_map_fileids_lookup(db->fileids, fr[i].id, q->ts, &after);
 		if (!map || after)
 			final = false;
 		if (map && (!after || q->force))
@@ -150,31 +150,31 @@ static bool by_file_id(struct ustack_mapdb *db, const struct ustack_map_query *q
  * Through the side-band's history, fed in time order with the events:
  * its mappings are the process's at the event, final.
  */
-static bool by_sideband(struct ustack_mapdb *db, const struct ustack_map_query *q,
+static bool by_sideband(struct ustack_map_db *db, const struct ustack_map_query *q,
 			struct ustack_frame *fr)
 {
-	ustack_history_map_stack(db->hist, q->tgid, q->raw_off, fr, q->nr);
+	ustack_map_history_map_stack(db->hist, q->tgid, q->raw_off, fr, q->nr);
 	return true;
 }
 
 /* Through the process's snapshot at or before the event, else after it */
-static bool by_snapshot(struct ustack_mapdb *db, const struct ustack_map_query *q,
+static bool by_snapshot(struct ustack_map_db *db, const struct ustack_map_query *q,
 			struct ustack_frame *fr)
 {
-	const struct ustack_snapshot *snap;
+	const struct ustack_map_snapshot *snap;
 	const struct ustack_mapping *map;
 	bool after;
 	unsigned int i;
 	uint64_t off;
 
-	snap = ustack_snapshots_find(db->snaps, q->tgid, q->ts, &after);
+	snap = ustack_map_snapshots_find(db->snaps, q->tgid, q->ts, &after);
 	if ((!snap || after) && !q->force)
 		return false;
 	for (i = 0; i < q->nr; i++) {
 		fr[i].offset = q->raw_off[i];
 		fr[i].id = USTACK_ID_NOMAP;
 		fr[i].map = NULL;
-		map = snap ? ustack_snapshot_map(snap, fr[i].offset, &off) : NULL;
+		map = snap ? ustack_map_snapshots_map(snap, fr[i].offset, &off) : NULL;
 		if (map) {
 			fr[i].offset = off;
 			fr[i].id = map->id;
@@ -185,25 +185,25 @@ static bool by_snapshot(struct ustack_mapdb *db, const struct ustack_map_query *
 }
 
 /**
- * ustack_mapdb_by_sideband - whether synchronous stacks are mapped through
+ * ustack_map_db_by_sideband - whether synchronous stacks are mapped through
  *	the side-band's history (else through /proc snapshots)
  * @db: the mappings
  */
-bool ustack_mapdb_by_sideband(const struct ustack_mapdb *db)
+bool ustack_map_db_by_sideband(const struct ustack_map_db *db)
 {
-	return ustack_history_has_maps(db->hist);
+	return ustack_map_history_has_maps(db->hist);
 }
 
 /* Which look-up a stack takes: the one place that decides */
-static lookup_fn lookup_of(const struct ustack_mapdb *db, const struct ustack_map_query *q)
+static lookup_fn lookup_of(const struct ustack_map_db *db, const struct ustack_map_query *q)
 {
 	if (!q->sync)
 		return by_file_id;
-	return ustack_mapdb_by_sideband(db) ? by_sideband : by_snapshot;
+	return ustack_map_db_by_sideband(db) ? by_sideband : by_snapshot;
 }
 
 /**
- * ustack_mapdb_bind - give a stack's frames their files
+ * ustack_map_db_bind - give a stack's frames their files
  * @db:	the mappings
  * @q:	the stack
  * @fr:	set, @q->nr of them: file and offset, or the address with the
@@ -214,7 +214,7 @@ static lookup_fn lookup_of(const struct ustack_mapdb *db, const struct ustack_ma
  * still tell (the snapshot or announcement came after the stack), and
  * then, unless @q->force, @fr may be left as it was.
  */
-bool ustack_mapdb_bind(struct ustack_mapdb *db, const struct ustack_map_query *q,
+bool ustack_map_db_bind(struct ustack_map_db *db, const struct ustack_map_query *q,
 		       struct ustack_frame *fr)
 {
 	return lookup_of(db, q)(db, q, fr);
@@ -225,55 +225,55 @@ bool ustack_mapdb_bind(struct ustack_mapdb *db, const struct ustack_map_query *q
 /* ------------------------------------------------------------------ */
 
 /**
- * ustack_mapdb_comm - a task's name now, NULL when none was told
+ * ustack_map_db_comm - a task's name now, NULL when none was told
  * @db:		the mappings
  * @pid:	the task
  */
-const char *ustack_mapdb_comm(const struct ustack_mapdb *db, int pid)
+const char *ustack_map_db_comm(const struct ustack_map_db *db, int pid)
 {
-	return ustack_history_comm(db->hist, pid);
+	return ustack_map_history_comm(db->hist, pid);
 }
 
 /**
- * ustack_mapdb_history - the side-band's history, for the CFI unwinder
+ * ustack_map_db_history - the side-band's history, for the CFI unwinder
  * @db: the mappings
  */
-struct ustack_history *ustack_mapdb_history(struct ustack_mapdb *db)
+struct ustack_map_history *ustack_map_db_history(struct ustack_map_db *db)
 {
 	return db->hist;
 }
 
 /**
- * ustack_mapdb_files - announcements kept plus distinct files named by
+ * ustack_map_db_files - announcements kept plus distinct files named by
  *	the snapshots or the side-band
  * @db: the mappings
  */
-size_t ustack_mapdb_files(const struct ustack_mapdb *db)
+size_t ustack_map_db_files(const struct ustack_map_db *db)
 {
-	return ustack_fileids_count(db->fileids) + ustack_snapshots_mappings(db->snaps) +
-	       ustack_history_files(db->hist);
+	return ustack_map_fileids_count(db->fileids) + ustack_map_snapshots_mappings(db->snaps) +
+	       ustack_map_history_files(db->hist);
 }
 
 /**
- * ustack_mapdb_use - a stack of @tgid was recorded unmapped: its mappings
- *	go into the PROCMAPS (see ustack_history_use())
+ * ustack_map_db_use - a stack of @tgid was recorded unmapped: its mappings
+ *	go into the PROCMAPS (see ustack_map_history_use())
  * @db:		the mappings
  * @tgid:	the thread group
  */
-void ustack_mapdb_use(struct ustack_mapdb *db, int tgid)
+void ustack_map_db_use(struct ustack_map_db *db, int tgid)
 {
-	ustack_history_use(db->hist, tgid);
+	ustack_map_history_use(db->hist, tgid);
 }
 
 /**
- * ustack_mapdb_procmaps - trace-cmd's PROCMAPS of the processes mapped
+ * ustack_map_db_procmaps - trace-cmd's PROCMAPS of the processes mapped
  *	through the side-band
  * @db: the mappings
  *
  * NULL-terminated (free() each entry and the array), or NULL when out of
  * memory.
  */
-char **ustack_mapdb_procmaps(const struct ustack_mapdb *db)
+char **ustack_map_db_procmaps(const struct ustack_map_db *db)
 {
-	return ustack_history_procmaps(db->hist);
+	return ustack_map_history_procmaps(db->hist);
 }

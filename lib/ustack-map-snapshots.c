@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * /proc/<pid>/maps snapshots for the synchronous fallback (see
- * ustack-snapshots.h).
+ * ustack-map-snapshots.h).
  *
  * Only executable file-backed mappings and the vdso are kept: the frames
  * of a user stack are return addresses. Each distinct (tgid, path, flags)
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "ustack-array.h"
-#include "ustack-fileids.h"
+#include "ustack-map-fileids.h"
 #include "ustack-hash.h"
-#include "ustack-snapshots.h"
+#include "ustack-map-snapshots.h"
 #include "ustack-tasks.h"
 
 struct snap_entry {
@@ -27,7 +27,7 @@ struct snap_entry {
 	const struct ustack_mapping	*map;
 };
 
-struct ustack_snapshot {
+struct ustack_map_snapshot {
 	uint64_t		ts;
 	int			tgid;
 	struct snap_entry	*e;
@@ -37,7 +37,7 @@ struct ustack_snapshot {
 
 /* Snapshots of one process, sorted by timestamp: its leader's record's */
 struct ustack_snap_task {
-	struct ustack_snapshot	**v;
+	struct ustack_map_snapshot	**v;
 	size_t			nr;
 	size_t			alloc;
 };
@@ -48,7 +48,7 @@ struct snap_file {
 	struct ustack_mapping	*map;
 };
 
-struct ustack_snapshots {
+struct ustack_map_snapshots {
 	struct ustack_tasks	*tasks;		/* where the snapshots hang */
 	struct ustack_htable	files;
 	/* Synthetic ids: 0 and 1 are reserved by the ABI */
@@ -56,12 +56,12 @@ struct ustack_snapshots {
 };
 
 /**
- * ustack_snapshots_new - create an empty snapshot table
+ * ustack_map_snapshots_new - create an empty snapshot table
  * @tasks:	the task records it keeps its parts on; they must outlive it
  */
-struct ustack_snapshots *ustack_snapshots_new(struct ustack_tasks *tasks)
+struct ustack_map_snapshots *ustack_map_snapshots_new(struct ustack_tasks *tasks)
 {
-	struct ustack_snapshots *t;
+	struct ustack_map_snapshots *t;
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -71,7 +71,7 @@ struct ustack_snapshots *ustack_snapshots_new(struct ustack_tasks *tasks)
 	return t;
 }
 
-static void snapshot_free(struct ustack_snapshot *snap)
+static void snapshot_free(struct ustack_map_snapshot *snap)
 {
 	if (!snap)
 		return;
@@ -80,10 +80,10 @@ static void snapshot_free(struct ustack_snapshot *snap)
 }
 
 /**
- * ustack_snapshots_free - free the table, its snapshots and mappings
+ * ustack_map_snapshots_free - free the table, its snapshots and mappings
  * @t: the table (may be NULL)
  */
-void ustack_snapshots_free(struct ustack_snapshots *t)
+void ustack_map_snapshots_free(struct ustack_map_snapshots *t)
 {
 	struct ustack_hnode *pos, *tmp;
 	struct ustack_snap_task *task;
@@ -104,21 +104,21 @@ void ustack_snapshots_free(struct ustack_snapshots *t)
 	}
 	ustack_htable_for_each_safe(&t->files, i, pos, tmp) {
 		f = ustack_htable_entry(pos, struct snap_file, node);
-		ustack_mapping_free(f->map);
+		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 	}
 	ustack_htable_release(&t->files);
 	free(t);
 }
 
-static struct ustack_snap_task *task_find(const struct ustack_snapshots *t, int tgid)
+static struct ustack_snap_task *task_find(const struct ustack_map_snapshots *t, int tgid)
 {
 	const struct ustack_task *leader = ustack_tasks_find(t->tasks, tgid);
 
 	return leader ? leader->snaps : NULL;
 }
 
-static struct ustack_snap_task *task_get(struct ustack_snapshots *t, int tgid)
+static struct ustack_snap_task *task_get(struct ustack_map_snapshots *t, int tgid)
 {
 	struct ustack_task *leader = ustack_tasks_get(t->tasks, tgid);
 
@@ -134,7 +134,7 @@ static uint64_t file_hash(const struct ustack_mapping *m)
 	return ustack_hash_mem(m->path, strlen(m->path), ustack_hash_u64(m->tgid));
 }
 
-static const struct ustack_mapping *file_get(struct ustack_snapshots *t,
+static const struct ustack_mapping *file_get(struct ustack_map_snapshots *t,
 					     const struct ustack_mapping *tmpl)
 {
 	uint64_t hash = file_hash(tmpl);
@@ -150,9 +150,9 @@ static const struct ustack_mapping *file_get(struct ustack_snapshots *t,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->map = ustack_mapping_dup(tmpl);
+	f->map = ustack_map_fileids_mapping_dup(tmpl);
 	if (!f->map || ustack_htable_add(&t->files, &f->node, hash)) {
-		ustack_mapping_free(f->map);
+		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 		return NULL;
 	}
@@ -223,7 +223,7 @@ static int entry_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int snapshot_parse(struct ustack_snapshots *t, struct ustack_snapshot *snap,
+static int snapshot_parse(struct ustack_map_snapshots *t, struct ustack_map_snapshot *snap,
 			  const char *text)
 {
 	struct ustack_mapping tmpl;
@@ -255,7 +255,7 @@ static int snapshot_parse(struct ustack_snapshots *t, struct ustack_snapshot *sn
 }
 
 /**
- * ustack_snapshots_add - register the /proc/<tgid>/maps text taken at @ts
+ * ustack_map_snapshots_add - register the /proc/<tgid>/maps text taken at @ts
  * @t:		the table
  * @tgid:	process the snapshot belongs to
  * @ts:		when it was taken, in ring-buffer clock
@@ -264,10 +264,10 @@ static int snapshot_parse(struct ustack_snapshots *t, struct ustack_snapshot *sn
  * Returns 0, or -1 on allocation failure (lines that cannot be parsed are
  * skipped).
  */
-int ustack_snapshots_add(struct ustack_snapshots *t, int tgid, uint64_t ts,
+int ustack_map_snapshots_add(struct ustack_map_snapshots *t, int tgid, uint64_t ts,
 			 const char *maps_text)
 {
-	struct ustack_snapshot *snap;
+	struct ustack_map_snapshot *snap;
 	struct ustack_snap_task *task;
 	size_t i;
 
@@ -291,7 +291,7 @@ int ustack_snapshots_add(struct ustack_snapshots *t, int tgid, uint64_t ts,
 }
 
 /**
- * ustack_snapshots_find - the snapshot to map an event of @tgid at @ts
+ * ustack_map_snapshots_find - the snapshot to map an event of @tgid at @ts
  * @t:		the table
  * @tgid:	process
  * @ts:		event timestamp
@@ -300,7 +300,7 @@ int ustack_snapshots_add(struct ustack_snapshots *t, int tgid, uint64_t ts,
  * Returns the most recent snapshot taken at or before @ts, else the
  * earliest one after it, else NULL.
  */
-const struct ustack_snapshot *ustack_snapshots_find(const struct ustack_snapshots *t,
+const struct ustack_map_snapshot *ustack_map_snapshots_find(const struct ustack_map_snapshots *t,
 						    int tgid, uint64_t ts,
 						    bool *after)
 {
@@ -320,14 +320,14 @@ const struct ustack_snapshot *ustack_snapshots_find(const struct ustack_snapshot
 }
 
 /**
- * ustack_snapshot_map - map a user virtual address through a snapshot
+ * ustack_map_snapshots_map - map a user virtual address through a snapshot
  * @snap:	the snapshot
  * @va:		virtual address
  * @offset:	set to the file offset (va - start + pgoff) when found
  *
  * Returns the mapping containing @va, or NULL when no kept entry does.
  */
-const struct ustack_mapping *ustack_snapshot_map(const struct ustack_snapshot *snap,
+const struct ustack_mapping *ustack_map_snapshots_map(const struct ustack_map_snapshot *snap,
 						 uint64_t va, uint64_t *offset)
 {
 	size_t lo = 0, hi = snap->nr, mid;
@@ -350,10 +350,10 @@ const struct ustack_mapping *ustack_snapshot_map(const struct ustack_snapshot *s
 }
 
 /**
- * ustack_snapshots_mappings - number of distinct files the snapshots named
+ * ustack_map_snapshots_mappings - number of distinct files the snapshots named
  * @t: the table
  */
-size_t ustack_snapshots_mappings(const struct ustack_snapshots *t)
+size_t ustack_map_snapshots_mappings(const struct ustack_map_snapshots *t)
 {
 	return t->files.nr;
 }
