@@ -94,7 +94,7 @@ struct tdc {
 	char		*msg;
 	size_t		msg_size;
 	int		code;		/* what a failure returns: see ustack_tracedat_check_layout() */
-	struct ustack_tdlayout *layout;	/* filled in when not NULL */
+	struct ustack_tracedat_layout *layout;	/* filled in when not NULL */
 };
 
 static int bad(struct tdc *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -338,7 +338,7 @@ static int check_pages(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 static int check_cpu_data(struct tdc *t, uint64_t off, uint64_t size, int cpu,
 			  unsigned int psize)
 {
-	uint64_t batch = (uint64_t)USTACK_TD_PAGES_PER_READ * psize;
+	uint64_t batch = (uint64_t)USTACK_TRACEDAT_PAGES_PER_READ * psize;
 
 	if (!size)
 		return 0;
@@ -399,11 +399,11 @@ static int check_section(struct tdc *t, uint64_t off, uint16_t id)
  * in; NULL when no layout is wanted or memory ran out (then marked
  * incomplete: the reader falls back on libtracecmd's).
  */
-static struct ustack_tdlayout_buffer *layout_buffer(struct tdc *t, const char *name,
+static struct ustack_tracedat_layout_buffer *layout_buffer(struct tdc *t, const char *name,
 						    uint32_t page, uint32_t cpus)
 {
-	struct ustack_tdlayout *l = t->layout;
-	struct ustack_tdlayout_buffer *b;
+	struct ustack_tracedat_layout *l = t->layout;
+	struct ustack_tracedat_layout_buffer *b;
 
 	if (!l || l->incomplete)
 		return NULL;
@@ -431,7 +431,7 @@ static struct ustack_tdlayout_buffer *layout_buffer(struct tdc *t, const char *n
 static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 {
 	uint64_t end = off + len, soff, doff, dsize;
-	struct ustack_tdlayout_buffer *b;
+	struct ustack_tracedat_layout_buffer *b;
 	uint32_t page, cpus, id, i;
 	char buf[MAX_NAME], name[MAX_NAME];
 	int n;
@@ -462,7 +462,7 @@ static int check_buffer_v7(struct tdc *t, uint64_t off, uint32_t len)
 		    get64(t, off + 12, &dsize, "cpu") || check_cpu_data(t, doff, dsize, id, page))
 			return -1;
 		if (b)
-			b->cpus[i] = (struct ustack_tdlayout_cpu){ id, doff, dsize };
+			b->cpus[i] = (struct ustack_tracedat_layout_cpu){ id, doff, dsize };
 	}
 	return 0;
 }
@@ -780,7 +780,7 @@ static int check_budget(struct tdc *t)
 	return bad(t, "reading its CPU data takes %" PRIu64 " MiB at once (%" PRIu64
 		   " CPUs, a chunk or %d sub-buffers of each), over the memory budget of %"
 		   PRIu64 " MiB (" BUDGET_ENV ")", (need + (1 << 20) - 1) >> 20, t->cpus_read,
-		   USTACK_TD_PAGES_PER_READ, budget >> 20);
+		   USTACK_TRACEDAT_PAGES_PER_READ, budget >> 20);
 }
 
 static int check_file(struct tdc *t)
@@ -847,7 +847,7 @@ int ustack_tracedat_check_file(int fd, char *msg, size_t size)
  * for damage, USTACK_ERR_BUDGET for a file over the memory budget, or
  * -errno when the file could not be read.
  */
-int ustack_tracedat_check_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size)
+int ustack_tracedat_check_layout(int fd, struct ustack_tracedat_layout *layout, char *msg, size_t size)
 {
 	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1, .layout = layout };
 
@@ -894,7 +894,7 @@ ssize_t ustack_tracedat_check_inflate(struct tracecmd_compression *zip, int fd, 
 }
 
 /* A decompressor of the layout's algorithm on @fd, with its own parser for endianness */
-static struct tracecmd_compression *decompressor(const struct ustack_tdlayout *l, int fd,
+static struct tracecmd_compression *decompressor(const struct ustack_tracedat_layout *l, int fd,
 						 struct tep_handle **tep)
 {
 	*tep = tep_alloc();
@@ -942,7 +942,7 @@ static int check_chunk(struct tdc *t, struct tracecmd_compression *zip, uint64_t
 
 /* Every chunk of one CPU's data, its table read again within the same bounds */
 static int check_cpu_chunks(struct tdc *t, struct tracecmd_compression *zip,
-			    const struct ustack_tdlayout_cpu *d, unsigned int psize, char *buf)
+			    const struct ustack_tracedat_layout_cpu *d, unsigned int psize, char *buf)
 {
 	uint64_t pos = d->offset + 4, end = d->offset + 4 + d->size;
 	uint32_t count, csize, usize, i;
@@ -963,9 +963,9 @@ static int check_cpu_chunks(struct tdc *t, struct tracecmd_compression *zip,
 }
 
 static int check_buffers(struct tdc *t, struct tracecmd_compression *zip,
-			 const struct ustack_tdlayout *layout)
+			 const struct ustack_tracedat_layout *layout)
 {
-	const struct ustack_tdlayout_buffer *b;
+	const struct ustack_tracedat_layout_buffer *b;
 	char *buf = NULL;
 	size_t i, j;
 	int ret = 0;
@@ -1005,7 +1005,7 @@ static int check_buffers(struct tdc *t, struct tracecmd_compression *zip,
  *
  * Returns as ustack_tracedat_check_layout().
  */
-int ustack_tracedat_check_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size)
+int ustack_tracedat_check_chunks(int fd, const struct ustack_tracedat_layout *layout, char *msg, size_t size)
 {
 	struct tdc t = { .fd = fd, .msg = msg, .msg_size = size, .code = -1,
 			 .big = layout->big, .lsize = layout->lsize };
@@ -1043,7 +1043,7 @@ int ustack_tracedat_check_chunks(int fd, const struct ustack_tdlayout *layout, c
 	return ret ? t.code : 0;
 }
 
-void ustack_tracedat_check_layout_free(struct ustack_tdlayout *layout)
+void ustack_tracedat_check_layout_free(struct ustack_tracedat_layout *layout)
 {
 	size_t i;
 

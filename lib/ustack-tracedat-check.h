@@ -15,24 +15,24 @@
 struct tracecmd_compression;
 
 /* Sub-buffers ustack-tracedat-cpu.c reads at once from uncompressed CPU data */
-#define USTACK_TD_PAGES_PER_READ	16
+#define USTACK_TRACEDAT_PAGES_PER_READ	16
 
 /* One CPU's data as the buffer option gives it */
-struct ustack_tdlayout_cpu {
+struct ustack_tracedat_layout_cpu {
 	uint32_t	cpu;
 	uint64_t	offset;
 	uint64_t	size;		/* without the chunk count, when compressed */
 };
 
 /* One buffer option of a version 7 file, "" being the top buffer */
-struct ustack_tdlayout_buffer {
+struct ustack_tracedat_layout_buffer {
 	char				*name;
 	uint32_t			page;
 	uint32_t			nr_cpus;
-	struct ustack_tdlayout_cpu	*cpus;
+	struct ustack_tracedat_layout_cpu	*cpus;
 };
 
-struct ustack_tdlayout {
+struct ustack_tracedat_layout {
 	int				version;
 	bool				big;		/* big-endian file */
 	bool				compressed;
@@ -48,15 +48,15 @@ struct ustack_tdlayout {
 	uint64_t			kallsyms_block;
 	/* bytes the compressed CPU data of every buffer decompresses to */
 	uint64_t			cpu_inflated;
-	struct ustack_tdlayout_buffer	*buffers;
+	struct ustack_tracedat_layout_buffer	*buffers;
 	size_t				nr_buffers;
 	size_t				alloc_buffers;
 };
 
 int ustack_tracedat_check_file(int fd, char *msg, size_t size);
-int ustack_tracedat_check_layout(int fd, struct ustack_tdlayout *layout, char *msg, size_t size);
-void ustack_tracedat_check_layout_free(struct ustack_tdlayout *layout);
-int ustack_tracedat_check_chunks(int fd, const struct ustack_tdlayout *layout, char *msg, size_t size);
+int ustack_tracedat_check_layout(int fd, struct ustack_tracedat_layout *layout, char *msg, size_t size);
+void ustack_tracedat_check_layout_free(struct ustack_tracedat_layout *layout);
+int ustack_tracedat_check_chunks(int fd, const struct ustack_tracedat_layout *layout, char *msg, size_t size);
 uint64_t ustack_tracedat_check_budget(void);
 bool ustack_tracedat_check_commit_fits(uint64_t commit, unsigned int page, unsigned int lsize);
 const char *ustack_tracedat_check_chunk_sizes(uint32_t csize, uint32_t usize, uint64_t left,

@@ -47,7 +47,7 @@
 #include "ustack-warn.h"
 
 struct tracedat_cpu_state {
-	const struct ustack_tdlayout_cpu *data;	/* NULL: no data */
+	const struct ustack_tracedat_layout_cpu *data;	/* NULL: no data */
 	struct kbuffer		*kbuf;
 	char			*buf;		/* the chunk (or pages) in hand */
 	size_t			alloc;
@@ -68,8 +68,8 @@ struct tracedat_cpu_state {
 struct ustack_tracedat_cpu {
 	int				fd;
 	const char			*file;
-	const struct ustack_tdlayout	*layout;
-	const struct ustack_tdlayout_buffer *buffer;
+	const struct ustack_tracedat_layout	*layout;
+	const struct ustack_tracedat_layout_buffer *buffer;
 	struct tracecmd_compression	*zip;
 	unsigned int			page;
 	int				nr;
@@ -78,10 +78,10 @@ struct ustack_tracedat_cpu {
 };
 
 /* The buffer named @name, when exactly one buffer option has that name */
-static const struct ustack_tdlayout_buffer *find_buffer(const struct ustack_tdlayout *l,
+static const struct ustack_tracedat_layout_buffer *find_buffer(const struct ustack_tracedat_layout *l,
 							 const char *name)
 {
-	const struct ustack_tdlayout_buffer *found = NULL;
+	const struct ustack_tracedat_layout_buffer *found = NULL;
 	size_t i;
 
 	for (i = 0; i < l->nr_buffers; i++) {
@@ -101,7 +101,7 @@ static const struct ustack_tdlayout_buffer *find_buffer(const struct ustack_tdla
  * Files that libtracecmd would read differently (see above) are its own;
  * USTACK_TRACEDAT_READER=library makes every file its own.
  */
-bool ustack_tracedat_cpu_wanted(const struct ustack_tdlayout *l)
+bool ustack_tracedat_cpu_wanted(const struct ustack_tracedat_layout *l)
 {
 	const char *env = getenv("USTACK_TRACEDAT_READER");
 
@@ -111,14 +111,14 @@ bool ustack_tracedat_cpu_wanted(const struct ustack_tdlayout *l)
 }
 
 /* libtracecmd 1.3 does not open a file whose CPU data has another timestamp size */
-static bool plain(const struct ustack_tdlayout *l, struct tep_handle *tep)
+static bool plain(const struct ustack_tracedat_layout *l, struct tep_handle *tep)
 {
 	return ustack_tracedat_cpu_wanted(l) && tep_get_header_timestamp_size(tep) == 8;
 }
 
 static int setup_cpus(struct ustack_tracedat_cpu *r, struct tep_handle *tep)
 {
-	const struct ustack_tdlayout_buffer *b = r->buffer;
+	const struct ustack_tracedat_layout_buffer *b = r->buffer;
 	enum kbuffer_long_size lsize;
 	enum kbuffer_endian endian;
 	uint32_t i;
@@ -159,7 +159,7 @@ static int setup_cpus(struct ustack_tracedat_cpu *r, struct tep_handle *tep)
  * any failure: the caller then reads it with libtracecmd.
  */
 struct ustack_tracedat_cpu *ustack_tracedat_cpu_open(int fd, const char *file,
-					 const struct ustack_tdlayout *layout, const char *buffer,
+					 const struct ustack_tracedat_layout *layout, const char *buffer,
 					 struct tep_handle *tep, int nr_cpus)
 {
 	struct ustack_tracedat_cpu *r;
@@ -287,7 +287,7 @@ static bool read_chunk(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_c
 static bool read_pages(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cpu_state *c)
 {
 	uint64_t left = c->data->size - c->done;
-	size_t len = (size_t)r->page * USTACK_TD_PAGES_PER_READ;
+	size_t len = (size_t)r->page * USTACK_TRACEDAT_PAGES_PER_READ;
 	ssize_t got;
 
 	if (len > left)

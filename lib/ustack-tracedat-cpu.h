@@ -10,12 +10,12 @@
 
 struct tep_handle;
 struct tep_record;
-struct ustack_tdlayout;
+struct ustack_tracedat_layout;
 struct ustack_tracedat_cpu;
 
-bool ustack_tracedat_cpu_wanted(const struct ustack_tdlayout *layout);
+bool ustack_tracedat_cpu_wanted(const struct ustack_tracedat_layout *layout);
 struct ustack_tracedat_cpu *ustack_tracedat_cpu_open(int fd, const char *file,
-					 const struct ustack_tdlayout *layout, const char *buffer,
+					 const struct ustack_tracedat_layout *layout, const char *buffer,
 					 struct tep_handle *tep, int nr_cpus);
 struct tep_record *ustack_tracedat_cpu_next(struct ustack_tracedat_cpu *r, int cpu, bool first);
 unsigned long ustack_tracedat_cpu_bad(const struct ustack_tracedat_cpu *r);

@@ -39,7 +39,7 @@ struct ustack_tracedat {
 	char			*name;
 	char			*file;
 	int			fd;
-	struct ustack_tdlayout	layout;		/* of @fd, what the structure check saw */
+	struct ustack_tracedat_layout	layout;		/* of @fd, what the structure check saw */
 	/*
 	 * The CPU data of buf and of top, read in bounded memory where the
 	 * file allows (ustack-tracedat-cpu.c); NULL: read by libtracecmd.
@@ -151,7 +151,7 @@ static struct tracecmd_output *create_output(const struct ustack_tracedat_out *o
  */
 static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_t size)
 {
-	struct ustack_tdlayout layout = { 0 };
+	struct ustack_tracedat_layout layout = { 0 };
 	unsigned int page = 0;
 	size_t i;
 	int fd, ret;
