@@ -25,7 +25,7 @@
 struct tep_record;
 struct ustack_events;
 struct ustack_map_source;
-struct ustack_perf;
+struct ustack_perf_sideband;
 struct ustack_sample_tally;
 struct ustack_sb_rec;
 struct ustack_session;
@@ -69,7 +69,7 @@ struct ustack_map_feed {
 
 enum ustack_maps_kind ustack_map_source_kind(const struct ustack_map_source *ms);
 unsigned int ustack_map_source_helpers(const struct ustack_map_source *ms);
-struct ustack_perf *ustack_map_source_perf(const struct ustack_map_source *ms);
+struct ustack_perf_sideband *ustack_map_source_perf(const struct ustack_map_source *ms);
 void ustack_map_source_batch(struct ustack_map_source *ms, struct tep_record **recs, int nr);
 void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustack_sb_rec *rec);
 bool ustack_map_source_wants_exits(const struct ustack_map_source *ms);

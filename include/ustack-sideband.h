@@ -30,7 +30,7 @@ enum ustack_sb_kind {
 	USTACK_SB_FORK,		/* a task was created */
 	USTACK_SB_EXIT,		/* a task exited */
 	USTACK_SB_LOST,		/* the kernel dropped side-band records */
-	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perfsrc.h) */
+	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perf-source.h) */
 	USTACK_SB_DEFERRED,	/* the user callchain of samples that named its cookie */
 };
 
@@ -156,21 +156,21 @@ int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t
  */
 int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
 
-struct ustack_perf;
-struct ustack_perfsrc_opts;
+struct ustack_perf_sideband;
+struct ustack_perf_source_opts;
 
 /* The perf events opened for @pids (NULL: system-wide), then the scan */
-struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
+struct ustack_perf_sideband *ustack_perf_sideband_start(const int *pids, size_t nr_pids,
 				      const char *trace_clock, uint64_t now,
-				      const struct ustack_perfsrc_opts *src,
+				      const struct ustack_perf_source_opts *src,
 				      ustack_sb_fn fn, void *ctx, char *why, size_t why_size);
 
 /* ------------------------------------------------------------------ */
-/* The perf events (ustack-perf.c)                                    */
+/* The perf events (ustack-perf-sideband.c)                                    */
 /* ------------------------------------------------------------------ */
 
 /**
- * struct ustack_perf_opts - what to watch
+ * struct ustack_perf_sideband_opts - what to watch
  * @tids:	these tasks and (inherit) the tasks they create; NULL: every
  *		task on every CPU (system-wide, needs CAP_PERFMON)
  * @nr_tids:	entries in @tids
@@ -180,23 +180,23 @@ struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
  * @src:	the perf stack source's events, written into the same rings;
  *		NULL: the side-band alone
  */
-struct ustack_perf_opts {
+struct ustack_perf_sideband_opts {
 	const int				*tids;
 	size_t					nr_tids;
 	int					clockid;
 	size_t					ring_kb;
-	const struct ustack_perfsrc_opts	*src;
+	const struct ustack_perf_source_opts	*src;
 };
 
-struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
+struct ustack_perf_sideband *ustack_perf_sideband_open(const struct ustack_perf_sideband_opts *opts, char *why,
 				     size_t why_size);
-void ustack_perf_close(struct ustack_perf *p);
-void ustack_perf_enable(struct ustack_perf *p);
-int ustack_perf_nr_fds(const struct ustack_perf *p);
-int ustack_perf_fd(const struct ustack_perf *p, int i);
-int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);
-int ustack_perf_drain_last(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc);
-size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx);
-bool ustack_perf_clockid(const char *trace_clock, int *clockid);
+void ustack_perf_sideband_close(struct ustack_perf_sideband *p);
+void ustack_perf_sideband_enable(struct ustack_perf_sideband *p);
+int ustack_perf_sideband_nr_fds(const struct ustack_perf_sideband *p);
+int ustack_perf_sideband_fd(const struct ustack_perf_sideband *p, int i);
+int ustack_perf_sideband_drain(struct ustack_perf_sideband *p, char **buf, size_t *len, size_t *alloc);
+int ustack_perf_sideband_drain_last(struct ustack_perf_sideband *p, char **buf, size_t *len, size_t *alloc);
+size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx);
+bool ustack_perf_sideband_clockid(const char *trace_clock, int *clockid);
 
 #endif /* _USTACK_SIDEBAND_H */

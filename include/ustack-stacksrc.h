@@ -7,7 +7,7 @@
  *			whole stacks, written when the task returns to user
  *			space; frames name their files by id
  *   perf		each traced tracepoint a perf event whose samples
- *			carry the user callchain (ustack-perfsrc.h), as deep
+ *			carry the user callchain (ustack-perf-source.h), as deep
  *			as kernel.perf_event_max_stack; the default on stock
  *			kernels
  *   userstacktrace	tracefs' synchronous option, 8 frames at most; where
@@ -30,7 +30,7 @@
 struct ustack_events;
 struct ustack_instance;
 struct ustack_map_source;
-struct ustack_perfsrc_event;
+struct ustack_perf_source_event;
 struct ustack_session;
 struct ustack_stack_source;
 
@@ -121,7 +121,7 @@ struct ustack_stack_env {
  */
 struct ustack_stack_feed {
 	struct ustack_map_feed			maps;
-	const struct ustack_perfsrc_event	*sampled;
+	const struct ustack_perf_source_event	*sampled;
 	size_t					nr_sampled;
 };
 

@@ -25,7 +25,7 @@
 struct tep_handle;
 struct tep_record;
 struct ustack_instance;
-struct ustack_perf;
+struct ustack_perf_sideband;
 struct ustack_sb_rec;
 struct ustack_stream;
 
@@ -44,7 +44,7 @@ struct ustack_stream;
 struct ustack_stream_opts {
 	unsigned int		tick_us;
 	const char		*save_prefix;
-	struct ustack_perf	*perf;
+	struct ustack_perf_sideband	*perf;
 	bool			direct;
 };
 

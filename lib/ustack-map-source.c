@@ -16,7 +16,7 @@
 #include "ustack-events.h"
 #include "ustack-instance.h"
 #include "ustack-map-source-int.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-proc.h"
 #include "ustack-map-procmaps.h"
 #include "ustack-tracedat-sbfile.h"
@@ -53,7 +53,7 @@ struct ustack_map_source {
 	const struct map_ops	*ops;
 	struct ustack_instance	*ui;
 	const struct ustack_map_feed *feed;
-	struct ustack_perf	*perf;
+	struct ustack_perf_sideband	*perf;
 	struct ustack_tracedat_sbfile	*sbfile;
 	unsigned int		max_stack;
 	bool			unread;
@@ -96,12 +96,12 @@ static const struct map_ops sideband_ops = {
  */
 static bool sample_cut(const struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
 {
-	struct ustack_perfsrc_stack cs;
+	struct ustack_perf_source_stack cs;
 
 	/* fewer entries than the limit: no frame count reaches it */
 	if (!ms->max_stack || rec->nr_chain < ms->max_stack)
 		return rec->cut;
-	ustack_perfsrc_stack(rec, ms->max_stack, &cs);
+	ustack_perf_source_stack(rec, ms->max_stack, &cs);
 	return cs.truncated;
 }
 
@@ -225,7 +225,7 @@ static char *clock_name(struct ustack_instance *ui)
  * -errno when the side-band's file cannot be written.
  */
 int ustack_map_source_open_sideband(struct ustack_map_source *ms,
-				    const struct ustack_perfsrc_opts *src)
+				    const struct ustack_perf_source_opts *src)
 {
 	const struct ustack_map_feed *feed = ms->feed;
 	char *clock;
@@ -240,7 +240,7 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 	}
 	ms->unread = src && src->unread;
 	clock = clock_name(ms->ui);
-	ms->perf = ustack_perf_start(feed->pids, feed->nr_pids, clock ? clock : "local",
+	ms->perf = ustack_perf_sideband_start(feed->pids, feed->nr_pids, clock ? clock : "local",
 				     ustack_instance_now(ms->ui), src, on_sideband,
 				     ms, ms->no_perf, sizeof(ms->no_perf));
 	free(clock);
@@ -377,7 +377,7 @@ unsigned int ustack_map_source_helpers(const struct ustack_map_source *ms)
  *
  * NULL unless the mappings come from the side-band.
  */
-struct ustack_perf *ustack_map_source_perf(const struct ustack_map_source *ms)
+struct ustack_perf_sideband *ustack_map_source_perf(const struct ustack_map_source *ms)
 {
 	return ms->perf;
 }
@@ -399,7 +399,7 @@ const char *ustack_map_source_no_perf(const struct ustack_map_source *ms)
  */
 void ustack_map_source_enable(struct ustack_map_source *ms)
 {
-	ustack_perf_enable(ms->perf);
+	ustack_perf_sideband_enable(ms->perf);
 }
 
 /**
@@ -497,7 +497,7 @@ void ustack_map_source_free(struct ustack_map_source *ms)
 	if (!ms)
 		return;
 	ustack_map_procmaps_free(ms->procmaps);
-	ustack_perf_close(ms->perf);
+	ustack_perf_sideband_close(ms->perf);
 	if (ms->sbfile)
 		ustack_tracedat_sbfile_close(ms->sbfile);
 	free(ms);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The perf stack source's records (ustack-perfsrc.c), which come through
+ * The perf stack source's records (ustack-perf-source.c), which come through
  * the side-band: each sample is a traced event and its user stack in one
  * record (a frame-pointer chain, a stack copy unwound by
  * ustack-pair-unwind.c, or a cookie whose chain comes later deferred),
@@ -16,11 +16,11 @@
 #include "ustack-array.h"
 #include "ustack-events.h"
 #include "ustack-map-db.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
 
-static int perf_kframes(struct usample *smp, const struct ustack_perfsrc_stack *cs)
+static int perf_kframes(struct usample *smp, const struct ustack_perf_source_stack *cs)
 {
 	if (!cs->nr_kernel)
 		return 0;
@@ -34,7 +34,7 @@ static int perf_kframes(struct usample *smp, const struct ustack_perfsrc_stack *
 }
 
 static int fill_perf(struct ustack_session *s, struct ustk *st,
-		     const struct ustack_perfsrc_stack *cs)
+		     const struct ustack_perf_source_stack *cs)
 {
 	unsigned int i;
 
@@ -52,7 +52,7 @@ static int fill_perf(struct ustack_session *s, struct ustk *st,
 }
 
 static int fill_sample(struct ustack_session *s, struct ustk *st, const struct ustack_sb_rec *sb,
-		       const struct ustack_perfsrc_stack *cs, int tgid)
+		       const struct ustack_perf_source_stack *cs, int tgid)
 {
 	if (sb->regs_mask && s->unw)
 		return ustack_pair_unwind_dwarf(s, st, sb, tgid);
@@ -114,7 +114,7 @@ static struct perf_memo *memo_slot(struct ustack_session *s, int tid)
 
 /* The stack of @tid's last sample, if this one's is the same and still maps alike */
 static struct ustk *memo_find(struct ustack_session *s, int tid, int tgid,
-			      const struct ustack_perfsrc_stack *cs)
+			      const struct ustack_perf_source_stack *cs)
 {
 	struct perf_memo *m = memo_slot(s, tid);
 
@@ -134,7 +134,7 @@ static void memo_drop(struct ustack_session *s, struct perf_memo *m)
 
 /* @st, mapped for good through the side-band, is @tid's last stack */
 static void memo_keep(struct ustack_session *s, int tid, int tgid,
-		      const struct ustack_perfsrc_stack *cs, struct ustk *st)
+		      const struct ustack_perf_source_stack *cs, struct ustk *st)
 {
 	struct perf_memo *m = memo_slot(s, tid);
 
@@ -172,7 +172,7 @@ void ustack_pair_perf_memo_release(struct ustack_session *s)
  * the same frames, without mapping them again (counted as fill_perf() does)
  */
 static bool perf_repeat(struct ustack_session *s, struct usample *smp,
-			const struct ustack_perfsrc_stack *cs, int tid, int tgid)
+			const struct ustack_perf_source_stack *cs, int tid, int tgid)
 {
 	struct ustk *st = memo_find(s, tid, tgid, cs);
 
@@ -197,7 +197,7 @@ static bool perf_repeat(struct ustack_session *s, struct usample *smp,
  */
 int ustack_pair_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *sb)
 {
-	struct ustack_perfsrc_stack cs;
+	struct ustack_perf_source_stack cs;
 	struct tep_record rec = { 0 };
 	struct usample *smp;
 	struct ustk *st;
@@ -213,7 +213,7 @@ int ustack_pair_perf_sample(struct ustack_session *s, const struct ustack_sb_rec
 	pid = ustack_events_pid(s->ev, &rec);
 	ustack_pair_learn(s, &rec, pid);
 	ustack_pair_learn_name(s, &rec);
-	ustack_perfsrc_stack(sb, s->opts.perf_max_stack, &cs);
+	ustack_perf_source_stack(sb, s->opts.perf_max_stack, &cs);
 	if (ustack_tasks_skip(&s->tasks, pid)) {
 		perf_skipped(s, pid, cs.cookie);
 		return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Stack copies unwound by CFI (ustack-dwarf.c, ustack-unwind.c) into a
+ * Stack copies unwound by CFI (ustack-unwind-sample.c, ustack-unwind.c) into a
  * stack's frames: the perf source's --call-graph=dwarf samples and the
  * tracefs-deferred source's copies, which answer a cookie in place of the
  * kernel's walk. The frames are virtual addresses, bound as a synchronous
@@ -12,7 +12,7 @@
 #include <event-parse.h>
 
 #include "ustack-array.h"
-#include "ustack-dwarf.h"
+#include "ustack-unwind-sample.h"
 #include "ustack-err.h"
 #include "ustack-events.h"
 #include "ustack-map-db.h"
@@ -45,7 +45,7 @@ static int dwarf_limit(const struct ustack_session *s, const struct ustack_sb_re
 /* Room for the last unwind's words: what the recorder keeps of the copy */
 static uint8_t *dwarf_used(struct ustack_session *s, const struct ustack_sb_rec *sb)
 {
-	size_t need = ustack_dwarf_map_bytes(sb->stack_size);
+	size_t need = ustack_unwind_sample_map_bytes(sb->stack_size);
 
 	/* a copy of 0 bytes still gets room: memset() wants a real pointer */
 	if (!need)
@@ -77,7 +77,7 @@ static int fill_unwound(struct ustack_session *s, struct ustk *st, const struct 
 	if (ustack_array_grow((void **)&s->uframes, &s->uframes_alloc, max,
 			      sizeof(*s->uframes)))
 		return -1;
-	nr = ustack_dwarf_unwind(s->unw, ustack_map_db_history(s->maps), sb, tgid, s->uframes,
+	nr = ustack_unwind_sample(s->unw, ustack_map_db_history(s->maps), sb, tgid, s->uframes,
 				 max, &res, used);
 	if (ustack_pair_alloc_frames(s, st, nr))
 		return -1;

@@ -28,7 +28,7 @@
 #include "ustack-events.h"
 #include "ustack-hash.h"
 #include "ustack-list.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"

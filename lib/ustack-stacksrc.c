@@ -17,7 +17,7 @@
 #include "ustack-err.h"
 #include "ustack-instance.h"
 #include "ustack-map-source-int.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-session.h"
 #include "ustack-stacksrc.h"
 #include "ustack-warn.h"
@@ -63,7 +63,7 @@ struct ustack_stack_source {
 	struct ustack_stack_env		env;
 	struct ustack_stack_feed	feed;
 	struct ustack_map_source	*maps;
-	struct ustack_perfsrc_opts	perf;
+	struct ustack_perf_source_opts	perf;
 	char				why[320];
 	char				failed[PATH_MAX + 32];
 	int				copy_subbuf;
@@ -118,7 +118,7 @@ static bool copies(const struct ustack_stack_source *ss)
  * The perf side-band as its mapping source (ustack_map_source_open_sideband()):
  * 0, 1 when perf refused it, -errno when its file cannot be written
  */
-static int open_sideband(struct ustack_stack_source *ss, const struct ustack_perfsrc_opts *src)
+static int open_sideband(struct ustack_stack_source *ss, const struct ustack_perf_source_opts *src)
 {
 	int ret = ustack_map_source_open_sideband(ss->maps, src);
 
@@ -333,8 +333,8 @@ static int perf_start(struct ustack_stack_source *ss)
 	 * Deferred user chains where the kernel has them (6.19), else
 	 * synchronous; stack copies are unwound here instead
 	 */
-	ss->perf.defer = !copies(ss) && ustack_perfsrc_defer_probe();
-	ss->perf.max_stack = ustack_perfsrc_max_stack();
+	ss->perf.defer = !copies(ss) && ustack_perf_source_defer_probe();
+	ss->perf.max_stack = ustack_perf_source_max_stack();
 	/* the kernel refuses more than its sysctl */
 	if (ss->env.max_stack && ss->env.max_stack < ss->perf.max_stack)
 		ss->perf.max_stack = ss->env.max_stack;
@@ -377,7 +377,7 @@ static void perf_notice(const struct ustack_stack_source *ss, char *buf, size_t 
 	snprintf(buf, size, NO_DEFERRED_NOTICE
 		 "stacks from perf events, synchronous, at most %u frames (%s), %s",
 		 ss->perf.max_stack,
-		 ss->perf.max_stack < ustack_perfsrc_max_stack() ? "--max-stack" :
+		 ss->perf.max_stack < ustack_perf_source_max_stack() ? "--max-stack" :
 		 "kernel.perf_event_max_stack", sideband_notice);
 }
 

@@ -149,7 +149,7 @@ static void sb_order(struct ustack_stream_sideband *q)
 /**
  * ustack_stream_sideband_add - the records of one drain join the queue
  * @q: the stream's queue
- * @buf: records as ustack_perf_drain() gives them (any ring order): the
+ * @buf: records as ustack_perf_sideband_drain() gives them (any ring order): the
  *	queue takes the buffer over and sets *@buf to NULL; a buffer still
  *	in *@buf (none to take, out of memory) stays the caller's
  * @len: bytes in *@buf
@@ -176,7 +176,7 @@ void ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, si
 	c->buf = *buf;
 	*buf = NULL;
 	/* the items are where they stay once all are parsed: then listed */
-	ustack_perf_parse(c->buf, len, add_sb, c);
+	ustack_perf_sideband_parse(c->buf, len, add_sb, c);
 	if (!c->nr ||
 	    ustack_array_grow((void **)&q->items, &q->alloc, q->nr + c->nr, sizeof(*q->items))) {
 		chunk_free(c);

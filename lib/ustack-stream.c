@@ -110,7 +110,7 @@ struct ustack_stream {
 	size_t			unread_bytes;	/* left when closed early */
 	bool			stopping;
 	volatile pid_t		tid;
-	struct ustack_perf	*perf;
+	struct ustack_perf_sideband	*perf;
 	struct ustack_stream_sideband sb;	/* its records, waiting */
 	struct ustack_recorder	*rec;		/* direct mode */
 	bool			readback;	/* files only, nothing traced */
@@ -251,7 +251,7 @@ static void push_batch(struct ustack_stream *st, struct batch *b)
 /* The CPUs, the stop pipe, then the side-band rings. */
 static struct pollfd *reader_pollfds(struct ustack_stream *st, int *nr)
 {
-	int c, i, nr_sb = ustack_perf_nr_fds(st->perf);
+	int c, i, nr_sb = ustack_perf_sideband_nr_fds(st->perf);
 	struct pollfd *pfd;
 
 	*nr = st->nr_cpus + 1 + nr_sb;
@@ -265,7 +265,7 @@ static struct pollfd *reader_pollfds(struct ustack_stream *st, int *nr)
 	pfd[c].fd = st->ctl[0];
 	pfd[c].events = POLLIN;
 	for (i = 0; i < nr_sb; i++) {
-		pfd[c + 1 + i].fd = ustack_perf_fd(st->perf, i);
+		pfd[c + 1 + i].fd = ustack_perf_sideband_fd(st->perf, i);
 		pfd[c + 1 + i].events = POLLIN;
 	}
 	return pfd;
@@ -313,8 +313,8 @@ static void *reader_thread(void *arg)
 		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
 		for (cpu = 0; cpu < st->nr_cpus; cpu++)
 			drain_cpu(st, cpu, b);
-		if (ustack_perf_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc) ||
-		    (final && ustack_perf_drain_last(st->perf, &b->sb, &b->sb_len, &b->sb_alloc)))
+		if (ustack_perf_sideband_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc) ||
+		    (final && ustack_perf_sideband_drain_last(st->perf, &b->sb, &b->sb_len, &b->sb_alloc)))
 			ustack_warning("side-band: out of memory");
 		push_batch(st, b);
 	}
@@ -625,7 +625,7 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
 /**
  * ustack_stream_add_sideband - perf side-band records for a read-back stream
  * @st: from ustack_stream_open_files(), not consumed yet
- * @buf: records as ustack_perf_drain() gives them (any ring order)
+ * @buf: records as ustack_perf_sideband_drain() gives them (any ring order)
  * @len: bytes in @buf
  *
  * The records wait to be merged with the files' records, as those of one

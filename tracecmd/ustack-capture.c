@@ -31,7 +31,7 @@
 #include "ustack-formats.h"
 #include "ustack-instance.h"
 #include "ustack-map-source.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-proc.h"
 #include "ustack-session.h"
 #include "ustack-stacksrc.h"
@@ -78,7 +78,7 @@ struct capture {
 	struct ustack_tracedat_outfile	out;
 	struct ustack_child	*child;
 	const char		**systems;
-	struct ustack_perfsrc_event *sampled;
+	struct ustack_perf_source_event *sampled;
 	size_t			nr_sampled;
 	bool			direct;
 	unsigned int		helpers;
@@ -800,7 +800,7 @@ static const struct event_spec *spec_of(const struct ustack_opts *o, const struc
 static void sampled_events(struct capture *c, struct tep_handle *tep)
 {
 	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	struct ustack_perfsrc_event *out;
+	struct ustack_perf_source_event *out;
 	const struct event_spec *e;
 	size_t n = 0;
 	int i, j;

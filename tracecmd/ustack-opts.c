@@ -16,7 +16,7 @@
 #include <sysexits.h>
 
 #include "ustack-cmd.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-session.h"
 #include "ustack-warn.h"
 

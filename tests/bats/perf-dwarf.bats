@@ -3,7 +3,7 @@
 #
 # The perf source's --call-graph=dwarf on this machine's kernel: user
 # registers and a stack copy with each sample, unwound with the files'
-# CFI (lib/ustack-dwarf.c, lib/ustack-unwind.c), live and from a
+# CFI (lib/ustack-unwind-sample.c, lib/ustack-unwind.c), live and from a
 # recording; tests/progs/cfi/cfi-deep is built -O2 -fomit-frame-pointer,
 # so the kernel's frame-pointer chain has chain_12 alone, and only CFI
 # finds its callers. Every run uses its own -B instance.

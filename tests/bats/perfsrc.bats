@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The perf stack source on this machine's kernel (lib/ustack-perfsrc.c):
+# The perf stack source on this machine's kernel (lib/ustack-perf-source.c):
 # for the bundled programs every event has the stack `perf record -g`
 # gets for the same event, frame for frame, and the counts are exact;
 # the choice of source and its notice. Every run uses its own -B

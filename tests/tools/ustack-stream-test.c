@@ -47,7 +47,7 @@ struct cpu_file {
 	unsigned long long	last_ts;
 };
 
-/* Side-band drains: raw perf records, as ustack_perf_drain() gives them */
+/* Side-band drains: raw perf records, as ustack_perf_sideband_drain() gives them */
 struct drain {
 	char	*buf;
 	size_t	len;

@@ -114,7 +114,7 @@ static int open_event(int pid, int id, unsigned int stack_size)
 		.type			= PERF_TYPE_TRACEPOINT,
 		.config			= id,
 		.sample_period		= 1,
-		/* TID, TIME and CPU: the side-band parser's trailer (ustack-perf.c) */
+		/* TID, TIME and CPU: the side-band parser's trailer (ustack-perf-sideband.c) */
 		.sample_type		= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 					  PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN |
 					  PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
@@ -327,7 +327,7 @@ static void do_record(struct state *st, const char *rec, size_t size)
 	else if (hdr->type == PERF_RECORD_LOST && size >= 24)
 		st->lost += *(const uint64_t *)(rec + 16);
 	else
-		ustack_perf_parse(rec, size, sideband, st);
+		ustack_perf_sideband_parse(rec, size, sideband, st);
 }
 
 /*

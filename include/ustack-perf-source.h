@@ -6,14 +6,14 @@
  * time and the user callchain, as deep as kernel.perf_event_max_stack
  * allows, instead of the 8 frames of tracefs' userstacktrace option.
  *
- * Its events write into the rings of the perf side-band (ustack-perf.c,
+ * Its events write into the rings of the perf side-band (ustack-perf-sideband.c,
  * SET_OUTPUT, one ring per CPU, one clock), so that a sample and the
  * mapping and task records it depends on come out of one ring in the
  * order the kernel wrote them, and are handed out as side-band records of
  * kind USTACK_SB_SAMPLE.
  */
-#ifndef _USTACK_PERFSRC_H
-#define _USTACK_PERFSRC_H
+#ifndef _USTACK_PERF_SOURCE_H
+#define _USTACK_PERF_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,17 +28,17 @@ struct ustack_sb_rec;
 #define USTACK_DWARF_MAX_FRAMES		1024
 
 /**
- * struct ustack_perfsrc_event - one tracepoint to sample
+ * struct ustack_perf_source_event - one tracepoint to sample
  * @id:		its tracefs id (events/SYSTEM/EVENT/id)
  * @filter:	kernel filter, or NULL
  */
-struct ustack_perfsrc_event {
+struct ustack_perf_source_event {
 	int		id;
 	const char	*filter;
 };
 
 /**
- * struct ustack_perfsrc_opts - what the source samples
+ * struct ustack_perf_source_opts - what the source samples
  * @events:	the tracepoints
  * @nr_events:	entries in @events
  * @kernel:	the kernel callchain too (else exclude_callchain_kernel)
@@ -48,13 +48,13 @@ struct ustack_perfsrc_event {
  *		sample, to be unwound with CFI (perf's --call-graph dwarf);
  *		0: the kernel's frame-pointer chain
  * @defer:	the user callchains deferred (defer_callchain, Linux 6.19):
- *		ustack_perfsrc_defer_probe() said the kernel has them
+ *		ustack_perf_source_defer_probe() said the kernel has them
  * @unread:	recorded without being read (the stack source's choice:
  *		no stack copies to unwind): the reader only copies, and the
  *		rings are perf record's size
  */
-struct ustack_perfsrc_opts {
-	const struct ustack_perfsrc_event	*events;
+struct ustack_perf_source_opts {
+	const struct ustack_perf_source_event	*events;
 	size_t					nr_events;
 	bool					kernel;
 	unsigned int				max_stack;
@@ -64,7 +64,7 @@ struct ustack_perfsrc_opts {
 };
 
 /**
- * struct ustack_perfsrc_stack - a sample's callchain, split by context
+ * struct ustack_perf_source_stack - a sample's callchain, split by context
  * @user:	user addresses, leaf first (points into the record)
  * @nr_user:	how many
  * @kernel:	kernel addresses, leaf first
@@ -73,7 +73,7 @@ struct ustack_perfsrc_opts {
  * @cookie:	non-zero: the user part is deferred, it comes in a
  *		USTACK_SB_DEFERRED record with this cookie (@user is NULL)
  */
-struct ustack_perfsrc_stack {
+struct ustack_perf_source_stack {
 	const uint64_t	*user;
 	unsigned int	nr_user;
 	const uint64_t	*kernel;
@@ -82,17 +82,17 @@ struct ustack_perfsrc_stack {
 	uint64_t	cookie;
 };
 
-unsigned int ustack_perfsrc_max_stack(void);
-int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu,
+unsigned int ustack_perf_source_max_stack(void);
+int ustack_perf_source_open(const struct ustack_perf_source_opts *opts, int pid, int cpu,
 			int clockid, int output, int (*add_fd)(void *ctx, int fd), void *ctx);
-bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out);
+bool ustack_perf_source_parse(const char *rec, size_t size, struct ustack_sb_rec *out);
 struct perf_event_attr;
 
-bool ustack_perfsrc_defer_probe(void);
-void ustack_perfsrc_attr_defer(struct perf_event_attr *attr, bool callchain, bool output);
-bool ustack_perfsrc_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out);
-bool ustack_perfsrc_deferred_cut(unsigned int nr);
-void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
-			  struct ustack_perfsrc_stack *out);
+bool ustack_perf_source_defer_probe(void);
+void ustack_perf_source_attr_defer(struct perf_event_attr *attr, bool callchain, bool output);
+bool ustack_perf_source_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out);
+bool ustack_perf_source_deferred_cut(unsigned int nr);
+void ustack_perf_source_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
+			  struct ustack_perf_source_stack *out);
 
-#endif /* _USTACK_PERFSRC_H */
+#endif /* _USTACK_PERF_SOURCE_H */

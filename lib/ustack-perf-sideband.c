@@ -15,7 +15,7 @@
  *  - sample_id_all with TID, TIME and CPU: every record carries its time,
  *    in @clockid (use_clockid), the clock of the trace instance, so that
  *    both sides are ordered by one clock; CPU because the perf stack
- *    source's events (ustack-perfsrc.c) share the rings and need it in
+ *    source's events (ustack-perf-source.c) share the rings and need it in
  *    their samples, and one ring has one trailer layout;
  *  - exclude_kernel: asks for no kernel data, which lets a user whose
  *    perf_event_paranoid is 2 watch its own command;
@@ -41,7 +41,7 @@
 #include <sys/syscall.h>
 
 #include "ustack-array.h"
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
 
@@ -57,7 +57,7 @@ struct ring {
 	size_t		data_size;	/* a power of two */
 };
 
-struct ustack_perf {
+struct ustack_perf_sideband {
 	int		*fds;
 	size_t		nr_fds;
 	size_t		alloc_fds;
@@ -73,7 +73,7 @@ static int perf_open(struct perf_event_attr *attr, int pid, int cpu)
 	return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opts *o,
+static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_sideband_opts *o,
 		      size_t ring_bytes)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -91,12 +91,12 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_opt
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	attr->inherit = o->tids ? 1 : 0;
-	/* what no LOST record told at the end: ustack_perf_drain_last() */
+	/* what no LOST record told at the end: ustack_perf_sideband_drain_last() */
 	attr->read_format = PERF_FORMAT_LOST;
 	attr->watermark = 1;
 	attr->wakeup_watermark = ring_bytes / 4;
 	/* the perf source's deferred user chains come through the side-band */
-	ustack_perfsrc_attr_defer(attr, false, o->src && o->src->defer);
+	ustack_perf_source_attr_defer(attr, false, o->src && o->src->defer);
 	if (o->clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = o->clockid;
@@ -144,7 +144,7 @@ static void explain(int err, char *why, size_t size)
 
 static int add_fd(void *ctx, int fd)
 {
-	struct ustack_perf *p = ctx;
+	struct ustack_perf_sideband *p = ctx;
 
 	if (ustack_array_grow((void **)&p->fds, &p->alloc_fds, p->nr_fds + 1, sizeof(*p->fds))) {
 		close(fd);
@@ -169,7 +169,7 @@ static int map_ring(struct ring *r, int fd, size_t ring_bytes)
 }
 
 /* The events of @cpu: the first one owns the ring, the others write into it. */
-static int open_cpu(struct ustack_perf *p, const struct ustack_perf_opts *o, int cpu,
+static int open_cpu(struct ustack_perf_sideband *p, const struct ustack_perf_sideband_opts *o, int cpu,
 		    size_t ring_bytes, int *err)
 {
 	struct perf_event_attr attr;
@@ -199,7 +199,7 @@ static int open_cpu(struct ustack_perf *p, const struct ustack_perf_opts *o, int
 			*err = errno;
 			return -1;
 		}
-		if (o->src && ustack_perfsrc_open(o->src, o->tids ? o->tids[i] : -1, cpu,
+		if (o->src && ustack_perf_source_open(o->src, o->tids ? o->tids[i] : -1, cpu,
 						  o->clockid, owner, add_fd, p) < 0) {
 			if (errno == ESRCH)
 				continue;
@@ -210,7 +210,7 @@ static int open_cpu(struct ustack_perf *p, const struct ustack_perf_opts *o, int
 	return 0;
 }
 
-static size_t ring_size(const struct ustack_perf_opts *o)
+static size_t ring_size(const struct ustack_perf_sideband_opts *o)
 {
 	size_t page = sysconf(_SC_PAGESIZE), want, bytes = page;
 
@@ -221,19 +221,19 @@ static size_t ring_size(const struct ustack_perf_opts *o)
 }
 
 /**
- * ustack_perf_open - open and enable the side-band events
+ * ustack_perf_sideband_open - open and enable the side-band events
  * @opts:	what to watch
  * @why:	set to a one-line reason when it fails
  * @why_size:	room in @why
  *
  * Returns NULL when the kernel has no perf events or refuses them.
  */
-struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *why,
+struct ustack_perf_sideband *ustack_perf_sideband_open(const struct ustack_perf_sideband_opts *opts, char *why,
 				     size_t why_size)
 {
 	int cpu, nr_cpus = sysconf(_SC_NPROCESSORS_CONF), err = ENOMEM;
 	size_t ring_bytes = ring_size(opts);
-	struct ustack_perf *p;
+	struct ustack_perf_sideband *p;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -252,15 +252,15 @@ struct ustack_perf *ustack_perf_open(const struct ustack_perf_opts *opts, char *
 	return p;
  fail:
 	explain(err, why, why_size);
-	ustack_perf_close(p);
+	ustack_perf_sideband_close(p);
 	return NULL;
 }
 
 /**
- * ustack_perf_close - disable and close every event, unmap the rings
+ * ustack_perf_sideband_close - disable and close every event, unmap the rings
  * @p: the side-band (may be NULL)
  */
-void ustack_perf_close(struct ustack_perf *p)
+void ustack_perf_sideband_close(struct ustack_perf_sideband *p)
 {
 	size_t i;
 	int r;
@@ -278,14 +278,14 @@ void ustack_perf_close(struct ustack_perf *p)
 }
 
 /**
- * ustack_perf_enable - start every event opened disabled
+ * ustack_perf_sideband_enable - start every event opened disabled
  * @p: the side-band (may be NULL)
  *
  * The perf stack source's events wait for this (the side-band's own
  * records flow from the open); the kernel enables their inherited
  * copies too.
  */
-void ustack_perf_enable(struct ustack_perf *p)
+void ustack_perf_sideband_enable(struct ustack_perf_sideband *p)
 {
 	size_t i;
 
@@ -294,12 +294,12 @@ void ustack_perf_enable(struct ustack_perf *p)
 }
 
 /* One fd per ring to poll(): readable past the wakeup watermark. */
-int ustack_perf_nr_fds(const struct ustack_perf *p)
+int ustack_perf_sideband_nr_fds(const struct ustack_perf_sideband *p)
 {
 	return p ? p->nr_rings : 0;
 }
 
-int ustack_perf_fd(const struct ustack_perf *p, int i)
+int ustack_perf_sideband_fd(const struct ustack_perf_sideband *p, int i)
 {
 	return p->ring_fd[i];
 }
@@ -345,7 +345,7 @@ static int drain_ring(const struct ring *r, char **buf, size_t *len, size_t *all
  * the latest time (a sample's is after its pid and tid; the others' in
  * their sample_id trailer).
  */
-static void note_records(struct ustack_perf *p, const char *buf, size_t len)
+static void note_records(struct ustack_perf_sideband *p, const char *buf, size_t len)
 {
 	struct perf_event_header hdr;
 	size_t pos = 0;
@@ -370,7 +370,7 @@ static void note_records(struct ustack_perf *p, const char *buf, size_t len)
 }
 
 /**
- * ustack_perf_drain - append every complete record of every ring to a buffer
+ * ustack_perf_sideband_drain - append every complete record of every ring to a buffer
  * @p:		the side-band
  * @buf:	growing buffer (realloc'ed)
  * @len:	bytes used in it, advanced
@@ -380,7 +380,7 @@ static void note_records(struct ustack_perf *p, const char *buf, size_t len)
  * those of different rings are not merged. Returns 0, or -1 when out of
  * memory (what did not fit stays in the ring).
  */
-int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc)
+int ustack_perf_sideband_drain(struct ustack_perf_sideband *p, char **buf, size_t *len, size_t *alloc)
 {
 	size_t from = *len;
 	int r;
@@ -400,7 +400,7 @@ int ustack_perf_drain(struct ustack_perf *p, char **buf, size_t *len, size_t *al
  * every event counts for the ring it writes into). Sum of them, or false
  * when an event has no such count (a kernel before 6.0).
  */
-static bool lost_total(const struct ustack_perf *p, uint64_t *total)
+static bool lost_total(const struct ustack_perf_sideband *p, uint64_t *total)
 {
 	uint64_t v[2];
 	size_t i;
@@ -415,9 +415,9 @@ static bool lost_total(const struct ustack_perf *p, uint64_t *total)
 }
 
 /**
- * ustack_perf_drain_last - append a LOST record of the losses never told
+ * ustack_perf_sideband_drain_last - append a LOST record of the losses never told
  * @p:		the side-band (may be NULL)
- * @buf:	growing buffer (realloc'ed), as for ustack_perf_drain()
+ * @buf:	growing buffer (realloc'ed), as for ustack_perf_sideband_drain()
  * @len:	bytes used in it, advanced
  * @alloc:	its size
  *
@@ -427,7 +427,7 @@ static bool lost_total(const struct ustack_perf *p, uint64_t *total)
  * its end does not lose events silently. Returns 0, or -1 when out of
  * memory.
  */
-int ustack_perf_drain_last(struct ustack_perf *p, char **buf, size_t *len, size_t *alloc)
+int ustack_perf_sideband_drain_last(struct ustack_perf_sideband *p, char **buf, size_t *len, size_t *alloc)
 {
 	struct perf_event_header hdr = {
 		.type = PERF_RECORD_LOST,
@@ -531,9 +531,9 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 		out->ptid = get32(rec, 20);
 		return true;
 	case PERF_RECORD_SAMPLE:
-		return ustack_perfsrc_parse(rec, size, out);
+		return ustack_perf_source_parse(rec, size, out);
 	default:
-		return ustack_perfsrc_parse_deferred(rec, size, out);
+		return ustack_perf_source_parse_deferred(rec, size, out);
 	case PERF_RECORD_LOST:
 		if (size < 24 + SAMPLE_ID_SIZE)
 			return false;
@@ -545,15 +545,15 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 }
 
 /**
- * ustack_perf_parse - hand out the records of a drained buffer
- * @buf:	what ustack_perf_drain() gave
+ * ustack_perf_sideband_parse - hand out the records of a drained buffer
+ * @buf:	what ustack_perf_sideband_drain() gave
  * @len:	its length
  * @fn:		called for each record we use (the name points into @buf)
  * @ctx:	passed to @fn
  *
  * Returns how many records were handed out.
  */
-size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx)
+size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx)
 {
 	struct perf_event_header hdr;
 	struct ustack_sb_rec rec;
@@ -579,14 +579,14 @@ size_t ustack_perf_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx
 }
 
 /**
- * ustack_perf_clockid - the perf clock that counts as a trace clock does
+ * ustack_perf_sideband_clockid - the perf clock that counts as a trace clock does
  * @trace_clock:	the tracefs clock name ("mono", "boot", ...)
  * @clockid:		set to its CLOCK_* id, -1 for perf's default clock
  *
  * Returns false when perf has no such clock (local, global, counter,
  * uptime, x86-tsc): the two sides could not be ordered.
  */
-bool ustack_perf_clockid(const char *trace_clock, int *clockid)
+bool ustack_perf_sideband_clockid(const char *trace_clock, int *clockid)
 {
 	static const struct {
 		const char	*name;
@@ -640,7 +640,7 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
 }
 
 /**
- * ustack_perf_start - open the perf side-band and describe what exists
+ * ustack_perf_sideband_start - open the perf side-band and describe what exists
  * @pids:	watch these processes (their threads, and with inherit what
  *		they create), or NULL for every task (system-wide)
  * @nr_pids:	entries in @pids
@@ -659,16 +659,16 @@ static int *list_threads(const int *pids, size_t nr_pids, size_t *nr)
  * the picture). Returns NULL when the clock has no perf counterpart or
  * the kernel has no perf events or refuses them.
  */
-struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
+struct ustack_perf_sideband *ustack_perf_sideband_start(const int *pids, size_t nr_pids,
 				      const char *trace_clock, uint64_t now,
-				      const struct ustack_perfsrc_opts *src,
+				      const struct ustack_perf_source_opts *src,
 				      ustack_sb_fn fn, void *ctx, char *why, size_t why_size)
 {
-	struct ustack_perf_opts po = { 0 };
-	struct ustack_perf *p;
+	struct ustack_perf_sideband_opts po = { 0 };
+	struct ustack_perf_sideband *p;
 	int *tids = NULL;
 
-	if (!ustack_perf_clockid(trace_clock, &po.clockid)) {
+	if (!ustack_perf_sideband_clockid(trace_clock, &po.clockid)) {
 		snprintf(why, why_size, "perf has no clock like the trace clock %s", trace_clock);
 		return NULL;
 	}
@@ -695,7 +695,7 @@ struct ustack_perf *ustack_perf_start(const int *pids, size_t nr_pids,
 	/* with a stack copy in each, a sample is a hundred times bigger */
 	if (src && src->dwarf_size)
 		po.ring_kb = 16384;
-	p = ustack_perf_open(&po, why, why_size);
+	p = ustack_perf_sideband_open(&po, why, why_size);
 	free(tids);
 	if (p)
 		ustack_sb_scan(pids, nr_pids, now, fn, ctx);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * A --call-graph=dwarf sample of the perf source, unwound (see
- * ustack-dwarf.h). The addresses are the process's at the event: the
+ * ustack-unwind-sample.h). The addresses are the process's at the event: the
  * side-band's history, fed in time order with the samples, has the
  * mappings it had then, live and from a trace.dat alike.
  */
 #include <string.h>
 
-#include "ustack-dwarf.h"
+#include "ustack-unwind-sample.h"
 #include "ustack-map-history.h"
 #include "ustack-sideband.h"
 
@@ -22,7 +22,7 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
 }
 
 /**
- * ustack_dwarf_unwind - the frames of a sample with registers and a stack copy
+ * ustack_unwind_sample - the frames of a sample with registers and a stack copy
  * @u:		the unwinder
  * @h:		the side-band's history (the mappings)
  * @sb:		a USTACK_SB_SAMPLE record with @sb->regs
@@ -30,12 +30,12 @@ static const struct ustack_mapping *history_map(void *ctx, int tgid, uint64_t va
  * @out:	frames, leaf first
  * @max:	room in @out
  * @res:	how the walk ended
- * @used:	NULL, or a zeroed bitmap (ustack_dwarf_map_bytes() of
+ * @used:	NULL, or a zeroed bitmap (ustack_unwind_sample_map_bytes() of
  *		@sb->stack_size): the words of the copy the walk read
  *
  * Returns the number of frames.
  */
-int ustack_dwarf_unwind(struct ustack_unwinder *u, struct ustack_map_history *h,
+int ustack_unwind_sample(struct ustack_unwinder *u, struct ustack_map_history *h,
 			const struct ustack_sb_rec *sb, int tgid, struct ustack_uframe *out,
 			int max, struct ustack_unwind_result *res, uint8_t *used)
 {

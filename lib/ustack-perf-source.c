@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The perf stack source (see ustack-perfsrc.h).
+ * The perf stack source (see ustack-perf-source.h).
  *
  * Why each attribute of a tracepoint event:
  *  - sample_period 1: every hit is a sample, as every hit is a record in
@@ -35,7 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
-#include "ustack-perfsrc.h"
+#include "ustack-perf-source.h"
 #include "ustack-proc.h"
 #include "ustack-sideband.h"
 #include "ustack-unwind.h"
@@ -72,12 +72,12 @@
 #define DEFAULT_MAX_STACK	127
 
 /**
- * ustack_perfsrc_max_stack - the deepest callchain the kernel gives
+ * ustack_perf_source_max_stack - the deepest callchain the kernel gives
  *
  * Returns kernel.perf_event_max_stack, or perf's default 127 when it
  * cannot be read.
  */
-unsigned int ustack_perfsrc_max_stack(void)
+unsigned int ustack_perf_source_max_stack(void)
 {
 	char *text = ustack_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
 	long v = text ? strtol(text, NULL, 10) : 0;
@@ -97,7 +97,7 @@ static void fill_dwarf(struct perf_event_attr *attr, unsigned int size)
 	attr->exclude_callchain_user = 1;
 }
 
-static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_opts *o,
+static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_source_opts *o,
 		      int id, int pid, int clockid)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -108,13 +108,13 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 	attr->sample_type = SAMPLE_TYPE;
 	attr->sample_id_all = 1;
 	attr->exclude_callchain_kernel = !o->kernel;
-	attr->sample_max_stack = o->max_stack ? o->max_stack : ustack_perfsrc_max_stack();
+	attr->sample_max_stack = o->max_stack ? o->max_stack : ustack_perf_source_max_stack();
 	attr->inherit = pid >= 0;
-	/* the losses no LOST record told: ustack_perf_drain_last() */
+	/* the losses no LOST record told: ustack_perf_sideband_drain_last() */
 	attr->read_format = PERF_FORMAT_LOST;
-	/* until tracing starts (ustack_perf_enable()), as the instance's events */
+	/* until tracing starts (ustack_perf_sideband_enable()), as the instance's events */
 	attr->disabled = 1;
-	ustack_perfsrc_attr_defer(attr, o->defer, false);
+	ustack_perf_source_attr_defer(attr, o->defer, false);
 	if (clockid >= 0) {
 		attr->use_clockid = 1;
 		attr->clockid = clockid;
@@ -124,7 +124,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
 }
 
 /**
- * ustack_perfsrc_open - the tracepoint events of one task (or all) on one CPU
+ * ustack_perf_source_open - the tracepoint events of one task (or all) on one CPU
  * @opts:	what to sample
  * @pid:	the task (inherited by its children), or -1 for every task
  * @cpu:	the CPU
@@ -136,7 +136,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perfsrc_
  * Returns 0; -1 with errno set (EINVAL from a filter: the filter is bad).
  * ENODEV (CPU offline) and ESRCH (task gone) are the caller's to forgive.
  */
-int ustack_perfsrc_open(const struct ustack_perfsrc_opts *opts, int pid, int cpu,
+int ustack_perf_source_open(const struct ustack_perf_source_opts *opts, int pid, int cpu,
 			int clockid, int output, int (*add_fd)(void *ctx, int fd), void *ctx)
 {
 	struct perf_event_attr attr;
@@ -200,7 +200,7 @@ static bool parse_dwarf(const char *rec, size_t size, size_t off, struct ustack_
 }
 
 /**
- * ustack_perfsrc_parse - a PERF_RECORD_SAMPLE of our events as a side-band record
+ * ustack_perf_source_parse - a PERF_RECORD_SAMPLE of our events as a side-band record
  * @rec:	the record, header included, 8-byte aligned
  * @size:	its size
  * @out:	filled in (USTACK_SB_SAMPLE; chain and raw point into @rec)
@@ -210,7 +210,7 @@ static bool parse_dwarf(const char *rec, size_t size, size_t off, struct ustack_
  * and stack (parse_dwarf()). Returns false for a record that does not
  * fit it.
  */
-bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *out)
+bool ustack_perf_source_parse(const char *rec, size_t size, struct ustack_sb_rec *out)
 {
 	uint64_t nr;
 	uint32_t raw_size;
@@ -242,7 +242,7 @@ bool ustack_perfsrc_parse(const char *rec, size_t size, struct ustack_sb_rec *ou
 }
 
 /* @n frames of context @ctx (a PERF_CONTEXT_* marker, 0 before the first) */
-static void count_frames(struct ustack_perfsrc_stack *out, uint64_t ctx, unsigned int n,
+static void count_frames(struct ustack_perf_source_stack *out, uint64_t ctx, unsigned int n,
 			 unsigned int *frames)
 {
 	*frames += n;
@@ -253,7 +253,7 @@ static void count_frames(struct ustack_perfsrc_stack *out, uint64_t ctx, unsigne
 }
 
 /**
- * ustack_perfsrc_stack - the user and kernel parts of a sample's callchain
+ * ustack_perf_source_stack - the user and kernel parts of a sample's callchain
  * @rec:	a USTACK_SB_SAMPLE record
  * @max_stack:	the sample_max_stack the events were opened with
  * @out:	filled in
@@ -264,8 +264,8 @@ static void count_frames(struct ustack_perfsrc_stack *out, uint64_t ctx, unsigne
  * marked truncated, as is one whose record says so (@rec->cut, from a
  * trace.dat, where @max_stack is 0).
  */
-void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
-			  struct ustack_perfsrc_stack *out)
+void ustack_perf_source_stack(const struct ustack_sb_rec *rec, unsigned int max_stack,
+			  struct ustack_perf_source_stack *out)
 {
 	const uint64_t *ip = rec->chain;
 	unsigned int i, start = 0, frames = 0;
@@ -296,7 +296,7 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
 }
 
 /**
- * ustack_perfsrc_attr_defer - ask for deferred user callchains
+ * ustack_perf_source_attr_defer - ask for deferred user callchains
  * @attr:	the attribute
  * @callchain:	the samples' user callchains deferred (defer_callchain)
  * @output:	the event writes PERF_RECORD_CALLCHAIN_DEFERRED records
@@ -305,7 +305,7 @@ void ustack_perfsrc_stack(const struct ustack_sb_rec *rec, unsigned int max_stac
  *
  * A kernel before 6.19 refuses either bit (EINVAL): reserved there.
  */
-void ustack_perfsrc_attr_defer(struct perf_event_attr *attr, bool callchain, bool output)
+void ustack_perf_source_attr_defer(struct perf_event_attr *attr, bool callchain, bool output)
 {
 	uint64_t flags;
 
@@ -319,12 +319,12 @@ void ustack_perfsrc_attr_defer(struct perf_event_attr *attr, bool callchain, boo
 }
 
 /**
- * ustack_perfsrc_defer_probe - does this kernel defer perf's user callchains?
+ * ustack_perf_source_defer_probe - does this kernel defer perf's user callchains?
  *
  * Opens (and closes) a dummy software event of this task with both bits
  * set: a kernel without them refuses the reserved bits.
  */
-bool ustack_perfsrc_defer_probe(void)
+bool ustack_perf_source_defer_probe(void)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -336,7 +336,7 @@ bool ustack_perfsrc_defer_probe(void)
 	attr.sample_type = PERF_SAMPLE_CALLCHAIN;
 	attr.exclude_kernel = 1;
 	attr.disabled = 1;
-	ustack_perfsrc_attr_defer(&attr, true, true);
+	ustack_perf_source_attr_defer(&attr, true, true);
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -345,7 +345,7 @@ bool ustack_perfsrc_defer_probe(void)
 }
 
 /**
- * ustack_perfsrc_parse_deferred - a PERF_RECORD_CALLCHAIN_DEFERRED record
+ * ustack_perf_source_parse_deferred - a PERF_RECORD_CALLCHAIN_DEFERRED record
  * @rec:	the record, header included, 8-byte aligned
  * @size:	its size
  * @out:	filled in (USTACK_SB_DEFERRED; the chain points into @rec)
@@ -354,7 +354,7 @@ bool ustack_perfsrc_defer_probe(void)
  * the sample_id trailer of the side-band event that wrote it. Returns
  * false for another record type or one that does not fit.
  */
-bool ustack_perfsrc_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out)
+bool ustack_perf_source_parse_deferred(const char *rec, size_t size, struct ustack_sb_rec *out)
 {
 	struct perf_event_header hdr;
 	uint64_t nr;
@@ -375,15 +375,15 @@ bool ustack_perfsrc_parse_deferred(const char *rec, size_t size, struct ustack_s
 	memcpy(&out->tid, rec + size - TRAILER_SIZE + 4, 4);
 	memcpy(&out->ts, rec + size - TRAILER_SIZE + 8, 8);
 	memcpy(&out->cpu, rec + size - TRAILER_SIZE + 16, 4);
-	out->cut = ustack_perfsrc_deferred_cut(nr);
+	out->cut = ustack_perf_source_deferred_cut(nr);
 	return true;
 }
 
 /**
- * ustack_perfsrc_deferred_cut - may a deferred chain of @nr frames be cut?
+ * ustack_perf_source_deferred_cut - may a deferred chain of @nr frames be cut?
  * @nr: its frames
  */
-bool ustack_perfsrc_deferred_cut(unsigned int nr)
+bool ustack_perf_source_deferred_cut(unsigned int nr)
 {
 	return nr >= DEFERRED_MAX_FRAMES;
 }
