@@ -2,7 +2,7 @@
 /*
  * The mapping source: how the frames of a stack source find their files.
  * Three implementations, one chosen by the stack source when it starts
- * (ustack-stacksrc.h):
+ * (ustack-stack-source.h):
  *
  *   file ids	deferred stacks name their files by id, announced in the
  *		trace (inode_cache): nothing to feed here, the session binds

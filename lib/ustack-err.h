@@ -44,7 +44,7 @@ enum ustack_err {
 	USTACK_ERR_UW_NO_CFI,
 	USTACK_ERR_UW_BAD_FRAME,
 	USTACK_ERR_UW_LIBDW,
-	/* what a stack source refuses to do here (ustack-stacksrc.h) */
+	/* what a stack source refuses to do here (ustack-stack-source.h) */
 	USTACK_ERR_NO_DEFERRED,		/* no options/userstacktrace_delay */
 	USTACK_ERR_NO_COPY_SIZE,	/* deferred, no user_stack_copy_size */
 	USTACK_ERR_NO_COPIES,		/* the source takes no stack copies */

@@ -22,7 +22,7 @@
 #include "ustack-tracedat-sbfile.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 #include "ustack-warn.h"
 
 struct map_ops {

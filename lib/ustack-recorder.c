@@ -31,7 +31,7 @@
 #include "ustack-io.h"
 #include "ustack-recorder.h"
 #include "ustack-stopsig.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 #include "ustack-warn.h"
 
 /*

@@ -42,7 +42,7 @@
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
 #include "ustack-stream-int.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 #include "ustack-warn.h"
 
 #define DEFAULT_TICK_US		100000

@@ -26,7 +26,7 @@
 #include "ustack-io.h"
 #include "ustack-tracedat-outfile.h"
 #include "ustack-stopsig.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 
 /* What a file's kind is called in a message */
 static const char *kind_name(mode_t mode)

@@ -109,7 +109,7 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
 /*
  * The file's page size must be the size of the sub-buffers in it, the
  * instance's, which may be larger than the top level's (stack copies,
- * ustack-stacksrc.c). libtracecmd 3.1.6 has no call to set it: it reads
+ * ustack-stack-source.c). libtracecmd 3.1.6 has no call to set it: it reads
  * it, when the output is created, from events/header_page of the tracing
  * directory libtracefs names (get_trace_page_size()), and each buffer's
  * own (version 7 files keep one per buffer) from its instance's header

@@ -5,7 +5,7 @@
  * output), then print the summary or write the trace.dat.
  *
  * Where the stacks and their mappings come from is the stack source's
- * (ustack-stacksrc.h), chosen once: this file asks it and its mapping
+ * (ustack-stack-source.h), chosen once: this file asks it and its mapping
  * source (ustack-map-source.h), never which one it is.
  */
 #include <dirent.h>
@@ -34,11 +34,11 @@
 #include "ustack-perf-source.h"
 #include "ustack-proc.h"
 #include "ustack-session.h"
-#include "ustack-stacksrc.h"
+#include "ustack-stack-source.h"
 #include "ustack-stopsig.h"
 #include "ustack-stream.h"
 #include "ustack-tracedat-outfile.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
 

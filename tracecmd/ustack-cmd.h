@@ -26,7 +26,7 @@
 #include "ustack-profile.h"
 #include "ustack-render.h"
 #include "ustack-resolve.h"
-#include "ustack-stacksrc.h"
+#include "ustack-stack-source.h"
 
 struct tep_handle;
 struct ustack_events;

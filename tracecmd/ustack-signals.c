@@ -23,7 +23,7 @@
 
 #include "ustack-instance.h"
 #include "ustack-stopsig.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 #include "ustack-cmd.h"
 
 static struct ustack_instance *signal_ui;
@@ -53,7 +53,7 @@ static void on_signal(int sig)
 		return;
 	}
 	/* Second signal: the user means it. Leave nothing behind. */
-	ustack_tempfiles_unlink_all();
+	ustack_tempfile_unlink_all();
 	if (signal_child > 0)
 		kill(signal_child, SIGTERM);
 	ustack_instance_abandon(signal_ui);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The unwinding mode is the stack source's (lib/ustack-stacksrc.c):
+# The unwinding mode is the stack source's (lib/ustack-stack-source.c):
 # --call-graph asks, the source decides when it opens or refuses with an
 # error code, and the command says the refusal in one line through the
 # source's strerror. Every run uses its own -B instance and checks it is

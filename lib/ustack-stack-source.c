@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The stack sources (ustack-stacksrc.h): the rule that chooses one, and
+ * The stack sources (ustack-stack-source.h): the rule that chooses one, and
  * the three of today behind one table of operations. Each opens the
  * instance the way it needs it, then, started, chooses its mapping source
  * (ustack-map-source.h) and says in one notice what the user gets.
@@ -19,7 +19,7 @@
 #include "ustack-map-source-int.h"
 #include "ustack-perf-source.h"
 #include "ustack-session.h"
-#include "ustack-stacksrc.h"
+#include "ustack-stack-source.h"
 #include "ustack-warn.h"
 
 /* The synchronous option's own limit (the kernel's FTRACE_STACK_ENTRIES) */

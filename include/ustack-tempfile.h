@@ -12,8 +12,8 @@
  * no name (O_TMPFILE, its path "/proc/self/fd/N"), so that not even
  * SIGKILL can leave it behind.
  */
-#ifndef _USTACK_TEMPFILES_H
-#define _USTACK_TEMPFILES_H
+#ifndef _USTACK_TEMPFILE_H
+#define _USTACK_TEMPFILE_H
 
 #include <stdbool.h>
 
@@ -21,6 +21,6 @@ int ustack_tempfile_make(char **path);
 bool ustack_tempfile_unnamed(const char *path);
 void ustack_tempfile_forget(const char *path);
 void ustack_tempfile_remove(const char *path);
-void ustack_tempfiles_unlink_all(void);
+void ustack_tempfile_unlink_all(void);
 
-#endif /* _USTACK_TEMPFILES_H */
+#endif /* _USTACK_TEMPFILE_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The temporary files of a run, in a list a signal handler may walk (see
- * ustack-tempfiles.h). A file is made and put on the list with the stop
+ * ustack-tempfile.h). A file is made and put on the list with the stop
  * signals blocked: a signal between its creation and the list would leave
  * a file nobody knows of.
  *
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "ustack-stopsig.h"
-#include "ustack-tempfiles.h"
+#include "ustack-tempfile.h"
 
 struct tempfile {
 	struct tempfile	*next;
@@ -38,13 +38,13 @@ static void restore_signals(const sigset_t *old)
 }
 
 /*
- * An unnamed file in the directory of @template, or -1. USTACK_TEMPFILES=named
+ * An unnamed file in the directory of @template, or -1. USTACK_TEMPFILE=named
  * takes the fallback everywhere: the tests of the signal handler's unlink
  * need files with names, and no file system here lacks O_TMPFILE.
  */
 static int open_unnamed(const char *template)
 {
-	const char *how = getenv("USTACK_TEMPFILES");
+	const char *how = getenv("USTACK_TEMPFILE");
 	char *copy;
 	int fd;
 
@@ -196,13 +196,13 @@ void ustack_tempfile_remove(const char *path)
 }
 
 /**
- * ustack_tempfiles_unlink_all - remove every temporary file, from anywhere
+ * ustack_tempfile_unlink_all - remove every temporary file, from anywhere
  *
  * Async-signal-safe (unlink() only): for a handler about to _exit(). The
  * list is kept; a later remove finds the files gone, which is harmless.
  * Unnamed files need nothing: they go with the process.
  */
-void ustack_tempfiles_unlink_all(void)
+void ustack_tempfile_unlink_all(void)
 {
 	struct tempfile *t;
 	int saved = errno;
