@@ -46,6 +46,6 @@ bool ustack_filter_any(const struct ustack_filter *f);
 bool ustack_filter_match(struct ustack_filter *f, const struct ustack_sample *s,
 			 uint64_t first_ts);
 
-int ustack_time_parse(const char *arg, struct ustack_time_bound *b);
+int ustack_filter_time_parse(const char *arg, struct ustack_time_bound *b);
 
 #endif /* _USTACK_FILTER_H */

@@ -19,8 +19,8 @@ struct tracefs_instance;
 struct ustack_instance;
 
 /* 0 when tracefs is usable ($TRACEFS_DIR honoured), else a code */
-int ustack_tracefs_check(void);
-const char *ustack_tracefs_strerror(int err, char *buf, size_t size);
+int ustack_instance_tracefs_check(void);
+const char *ustack_instance_tracefs_strerror(int err, char *buf, size_t size);
 
 struct ustack_instance *ustack_instance_open(const char *name);
 /* Remove "ustack-<pid>" instances whose pid is gone (killed runs) */
@@ -57,7 +57,7 @@ int ustack_instance_enable_event(struct ustack_instance *ui, const char *system,
 				 const char *event, const char *filter);
 
 /* The existing event (or system) nearest to a missing one, or NULL; free it */
-char *ustack_event_suggest(const char *system, const char *event);
+char *ustack_instance_event_suggest(const char *system, const char *event);
 
 /* Add @pid to set_event_pid (or set_event_notrace_pid when @notrace). */
 int ustack_instance_add_pid(struct ustack_instance *ui, pid_t pid, bool notrace);

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-char *ustack_read_file(const char *path, size_t *len);
+char *ustack_proc_read_file(const char *path, size_t *len);
 char *ustack_proc_read(int pid, const char *what, size_t *len);
 int ustack_proc_tgid(int pid);
 int ustack_proc_comm(int pid, char *buf, size_t size);

@@ -154,7 +154,7 @@ int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t
  * Records for what exists now, from /proc: every process (@pids NULL) or
  * those listed (ustack-sideband-scan.c)
  */
-int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
+int ustack_sideband_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx);
 
 struct ustack_perf_sideband;
 struct ustack_perf_source_opts;

@@ -10,7 +10,7 @@
 
 #include <signal.h>
 
-void ustack_stop_signals(sigset_t *set);
-void ustack_block_stop_signals(sigset_t *old);
+void ustack_stopsig_signals(sigset_t *set);
+void ustack_stopsig_block(sigset_t *old);
 
 #endif /* _USTACK_STOPSIG_H */

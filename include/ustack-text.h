@@ -45,7 +45,7 @@ enum ustack_text_as {
 	USTACK_TEXT_JS,
 };
 
-int ustack_utf8_decode(const char *s, size_t len, uint32_t *cp);
+int ustack_text_utf8_decode(const char *s, size_t len, uint32_t *cp);
 bool ustack_text_is_control(uint32_t cp);
 
 size_t ustack_text_escape(char *dst, size_t size, const char *s, size_t len,

@@ -73,7 +73,7 @@ struct ustack_uregs {
 	uint64_t	val[USTACK_REG_NR];
 };
 
-int ustack_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
+int ustack_unwind_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
 			   const uint64_t *vals, size_t nr);
 
 /*

@@ -52,12 +52,12 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 };
 
 /**
- * ustack_strerror - the text of an error code
+ * ustack_err_strerror - the text of an error code
  * @err: a negative code: -errno or an enum ustack_err value
  *
  * Never NULL; the string is static.
  */
-const char *ustack_strerror(int err)
+const char *ustack_err_strerror(int err)
 {
 	if (err >= USTACK_ERR__START && err < USTACK_ERR__END)
 		return err_str[err - USTACK_ERR__START];

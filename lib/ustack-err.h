@@ -52,7 +52,7 @@ enum ustack_err {
 	USTACK_ERR__END,
 };
 
-const char *ustack_strerror(int err);
+const char *ustack_err_strerror(int err);
 
 /* True for codes that say the file is not usable ELF. */
 static inline bool ustack_err_bad_elf(int err)

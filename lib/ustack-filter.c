@@ -301,7 +301,7 @@ bool ustack_filter_match(struct ustack_filter *f, const struct ustack_sample *s,
 }
 
 /**
- * ustack_time_parse - a time bound as the command line gives it
+ * ustack_filter_time_parse - a time bound as the command line gives it
  * @arg:	"SECONDS[.FRACTION]", a timestamp as printed (920.105459), or
  *		"+SECONDS[.FRACTION]", from the first event; digits only,
  *		decimals past the microsecond are dropped
@@ -309,7 +309,7 @@ bool ustack_filter_match(struct ustack_filter *f, const struct ustack_sample *s,
  *
  * Returns 0, or -1 when @arg is not such a number.
  */
-int ustack_time_parse(const char *arg, struct ustack_time_bound *b)
+int ustack_filter_time_parse(const char *arg, struct ustack_time_bound *b)
 {
 	uint64_t sec = 0, frac = 0;
 	const char *p = arg;

@@ -54,13 +54,13 @@ struct ustack_instance {
 };
 
 /**
- * ustack_tracefs_check - make sure tracefs is usable
+ * ustack_instance_tracefs_check - make sure tracefs is usable
  *
  * Honours $TRACEFS_DIR. Returns 0, or a negative code for
- * ustack_tracefs_strerror(): USTACK_ERR_TRACEFS_DIR, USTACK_ERR_NO_TRACEFS,
+ * ustack_instance_tracefs_strerror(): USTACK_ERR_TRACEFS_DIR, USTACK_ERR_NO_TRACEFS,
  * or -errno when its instances/ directory is not writable.
  */
-int ustack_tracefs_check(void)
+int ustack_instance_tracefs_check(void)
 {
 	const char *env = getenv("TRACEFS_DIR");
 	const char *dir;
@@ -83,14 +83,14 @@ int ustack_tracefs_check(void)
 }
 
 /**
- * ustack_tracefs_strerror - the one-line reason tracefs is not usable
- * @err:	what ustack_tracefs_check() returned
+ * ustack_instance_tracefs_strerror - the one-line reason tracefs is not usable
+ * @err:	what ustack_instance_tracefs_check() returned
  * @buf:	where to write it
  * @size:	room in @buf
  *
  * Returns @buf.
  */
-const char *ustack_tracefs_strerror(int err, char *buf, size_t size)
+const char *ustack_instance_tracefs_strerror(int err, char *buf, size_t size)
 {
 	const char *dir;
 
@@ -105,7 +105,7 @@ const char *ustack_tracefs_strerror(int err, char *buf, size_t size)
 	default:
 		dir = tracefs_tracing_dir();
 		snprintf(buf, size, "cannot create instances in %s/instances: %s",
-			 dir ? dir : "tracefs", ustack_strerror(err));
+			 dir ? dir : "tracefs", ustack_err_strerror(err));
 	}
 	return buf;
 }
@@ -171,7 +171,7 @@ static int save_file(struct ustack_instance *ui, const char *file, const char *p
 		if (!strcmp(sf->path, path))
 			return 0;
 	}
-	old = ustack_read_file(path, NULL);
+	old = ustack_proc_read_file(path, NULL);
 	if (!old)
 		return -1;
 	sf = calloc(1, sizeof(*sf));
@@ -343,7 +343,7 @@ static void nearer(const char *want, const char *cand, char **best, size_t *best
 }
 
 /**
- * ustack_event_suggest - the event name nearest to one that does not exist
+ * ustack_instance_event_suggest - the event name nearest to one that does not exist
  * @system:	the system asked for (no pattern)
  * @event:	the event asked for, or NULL for a whole system
  *
@@ -353,7 +353,7 @@ static void nearer(const char *want, const char *cand, char **best, size_t *best
  *
  * Returns a string to free, or NULL.
  */
-char *ustack_event_suggest(const char *system, const char *event)
+char *ustack_instance_event_suggest(const char *system, const char *event)
 {
 	char **systems, **events, *want, *cand, *best = NULL;
 	size_t best_d, i, j;
@@ -669,7 +669,7 @@ static void teardown(struct ustack_instance *ui, bool abandon)
 
 	if (!ui || ui->torn_down)
 		return;
-	ustack_block_stop_signals(&old);
+	ustack_stopsig_block(&old);
 	ui->torn_down = 1;
 	for (i = 0; i < ui->nr_fds; i++)
 		close(ui->fds[i]);

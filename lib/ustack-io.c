@@ -8,7 +8,7 @@
 #include "ustack-io.h"
 
 /**
- * ustack_write_all - write all of @len bytes of @buf to @fd
+ * ustack_io_write_all - write all of @len bytes of @buf to @fd
  * @fd:		the descriptor
  * @buf:	the bytes
  * @len:	how many
@@ -17,7 +17,7 @@
  * A short write is continued, an interrupted one retried. Returns 0, or
  * -1 with errno set (EIO when the descriptor took nothing).
  */
-int ustack_write_all(int fd, const void *buf, size_t len, size_t *done)
+int ustack_io_write_all(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
 	ssize_t w;

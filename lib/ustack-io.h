@@ -8,6 +8,6 @@
 
 #include <stddef.h>
 
-int ustack_write_all(int fd, const void *buf, size_t len, size_t *done);
+int ustack_io_write_all(int fd, const void *buf, size_t len, size_t *done);
 
 #endif /* _USTACK_IO_H */

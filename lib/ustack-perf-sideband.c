@@ -124,7 +124,7 @@ static int open_event(struct perf_event_attr *attr, int pid, int cpu)
 
 static void explain(int err, char *why, size_t size)
 {
-	char *paranoid = ustack_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
+	char *paranoid = ustack_proc_read_file("/proc/sys/kernel/perf_event_paranoid", NULL);
 
 	if (paranoid)
 		paranoid[strcspn(paranoid, "\n")] = '\0';
@@ -698,6 +698,6 @@ struct ustack_perf_sideband *ustack_perf_sideband_start(const int *pids, size_t 
 	p = ustack_perf_sideband_open(&po, why, why_size);
 	free(tids);
 	if (p)
-		ustack_sb_scan(pids, nr_pids, now, fn, ctx);
+		ustack_sideband_scan(pids, nr_pids, now, fn, ctx);
 	return p;
 }

@@ -79,7 +79,7 @@
  */
 unsigned int ustack_perf_source_max_stack(void)
 {
-	char *text = ustack_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
+	char *text = ustack_proc_read_file("/proc/sys/kernel/perf_event_max_stack", NULL);
 	long v = text ? strtol(text, NULL, 10) : 0;
 
 	free(text);

@@ -42,14 +42,14 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 }
 
 /**
- * ustack_read_file - the whole content of a file
+ * ustack_proc_read_file - the whole content of a file
  * @path:	the file
  * @len:	set to the length read (may be NULL)
  *
  * Returns a NUL-terminated buffer to free(), "" for an empty file, or NULL
  * with errno set.
  */
-char *ustack_read_file(const char *path, size_t *len)
+char *ustack_proc_read_file(const char *path, size_t *len)
 {
 	size_t n = 0;
 	char *buf;
@@ -76,14 +76,14 @@ char *ustack_read_file(const char *path, size_t *len)
  * @what:	file under its /proc directory ("maps", "comm", "status")
  * @len:	set to the length read (may be NULL)
  *
- * As ustack_read_file(): NULL when the task is gone.
+ * As ustack_proc_read_file(): NULL when the task is gone.
  */
 char *ustack_proc_read(int pid, const char *what, size_t *len)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
-	return ustack_read_file(path, len);
+	return ustack_proc_read_file(path, len);
 }
 
 /**

@@ -90,7 +90,7 @@ static void set_error(struct rec_cpu *rc, int err)
 static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
 {
 	size_t done;
-	int ret = ustack_write_all(rc->out, buf, len, &done);
+	int ret = ustack_io_write_all(rc->out, buf, len, &done);
 
 	/* what went out counts, also before a failure */
 	add_bytes(rc, done);
@@ -364,7 +364,7 @@ int ustack_recorder_start(struct ustack_recorder *rec)
 	sigset_t set, old;
 	int cpu, ret = 0;
 
-	ustack_stop_signals(&set);
+	ustack_stopsig_signals(&set);
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (cpu = 0; cpu < rec->nr_cpus && !ret; cpu++) {

@@ -479,7 +479,7 @@ const char *ustack_render_unwind_end(const struct ustack_sample *s)
 		code = USTACK_ERR_UW_LIBDW;
 	t = text[code - USTACK_ERR__START];
 	if (!t[0])
-		snprintf(t, sizeof(text[0]), "[unwind: %s]", ustack_strerror(code));
+		snprintf(t, sizeof(text[0]), "[unwind: %s]", ustack_err_strerror(code));
 	return t;
 }
 

@@ -397,7 +397,7 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 		r->said_resources = true;
 		ustack_warning("%s: %s: its frames and those of files after it may stay unresolved "
 			       "(raise ulimit -n, or free memory)",
-			       d->err_file ? d->err_file : path, ustack_strerror(d->err));
+			       d->err_file ? d->err_file : path, ustack_err_strerror(d->err));
 	}
 	if (ustack_htable_add(&r->dsos, &d->node, h)) {
 		dso_free(d);
@@ -514,9 +514,9 @@ int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size)
 	if (!err)
 		buf[0] = '\0';
 	else if (dso && dso->err_file)
-		snprintf(buf, size, "%s: %s", dso->err_file, ustack_strerror(err));
+		snprintf(buf, size, "%s: %s", dso->err_file, ustack_err_strerror(err));
 	else
-		snprintf(buf, size, "%s", ustack_strerror(err));
+		snprintf(buf, size, "%s", ustack_err_strerror(err));
 	return err;
 }
 

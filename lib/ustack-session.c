@@ -368,7 +368,7 @@ const char *ustack_session_error(const struct ustack_session *s, char *buf, size
 			 "the memory budget of %zu MiB (USTACK_MEMORY_BUDGET_MB)",
 			 s->opts.mem_budget >> 20);
 	else
-		snprintf(buf, size, "%s", ustack_strerror(s->err));
+		snprintf(buf, size, "%s", ustack_err_strerror(s->err));
 	return buf;
 }
 

@@ -100,7 +100,7 @@ static void scan_process(int pid, uint64_t ts, ustack_sb_fn fn, void *ctx)
 }
 
 /**
- * ustack_sb_scan - records for the processes that exist now
+ * ustack_sideband_scan - records for the processes that exist now
  * @pids:	the processes (thread group ids), or NULL for every process
  * @nr_pids:	entries in @pids
  * @ts:		the time the records get: when the perf events were opened,
@@ -112,7 +112,7 @@ static void scan_process(int pid, uint64_t ts, ustack_sb_fn fn, void *ctx)
  * Processes gone meanwhile are skipped. Returns 0, or -1 when /proc cannot
  * be read.
  */
-int ustack_sb_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx)
+int ustack_sideband_scan(const int *pids, size_t nr_pids, uint64_t ts, ustack_sb_fn fn, void *ctx)
 {
 	struct dirent *de;
 	size_t i;

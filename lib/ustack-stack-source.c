@@ -650,13 +650,13 @@ const char *ustack_stack_source_strerror(const struct ustack_stack_source *ss, i
 		snprintf(buf, size, "--stack-source=%s: %s", name,
 			 ustack_map_source_no_perf(ss->maps));
 	else if (err >= USTACK_ERR_NO_DEFERRED && err <= USTACK_ERR_NO_PERF)
-		snprintf(buf, size, "--stack-source=%s: %s", name, ustack_strerror(err));
+		snprintf(buf, size, "--stack-source=%s: %s", name, ustack_err_strerror(err));
 	else if (err == -ENOMEM)
-		snprintf(buf, size, "%s", ustack_strerror(USTACK_ERR_NOMEM));
+		snprintf(buf, size, "%s", ustack_err_strerror(USTACK_ERR_NOMEM));
 	else if (ss->failed[0])
-		snprintf(buf, size, "%s: %s", ss->failed, ustack_strerror(err));
+		snprintf(buf, size, "%s: %s", ss->failed, ustack_err_strerror(err));
 	else
-		snprintf(buf, size, "%s", ustack_strerror(err));
+		snprintf(buf, size, "%s", ustack_err_strerror(err));
 	return buf;
 }
 

@@ -8,10 +8,10 @@
 #include "ustack-stopsig.h"
 
 /**
- * ustack_stop_signals - fill @set with the stop signals
+ * ustack_stopsig_signals - fill @set with the stop signals
  * @set: the set (emptied first)
  */
-void ustack_stop_signals(sigset_t *set)
+void ustack_stopsig_signals(sigset_t *set)
 {
 	sigemptyset(set);
 	sigaddset(set, SIGINT);
@@ -20,15 +20,15 @@ void ustack_stop_signals(sigset_t *set)
 }
 
 /**
- * ustack_block_stop_signals - hold off the stop signals in this thread
+ * ustack_stopsig_block - hold off the stop signals in this thread
  * @old: the mask before, for pthread_sigmask(SIG_SETMASK, ...), or NULL
  *
  * Async-signal-safe (pthread_sigmask() only).
  */
-void ustack_block_stop_signals(sigset_t *old)
+void ustack_stopsig_block(sigset_t *old)
 {
 	sigset_t set;
 
-	ustack_stop_signals(&set);
+	ustack_stopsig_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }

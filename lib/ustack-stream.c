@@ -531,7 +531,7 @@ int ustack_stream_start(struct ustack_stream *st)
 		st->running = true;
 		return 0;
 	}
-	ustack_stop_signals(&set);
+	ustack_stopsig_signals(&set);
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	ret = pthread_create(&st->thread, NULL, reader_thread, st);

@@ -128,7 +128,7 @@ int ustack_tempfile_make(char **path)
 	sigset_t old;
 	int fd, keep, err;
 
-	ustack_block_stop_signals(&old);
+	ustack_stopsig_block(&old);
 	keep = open_unnamed(*path);
 	if (keep >= 0) {
 		fd = make_unnamed(path, keep);
@@ -170,7 +170,7 @@ void ustack_tempfile_forget(const char *path)
 	struct tempfile *volatile *pp, *t = NULL;
 	sigset_t old;
 
-	ustack_block_stop_signals(&old);
+	ustack_stopsig_block(&old);
 	for (pp = &tempfiles; *pp; pp = &(*pp)->next) {
 		if (!strcmp((*pp)->path, path)) {
 			t = *pp;

@@ -29,7 +29,7 @@ struct piece {
 };
 
 /**
- * ustack_utf8_decode - read one UTF-8 character
+ * ustack_text_utf8_decode - read one UTF-8 character
  * @s:		the text
  * @len:	bytes in @s, at least 1
  * @cp:		set to the character's code point
@@ -40,7 +40,7 @@ struct piece {
  * ill-formed sequence's maximal subpart (1 to 3): the bytes that one
  * U+FFFD stands for.
  */
-int ustack_utf8_decode(const char *s, size_t len, uint32_t *cp)
+int ustack_text_utf8_decode(const char *s, size_t len, uint32_t *cp)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -242,7 +242,7 @@ static void next_piece(const char *s, size_t len, size_t max, enum ustack_text_a
 				break;
 			i++;
 		} else {
-			n = ustack_utf8_decode(s + i, len - i, &cp);
+			n = ustack_text_utf8_decode(s + i, len - i, &cp);
 			if (n < 0 || !wide_plain(cp, as))
 				break;
 			i += n;
@@ -261,7 +261,7 @@ static void next_piece(const char *s, size_t len, size_t max, enum ustack_text_a
 		pc->used = 1;
 		return;
 	}
-	n = ustack_utf8_decode(s, len, &cp);
+	n = ustack_text_utf8_decode(s, len, &cp);
 	piece_wide(pc, u, n, cp, as);
 	pc->used = n < 0 ? -n : n;
 }
@@ -448,7 +448,7 @@ size_t ustack_text_cut(const char *s, size_t len)
 			/* a lead byte: cut when all that follows it matched */
 			if (u[start] < 0xc2 || u[start] > 0xf4)
 				return len;
-			return ustack_utf8_decode(s + start, k, &cp) == -(int)k ? start : len;
+			return ustack_text_utf8_decode(s + start, k, &cp) == -(int)k ? start : len;
 		}
 	}
 	return len;

@@ -34,7 +34,7 @@
 #include <trace-cmd.h>
 
 #include "tracecmd-private-decls.h"
-#include "ustack-interpose.h"
+#include "ustack-tracedat-interpose.h"
 
 /*
  * libtracecmd parses the file's copy of /proc/kallsyms while it opens the
@@ -171,13 +171,13 @@ int tracecmd_uncompress_chunk(struct tracecmd_compression *handle,
 }
 
 /**
- * ustack_interpose_skip_kallsyms - open the next file without kallsyms
+ * ustack_tracedat_interpose_skip_kallsyms - open the next file without kallsyms
  * @skip:	true while libtracecmd opens a file whose kernel symbols no
  *		output shows
  * @fd:		the descriptor libtracecmd reads the file through (-1: none)
  * @block:	the offset of the file's compressed kallsyms block (0: none)
  */
-void ustack_interpose_skip_kallsyms(bool skip, int fd, uint64_t block)
+void ustack_tracedat_interpose_skip_kallsyms(bool skip, int fd, uint64_t block)
 {
 	skip_kallsyms = skip;
 	skip_fd = fd;
@@ -185,10 +185,10 @@ void ustack_interpose_skip_kallsyms(bool skip, int fd, uint64_t block)
 }
 
 /**
- * ustack_interpose_lazy_chunks - leave the CPUs' first chunks undecompressed
+ * ustack_tracedat_interpose_lazy_chunks - leave the CPUs' first chunks undecompressed
  * @lazy: true while libtracecmd opens a buffer that ustack-tracedat-cpu.c reads
  */
-void ustack_interpose_lazy_chunks(bool lazy)
+void ustack_tracedat_interpose_lazy_chunks(bool lazy)
 {
 	lazy_chunks = lazy;
 }

@@ -150,7 +150,7 @@ static int copy_into(int out, const char *path)
 	while ((r = read(in, buf, sizeof(buf))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || ustack_write_all(out, buf, r, NULL) < 0)
+		if (r < 0 || ustack_io_write_all(out, buf, r, NULL) < 0)
 			break;
 	}
 	err = errno;
@@ -206,10 +206,10 @@ static int put_in_place(struct ustack_tracedat_outfile *of, const char *tmp)
 	if (of->stream_fd >= 0) {
 		ret = copy_into(of->stream_fd, tmp);
 		if (!ret)
-			ustack_block_stop_signals(NULL);
+			ustack_stopsig_block(NULL);
 		return ret;
 	}
-	ustack_block_stop_signals(&old);
+	ustack_stopsig_block(&old);
 	ret = publish(of, tmp);
 	if (!ret) {
 		ustack_tempfile_forget(tmp);

@@ -25,7 +25,7 @@
 #include <tracefs.h>
 
 #include "tracecmd-private-decls.h"
-#include "ustack-interpose.h"
+#include "ustack-tracedat-interpose.h"
 #include "ustack-err.h"
 #include "ustack-open.h"
 #include "ustack-tracedat-check.h"
@@ -160,7 +160,7 @@ static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_
 		return 0;
 	fd = ustack_open_regular(o->file);
 	if (fd < 0) {
-		snprintf(why, size, "cannot read it back: %s", ustack_strerror(fd));
+		snprintf(why, size, "cannot read it back: %s", ustack_err_strerror(fd));
 		return -1;
 	}
 	ret = ustack_tracedat_check_layout(fd, &layout, why, size);
@@ -383,11 +383,11 @@ static int open_input(struct ustack_tracedat *td, bool kernel_symbols)
 
 	if (fd < 0)
 		return -errno;
-	ustack_interpose_skip_kallsyms(!kernel_symbols, fd, td->layout.kallsyms_block);
+	ustack_tracedat_interpose_skip_kallsyms(!kernel_symbols, fd, td->layout.kallsyms_block);
 	/* the handle owns @fd, closed with it (or by its failure) */
 	errno = 0;
 	td->top = tracecmd_open_fd(fd, 0);
-	ustack_interpose_skip_kallsyms(false, -1, 0);
+	ustack_tracedat_interpose_skip_kallsyms(false, -1, 0);
 	return td->top ? 0 : lib_failure(errno, USTACK_ERR_UNREADABLE);
 }
 
@@ -456,11 +456,11 @@ static int open_inputs(struct ustack_tracedat *td, const char *instance, bool ke
 {
 	int err;
 
-	ustack_interpose_lazy_chunks(lazy);
+	ustack_tracedat_interpose_lazy_chunks(lazy);
 	err = open_input(td, kernel_symbols);
 	if (!err)
 		err = open_buffer(td, instance);
-	ustack_interpose_lazy_chunks(false);
+	ustack_tracedat_interpose_lazy_chunks(false);
 	if (err)
 		return err;
 	if (open_own(td) || !lazy)
@@ -524,11 +524,11 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		break;
 	case USTACK_ERR_CORRUPT:
 		snprintf(buf, size, "%s: corrupt trace.dat: %s", file,
-			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
+			 td->why ? td->why : ustack_err_strerror(USTACK_ERR_NOMEM));
 		break;
 	case USTACK_ERR_BUDGET:
 		snprintf(buf, size, "%s: %s", file,
-			 td->why ? td->why : ustack_strerror(USTACK_ERR_NOMEM));
+			 td->why ? td->why : ustack_err_strerror(USTACK_ERR_NOMEM));
 		break;
 	case USTACK_ERR_UNREADABLE:
 		snprintf(buf, size, "%s: cannot read this trace.dat file", file);
@@ -540,14 +540,14 @@ const char *ustack_tracedat_strerror(const struct ustack_tracedat *td, char *buf
 		snprintf(buf, size, "%s: cannot read buffer %s", file, td->name);
 		break;
 	case USTACK_ERR_NOMEM:
-		snprintf(buf, size, "%s", ustack_strerror(err));
+		snprintf(buf, size, "%s", ustack_err_strerror(err));
 		break;
 	default:
 		/* a read of the structure check that failed: it says where */
 		if (td->why)
 			snprintf(buf, size, "cannot read %s: %s", file, td->why);
 		else
-			snprintf(buf, size, "cannot open %s: %s", file, ustack_strerror(err));
+			snprintf(buf, size, "cannot open %s: %s", file, ustack_err_strerror(err));
 	}
 	return buf;
 }

@@ -43,7 +43,7 @@ int ustack_unwind_sample(struct ustack_unwinder *u, struct ustack_map_history *h
 	struct ustack_uregs regs;
 
 	memset(res, 0, sizeof(*res));
-	if (!sb->regs || ustack_uregs_from_perf(&regs, sb->regs_mask, sb->regs,
+	if (!sb->regs || ustack_unwind_uregs_from_perf(&regs, sb->regs_mask, sb->regs,
 						__builtin_popcountll(sb->regs_mask))) {
 		res->err = USTACK_UNWIND_E_NO_REGS;
 		return 0;

@@ -125,7 +125,7 @@ static const int err_code[USTACK_UNWIND_E_NR] = {
  * @err: a USTACK_UNWIND_* value
  *
  * Returns 0 for a complete walk, else a negative enum ustack_err code
- * (text: ustack_strerror()).
+ * (text: ustack_err_strerror()).
  */
 int ustack_unwind_errcode(enum ustack_unwind_err err)
 {
@@ -142,7 +142,7 @@ const char *ustack_unwind_strerror(enum ustack_unwind_err err)
 {
 	if (err == USTACK_UNWIND_OK)
 		return "complete";
-	return ustack_strerror(ustack_unwind_errcode(err));
+	return ustack_err_strerror(ustack_unwind_errcode(err));
 }
 
 /**
@@ -163,7 +163,7 @@ const char *ustack_unwind_how_str(enum ustack_unwind_how how)
 }
 
 /**
- * ustack_uregs_from_perf - registers from a PERF_SAMPLE_REGS_USER record
+ * ustack_unwind_uregs_from_perf - registers from a PERF_SAMPLE_REGS_USER record
  * @regs: filled
  * @sample_mask: the event's sample_regs_user
  * @vals: the values, one per bit of @sample_mask, lowest bit first
@@ -171,7 +171,7 @@ const char *ustack_unwind_how_str(enum ustack_unwind_how how)
  *
  * Returns 0, or -1 when @nr does not match @sample_mask.
  */
-int ustack_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
+int ustack_unwind_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
 			   const uint64_t *vals, size_t nr)
 {
 	size_t i = 0;

@@ -124,7 +124,7 @@ static void open_instance(struct capture *c)
 	/* What a SIGKILL'ed run left goes first: it may trace everything */
 	ustack_instance_reap(say_reaped);
 	/* A second signal before the handler knows the instance would keep it */
-	ustack_block_stop_signals(&old);
+	ustack_stopsig_block(&old);
 	c->ui = ustack_instance_open(name);
 	if (!c->ui)
 		die("cannot create instance %s: %s", name ? name : "ustack-<pid>",
@@ -237,7 +237,7 @@ static void enable_helpers(struct capture *c)
 static void __attribute__((noreturn)) unknown_event(const struct event_spec *ev)
 {
 	const char *colon = ev->event ? ":" : "", *event = ev->event ? ev->event : "";
-	char *near = ustack_event_suggest(ev->system, ev->event);
+	char *near = ustack_instance_event_suggest(ev->system, ev->event);
 
 	if (near)
 		die("unknown event %s%s%s (did you mean %s? trace-cmd list -e lists them all)",
@@ -739,9 +739,9 @@ static void check_capture_env(void)
 
 	if (geteuid() != 0)
 		die("must be run as root (tracefs instances need it)");
-	ret = ustack_tracefs_check();
+	ret = ustack_instance_tracefs_check();
 	if (ret < 0)
-		die("%s", ustack_tracefs_strerror(ret, msg, sizeof(msg)));
+		die("%s", ustack_instance_tracefs_strerror(ret, msg, sizeof(msg)));
 }
 
 /* The processes the side-band watches: -P's and the command, else all. */
@@ -959,7 +959,7 @@ static void tear_down(struct capture *c)
 	 * The run is over and exit() follows: a signal now would find the
 	 * instance half freed. It stays pending until the process is gone.
 	 */
-	ustack_block_stop_signals(NULL);
+	ustack_stopsig_block(NULL);
 	exiting_capture = NULL;
 	ustack_signals_guard(NULL);
 	ustack_stream_free(c->stream);

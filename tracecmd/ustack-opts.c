@@ -381,7 +381,7 @@ static void parse_tree(struct ustack_opts *o, const char *arg, struct argp_state
 static void parse_time(const char *arg, const char *what, struct ustack_time_bound *b,
 		       struct argp_state *state)
 {
-	if (ustack_time_parse(arg, b))
+	if (ustack_filter_time_parse(arg, b))
 		argp_error(state, "bad %s '%s' (want a timestamp as printed, such as "
 			   "920.105459, or +SECONDS after the first event)", what, arg);
 }

@@ -74,7 +74,7 @@ void ustack_signals_install(void)
 		stop_pipe[0] = stop_pipe[1] = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	ustack_stop_signals(&sa.sa_mask);
+	ustack_stopsig_signals(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

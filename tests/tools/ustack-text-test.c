@@ -255,7 +255,7 @@ static void decode(const char *s)
 	int n;
 
 	while (len) {
-		n = ustack_utf8_decode(s, len, &cp);
+		n = ustack_text_utf8_decode(s, len, &cp);
 		if (n > 0)
 			printf("U+%04X\n", cp);
 		else

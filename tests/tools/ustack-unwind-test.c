@@ -274,7 +274,7 @@ static void do_sample(struct state *st, const char *rec, size_t size)
 	if (!take(&c, NULL, stack_size) || (stack_size && !take(&c, &dyn, 8)))
 		goto bad;
 	fp = fp_count(ips, nr);
-	if (!abi || ustack_uregs_from_perf(&uregs, USTACK_REGS_USER_X86_64, regs, nregs))
+	if (!abi || ustack_unwind_uregs_from_perf(&uregs, USTACK_REGS_USER_X86_64, regs, nregs))
 		uregs.mask = 0;
 	in.tgid = pt[0];
 	in.tid = pt[1];

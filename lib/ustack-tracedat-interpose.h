@@ -4,13 +4,13 @@
  * defines in place of libtracecmd's and libtraceevent's own
  * (ustack-tracedat-interpose.c says which, why, and what each does).
  */
-#ifndef _USTACK_INTERPOSE_H
-#define _USTACK_INTERPOSE_H
+#ifndef _USTACK_TRACEDAT_INTERPOSE_H
+#define _USTACK_TRACEDAT_INTERPOSE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-void ustack_interpose_skip_kallsyms(bool skip, int fd, uint64_t block);
-void ustack_interpose_lazy_chunks(bool lazy);
+void ustack_tracedat_interpose_skip_kallsyms(bool skip, int fd, uint64_t block);
+void ustack_tracedat_interpose_lazy_chunks(bool lazy);
 
-#endif /* _USTACK_INTERPOSE_H */
+#endif /* _USTACK_TRACEDAT_INTERPOSE_H */
