@@ -904,7 +904,8 @@ size_t ustack_profile_put_text(FILE *fp, const char *s, size_t max)
 	if (width <= max)
 		return ustack_text_fput_chars(fp, s, width, USTACK_TEXT_TERM);
 	n = ustack_text_fput_chars(fp, s, max > 3 ? max - 3 : 0, USTACK_TEXT_TERM);
-	fputs("..." + (max < 3 ? 3 - max : 0), fp);
+	/* as many dots as there is room for, at most three */
+	fprintf(fp, "%.*s", (int)(max < 3 ? max : 3), "...");
 	return n + (max < 3 ? max : 3);
 }
 
