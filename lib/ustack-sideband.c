@@ -831,8 +831,8 @@ static bool repeats(const struct prev_slot *sl, const struct ustack_sb_rec *r)
 {
 	return sl->tid == r->tid && sl->pid == r->pid && sl->cut == r->cut &&
 	       sl->nr_chain == r->nr_chain && sl->raw_size == r->raw_size &&
-	       !memcmp(sl->data, r->chain, r->nr_chain * 8) &&
-	       !memcmp(sl->data + r->nr_chain, r->raw, r->raw_size);
+	       (!r->nr_chain || !memcmp(sl->data, r->chain, r->nr_chain * 8)) &&
+	       (!r->raw_size || !memcmp(sl->data + r->nr_chain, r->raw, r->raw_size));
 }
 
 /* @r becomes its thread's last sample; when out of memory, no one's */
@@ -843,8 +843,14 @@ static void remember(struct prev_slot *sl, const struct ustack_sb_rec *r)
 	sl->tid = 0;
 	if (ustack_array_grow((void **)&sl->data, &sl->alloc, need, 8))
 		return;
-	memcpy(sl->data, r->chain, r->nr_chain * 8);
-	memcpy(sl->data + r->nr_chain, r->raw, r->raw_size);
+	/*
+	 * A record read back without chain= has no pointer there, and one
+	 * with an empty raw= as well leaves no room: memcpy() wants both real
+	 */
+	if (r->nr_chain)
+		memcpy(sl->data, r->chain, r->nr_chain * 8);
+	if (r->raw_size)
+		memcpy(sl->data + r->nr_chain, r->raw, r->raw_size);
 	sl->tid = r->tid;
 	sl->pid = r->pid;
 	sl->cut = r->cut;
