@@ -11,6 +11,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "ustack-events.h"
 #include "ustack-output.h"
 #include "ustack-render.h"
 #include "ustack-render-int.h"
@@ -133,7 +134,8 @@ const char *ustack_stats_sync_note(const struct ustack_stats *st)
 static void print_header(struct ustack_output *o, const struct ustack_sample *s)
 {
 	trace_seq_reset(&o->seq);
-	if (s->record) {
+	/* a record shorter than its format: its fields are not read */
+	if (s->record && ustack_events_record_fits(o->tep, s->event, s->record)) {
 		/* the name the task had at the event, not the pid's last one */
 		trace_seq_printf(&o->seq, "%16s-%-7d ", s->comm ? s->comm : "<...>", s->pid);
 		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",
