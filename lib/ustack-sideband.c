@@ -434,7 +434,8 @@ static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
 {
 	ssize_t n = parse_hex(hex, len, sample_raw, SAMPLE_RAW_MAX);
 
-	if (n < 0)
+	/* an event's payload has its common fields at least: never empty */
+	if (n <= 0)
 		return -1;
 	r->raw = sample_raw;
 	r->raw_size = n;
@@ -844,8 +845,9 @@ static void remember(struct prev_slot *sl, const struct ustack_sb_rec *r)
 	if (ustack_array_grow((void **)&sl->data, &sl->alloc, need, 8))
 		return;
 	/*
-	 * A record read back without chain= has no pointer there, and one
-	 * with an empty raw= as well leaves no room: memcpy() wants both real
+	 * A record read back without chain= has no pointer there, and a
+	 * payload of 0 bytes (only a writer could be given one) with no
+	 * chain leaves no room: memcpy() wants real pointers
 	 */
 	if (r->nr_chain)
 		memcpy(sl->data, r->chain, r->nr_chain * 8);
