@@ -19,7 +19,9 @@
  *			h short hold time, B a memory budget of 64 KiB
  *	+N		time passes: N ns (decimal), the session is told
  *	!CPU N		the reader lost N events on CPU (N <= 0: unknown)
- *	ev CPU HEX	a record of the tracefs formats, its data in hex
+ *	ev CPU HEX	a record of the tracefs formats, its data in hex (an
+ *			event, its user_unwind_cookie and user_unwind_copy:
+ *			a deferred stack copy, unwound as a sample's is)
  *	ustack-...	a marker (info, maps) as it is
  *	anything else	a side-band record without its "ustack-sb " marker
  * "path=@" in a record stands for "path=" and the symfs of tests/data:
@@ -122,6 +124,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tep_set_page_size(tep, 4096);
 	load("ftrace", "formats/user_unwind_cookie.format");
 	load("ftrace", "formats/user_unwind_stack.format");
+	/* deferred stack copies, unwound by the session as the samples' */
+	load("ftrace", "formats/user_unwind_copy.format");
 	load("inode_cache", "formats/inode_cache.format");
 	load("ftrace", "session/kernel_stack.format");
 	load("ftrace", "session/user_stack.format");
