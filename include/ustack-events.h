@@ -146,6 +146,9 @@ const char *ustack_events_task_comm(const struct ustack_events *ev, const struct
 const char *ustack_events_sideband_text(const struct ustack_events *ev,
 					const struct tep_record *rec);
 
+bool ustack_events_record_fits(struct tep_handle *tep, const struct tep_event *event,
+			       const struct tep_record *rec);
+
 /* The info marker a capture writes, and the helpers it names */
 int ustack_events_info_text(char *buf, size_t size, bool deferred, unsigned int helpers,
 			    int until_exec, unsigned int max_stack);

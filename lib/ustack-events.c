@@ -804,6 +804,62 @@ const char *ustack_events_task_comm(const struct ustack_events *ev, const struct
 	return field_comm(ev, rec, f->comm, comm, size);
 }
 
+/* A field's bytes inside the record; a dynamic array's and its text's too */
+static bool field_fits(struct tep_handle *tep, const struct tep_format_field *f,
+		       const struct tep_record *rec)
+{
+	const char *data = rec->data;
+	unsigned long long loc, off, len;
+
+	if (f->offset < 0 || f->size < 0 || (size_t)f->offset + f->size > (size_t)rec->size)
+		return false;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+		return true;
+	/* where libtraceevent finds the array: offset, and length above it */
+	loc = tep_read_number(tep, data + f->offset, f->size);
+	off = loc & 0xffff;
+	len = (loc >> 16) & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	if (off + len > (unsigned long long)rec->size)
+		return false;
+	/* a string is printed up to its NUL, which the kernel puts inside */
+	return !(f->flags & TEP_FIELD_IS_STRING) || !len || memchr(data + off, '\0', len);
+}
+
+static bool fields_fit(struct tep_handle *tep, const struct tep_format_field *f,
+		       const struct tep_record *rec)
+{
+	for (; f; f = f->next)
+		if (!field_fits(tep, f, rec))
+			return false;
+	return true;
+}
+
+/**
+ * ustack_events_record_fits - a record holds every field its format names
+ * @tep:	the formats
+ * @event:	the record's event, NULL when its type is unknown
+ * @rec:	the record
+ *
+ * libtraceevent prints a record's fields where its format says they are,
+ * and its dynamic arrays where the record says, without looking at the
+ * record's size: a record of a damaged file may be shorter, or point past
+ * its end. Returns true when every field (the common ones of the first
+ * format for an unknown type) lies inside it, and every dynamic array
+ * and string too.
+ */
+bool ustack_events_record_fits(struct tep_handle *tep, const struct tep_event *event,
+			       const struct tep_record *rec)
+{
+	if (!event)
+		event = tep_get_first_event(tep);
+	if (!event)
+		return false;
+	return fields_fit(tep, event->format.common_fields, rec) &&
+	       fields_fit(tep, event->format.fields, rec);
+}
+
 /**
  * ustack_events_sideband_text - the text of one of our side-band records
  * @ev:		the events

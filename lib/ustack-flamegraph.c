@@ -797,8 +797,11 @@ static void put_events(struct fgraph *g, FILE *fp)
 
 	if (!v)
 		return;
-	memcpy(v, p->events, p->nr_events * sizeof(*v));
-	qsort(v, p->nr_events, sizeof(*v), event_cmp);
+	/* a profile of no events has no array: memcpy() wants a real pointer */
+	if (p->nr_events) {
+		memcpy(v, p->events, p->nr_events * sizeof(*v));
+		qsort(v, p->nr_events, sizeof(*v), event_cmp);
+	}
 	for (i = 0; i < p->nr_events && i < 3; i++)
 		fprintf(fp, "%s%s (%" PRIu64 ")", i ? ", " : "", pstr(p, v[i].name), v[i].count);
 	if (p->nr_events > 3)

@@ -14,6 +14,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "ustack-events.h"
 #include "ustack-output.h"
 #include "ustack-render.h"
 #include "ustack-render-int.h"
@@ -135,7 +136,8 @@ static void print_header(struct ustack_output *o, const struct ustack_sample *s)
 	int len = ustack_text_comm_len(comm);
 
 	trace_seq_reset(&o->seq);
-	if (s->record) {
+	/* a record shorter than its format: its fields are not read */
+	if (s->record && ustack_events_record_fits(o->tep, s->event, s->record)) {
 		/* the name the task had at the event, not the pid's last one */
 		trace_seq_printf(&o->seq, "%16.*s-%-7d ", len, comm, s->pid);
 		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",

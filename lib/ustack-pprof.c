@@ -103,6 +103,9 @@ struct pbuf {
 
 static void pb_bytes(struct pbuf *b, const void *data, size_t len)
 {
+	/* an empty message has no bytes, maybe not even a buffer */
+	if (!len)
+		return;
 	if (b->failed || ustack_array_grow((void **)&b->d, &b->alloc, b->len + len, 1)) {
 		b->failed = true;
 		return;

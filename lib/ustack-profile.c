@@ -569,8 +569,8 @@ static struct pstack *stack_find(struct ustack_profile *p, uint32_t event, uint3
 	ustack_htable_for_each_hash(&p->stacks_hash, pos, hash) {
 		st = ustack_htable_entry(pos, struct pstack, node);
 		if (st->event == event && st->comm == comm && st->nr_locs == p->nr_cur &&
-		    !memcmp(&p->stack_locs[st->first_loc], p->cur,
-			    p->nr_cur * sizeof(*p->cur)))
+		    (!p->nr_cur || !memcmp(&p->stack_locs[st->first_loc], p->cur,
+					   p->nr_cur * sizeof(*p->cur))))
 			return st;
 	}
 	return NULL;
@@ -586,7 +586,12 @@ static struct pstack *stack_get(struct ustack_profile *p, uint32_t event, uint32
 	if (st)
 		return st;
 	st = calloc(1, sizeof(*st));
-	if (!st || GROW(p, stack_locs, p->nr_stack_locs + p->nr_cur)) {
+	/*
+	 * Room for one location at least: the writers find a stack's at
+	 * &stack_locs[first_loc], which must be a real pointer for a stack
+	 * without frames too
+	 */
+	if (!st || GROW(p, stack_locs, p->nr_stack_locs + p->nr_cur + 1)) {
 		free(st);
 		p->failed = true;
 		return NULL;
@@ -595,7 +600,9 @@ static struct pstack *stack_get(struct ustack_profile *p, uint32_t event, uint32
 	st->comm = comm;
 	st->nr_locs = p->nr_cur;
 	st->first_loc = p->nr_stack_locs;
-	memcpy(&p->stack_locs[p->nr_stack_locs], p->cur, p->nr_cur * sizeof(*p->cur));
+	/* a sample without frames: no locations, maybe no p->cur */
+	if (p->nr_cur)
+		memcpy(&p->stack_locs[p->nr_stack_locs], p->cur, p->nr_cur * sizeof(*p->cur));
 	p->nr_stack_locs += p->nr_cur;
 	if (TABLE_ADD(p, stacks, st, hash))
 		return NULL;

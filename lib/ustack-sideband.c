@@ -432,7 +432,8 @@ static int parse_raw(const char *hex, size_t len, struct ustack_sb_rec *r)
 {
 	ssize_t n = parse_hex(hex, len, sample_raw, SAMPLE_RAW_MAX);
 
-	if (n < 0)
+	/* an event's payload has its common fields at least: never empty */
+	if (n <= 0)
 		return -1;
 	r->raw = sample_raw;
 	r->raw_size = n;
@@ -829,8 +830,8 @@ static bool repeats(const struct prev_slot *sl, const struct ustack_sb_rec *r)
 {
 	return sl->tid == r->tid && sl->pid == r->pid && sl->cut == r->cut &&
 	       sl->nr_chain == r->nr_chain && sl->raw_size == r->raw_size &&
-	       !memcmp(sl->data, r->chain, r->nr_chain * 8) &&
-	       !memcmp(sl->data + r->nr_chain, r->raw, r->raw_size);
+	       (!r->nr_chain || !memcmp(sl->data, r->chain, r->nr_chain * 8)) &&
+	       (!r->raw_size || !memcmp(sl->data + r->nr_chain, r->raw, r->raw_size));
 }
 
 /* @r becomes its thread's last sample; when out of memory, no one's */
@@ -841,8 +842,15 @@ static void remember(struct prev_slot *sl, const struct ustack_sb_rec *r)
 	sl->tid = 0;
 	if (ustack_array_grow((void **)&sl->data, &sl->alloc, need, 8))
 		return;
-	memcpy(sl->data, r->chain, r->nr_chain * 8);
-	memcpy(sl->data + r->nr_chain, r->raw, r->raw_size);
+	/*
+	 * A record read back without chain= has no pointer there, and a
+	 * payload of 0 bytes (only a writer could be given one) with no
+	 * chain leaves no room: memcpy() wants real pointers
+	 */
+	if (r->nr_chain)
+		memcpy(sl->data, r->chain, r->nr_chain * 8);
+	if (r->raw_size)
+		memcpy(sl->data + r->nr_chain, r->raw, r->raw_size);
 	sl->tid = r->tid;
 	sl->pid = r->pid;
 	sl->cut = r->cut;

@@ -171,10 +171,10 @@ assert_mutants_refused() {
 	make -s -j2 -C "$ROOT" fuzz-build >&2
 	local h f n=0
 
-	for h in session resolve demangle sideband tracedat; do
+	for h in session resolve demangle sideband tracedat samples; do
 		for f in "$ROOT"/tests/fuzz/regress/$h/*; do
 			[ -e "$f" ] || continue
-			run "$ROOT/.fuzz/fuzz-$h" "$f"
+			run "$ROOT/.fuzz/fuzz-$h" -timeout=20 "$f"
 			[ "$status" -eq 0 ] || { echo "$h: $f: $output" | tail -5; false; }
 			n=$((n + 1))
 		done
