@@ -28,25 +28,25 @@ struct ustack_htable {
 	size_t			nr;
 };
 
-int ustack_htable_init(struct ustack_htable *t, size_t nr_buckets);
-void ustack_htable_release(struct ustack_htable *t);
-void ustack_htable_clear(struct ustack_htable *t);
-int ustack_htable_add(struct ustack_htable *t, struct ustack_hnode *node, uint64_t hash);
-void ustack_htable_del(struct ustack_htable *t, struct ustack_hnode *node);
+int ustack_hash_table_init(struct ustack_htable *t, size_t nr_buckets);
+void ustack_hash_table_release(struct ustack_htable *t);
+void ustack_hash_table_clear(struct ustack_htable *t);
+int ustack_hash_table_add(struct ustack_htable *t, struct ustack_hnode *node, uint64_t hash);
+void ustack_hash_table_del(struct ustack_htable *t, struct ustack_hnode *node);
 
 /* The first entry of @hash, then the next one of the same hash, or NULL. */
-struct ustack_hnode *ustack_htable_first(const struct ustack_htable *t, uint64_t hash);
-struct ustack_hnode *ustack_htable_next(const struct ustack_hnode *node);
+struct ustack_hnode *ustack_hash_table_first(const struct ustack_htable *t, uint64_t hash);
+struct ustack_hnode *ustack_hash_table_next(const struct ustack_hnode *node);
 
-#define ustack_htable_entry(ptr, type, member) \
+#define ustack_hash_table_entry(ptr, type, member) \
 	ustack_container_of(ptr, type, member)
 
 /* Every entry whose hash is @hash. */
-#define ustack_htable_for_each_hash(t, pos, hash) \
-	for (pos = ustack_htable_first(t, hash); pos; pos = ustack_htable_next(pos))
+#define ustack_hash_table_for_each_hash(t, pos, hash) \
+	for (pos = ustack_hash_table_first(t, hash); pos; pos = ustack_hash_table_next(pos))
 
 /* Every entry; @pos may be deleted (or freed) in the loop body. */
-#define ustack_htable_for_each_safe(t, i, pos, tmp) \
+#define ustack_hash_table_for_each_safe(t, i, pos, tmp) \
 	for (i = 0; i < (t)->nr_buckets; i++) \
 		for (pos = (t)->buckets[i]; pos && ((tmp = pos->next), 1); pos = tmp)
 

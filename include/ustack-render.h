@@ -34,11 +34,11 @@ struct ustack_render_opts {
 
 /**
  * struct ustack_symbolizer - how the render stage names user frames
- * @lookup:	symbolize @offset in the file of @map (see ustack_dso_lookup:
+ * @lookup:	symbolize @offset in the file of @map (see ustack_resolve_dso_lookup:
  *		a count of frames, or -USTACK_UNRES_* when none)
  * @dso_name:	short display name of the file of @map
  * @jit:	symbolize an address in anonymous memory, may be NULL (as
- *		ustack_jit_resolve: 1 when named, 0 when not, -USTACK_UNRES_*
+ *		ustack_resolve_jit_resolve: 1 when named, 0 when not, -USTACK_UNRES_*
  *		for why not)
  * @ctx:	passed back to the callbacks
  *
@@ -86,7 +86,7 @@ int ustack_render_finish(struct ustack_render *r);
 /**
  * struct ustack_render_counts - the user frames rendered, for the summary
  * @frames:	user frames shown
- * @unresolved:	of them without a name, by ustack_unresolved_group()
+ * @unresolved:	of them without a name, by ustack_resolve_unresolved_group()
  * @by_reason:	frames were symbolized: @unresolved says why
  */
 struct ustack_render_counts {

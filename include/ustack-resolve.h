@@ -59,7 +59,7 @@ enum ustack_origin {
 	USTACK_ORIGIN_NR,
 };
 
-const char *ustack_origin_str(enum ustack_origin origin);
+const char *ustack_resolve_origin_str(enum ustack_origin origin);
 
 /**
  * struct ustack_sym - one symbolized frame
@@ -113,10 +113,10 @@ struct ustack_sym {
  *				want of file descriptors or memory (EMFILE,
  *				ENFILE, ENOMEM): not a property of the file
  *
- * ustack_dso_lookup() returns these negated. The reasons from
+ * ustack_resolve_dso_lookup() returns these negated. The reasons from
  * USTACK_UNRES_ANON to USTACK_UNRES_NO_PATH say why there was no file in
  * more detail: the summary counts them under USTACK_UNRES_NO_FILE
- * (ustack_unresolved_group()).
+ * (ustack_resolve_unresolved_group()).
  */
 enum ustack_unresolved {
 	USTACK_UNRES_NO_FILE = 1,
@@ -137,17 +137,17 @@ enum ustack_unresolved {
 	USTACK_UNRES_NR,
 };
 
-enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why);
-const char *ustack_unresolved_str(enum ustack_unresolved why);
+enum ustack_unresolved ustack_resolve_unresolved_group(enum ustack_unresolved why);
+const char *ustack_resolve_unresolved_str(enum ustack_unresolved why);
 
 struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *opts);
-bool ustack_debuginfod_available(void);
+bool ustack_resolve_debuginfod_available(void);
 void ustack_resolver_free(struct ustack_resolver *r);
 uint64_t ustack_resolver_dwarf_unreadable(const struct ustack_resolver *r);
 
 /*
  * Find (or open and cache) the file a mapping names. Never NULL: a file that
- * cannot be used is returned too and says why through ustack_dso_error().
+ * cannot be used is returned too and says why through ustack_resolve_dso_strerror().
  * @flags are USTACK_MAP_* of the announcement.
  */
 struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *path,
@@ -167,14 +167,14 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
  * [vdso] when not live) gives one frame named after the mapping, with
  * sym_off = @file_offset. Strings stay valid until ustack_resolver_free().
  */
-int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
+int ustack_resolve_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
 		      struct ustack_sym *out, int max);
 
 /* Short name for display: basename of the path, or "[vdso]". */
-const char *ustack_dso_name(const struct ustack_dso *dso);
+const char *ustack_resolve_dso_name(const struct ustack_dso *dso);
 
-int ustack_dso_errno(const struct ustack_dso *dso);
-int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
+int ustack_resolve_dso_errno(const struct ustack_dso *dso);
+int ustack_resolve_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
 
 /*
  * Anonymous memory (JIT): look @addr up in /tmp/perf-<tgid>.map (under
@@ -182,7 +182,7 @@ int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size);
  * region there or there is no map, -USTACK_UNRES_* when the map was not
  * used (not a regular file, another user's).
  */
-int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
+int ustack_resolve_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out);
 
 #endif /* _USTACK_RESOLVE_H */

@@ -79,7 +79,7 @@ enum ustack_sb_kind {
  *		limit (known to the recorder, kept in a trace.dat)
  * @cookie:	DEFERRED: the cookie the samples it answers carry
  * @same:	SAMPLE, read back: the text said "same=1", the payload, chain
- *		and cut are its thread's last sample's (ustack_sb_parse_prev())
+ *		and cut are its thread's last sample's (ustack_sideband_parse_prev())
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
  */
@@ -125,7 +125,7 @@ typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);
 #define USTACK_SB_CPU_MAX	8192
 #define USTACK_SB_UMAX_MAX	65535
 
-/* Why a text was not read as a record (ustack_sb_parse(), _parse_prev()) */
+/* Why a text was not read as a record (ustack_sideband_parse(), _parse_prev()) */
 enum ustack_sb_err {
 	USTACK_SB_NOT_OURS	= -1,	/* not a side-band record at all */
 	USTACK_SB_MALFORMED	= -2,	/* ours, but a field is bad or out of bounds */
@@ -133,8 +133,8 @@ enum ustack_sb_err {
 };
 
 /* The text of a record in a trace.dat (without the time: the record's own) */
-int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size);
-int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
+int ustack_sideband_format(const struct ustack_sb_rec *rec, char *buf, size_t size);
+int ustack_sideband_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
 
 /*
  * The last sample of each thread, on both sides of a trace.dat: a sample
@@ -143,11 +143,11 @@ int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec);
  */
 struct ustack_sb_prev;
 
-struct ustack_sb_prev *ustack_sb_prev_new(void);
-void ustack_sb_prev_free(struct ustack_sb_prev *prev);
-int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
+struct ustack_sb_prev *ustack_sideband_prev_new(void);
+void ustack_sideband_prev_free(struct ustack_sb_prev *prev);
+int ustack_sideband_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
 			  char *buf, size_t size);
-int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
+int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
 			 struct ustack_sb_rec *rec);
 
 /*

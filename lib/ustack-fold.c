@@ -46,12 +46,12 @@ void ustack_fold_free(struct ustack_fold *f)
 
 	if (!f)
 		return;
-	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp) {
-		e = ustack_htable_entry(pos, struct ustack_fold_line, node);
+	ustack_hash_table_for_each_safe(&f->stacks, i, pos, tmp) {
+		e = ustack_hash_table_entry(pos, struct ustack_fold_line, node);
 		free(e->stack);
 		free(e);
 	}
-	ustack_htable_release(&f->stacks);
+	ustack_hash_table_release(&f->stacks);
 	free(f->buf);
 	free(f);
 }
@@ -120,8 +120,8 @@ static struct ustack_fold_line *fold_add(struct ustack_fold *f, const char *stac
 	struct ustack_hnode *pos;
 	struct ustack_fold_line *e;
 
-	ustack_htable_for_each_hash(&f->stacks, pos, hash) {
-		e = ustack_htable_entry(pos, struct ustack_fold_line, node);
+	ustack_hash_table_for_each_hash(&f->stacks, pos, hash) {
+		e = ustack_hash_table_entry(pos, struct ustack_fold_line, node);
 		if (!strcmp(e->stack, stack)) {
 			e->count += count;
 			return e;
@@ -132,7 +132,7 @@ static struct ustack_fold_line *fold_add(struct ustack_fold *f, const char *stac
 		return NULL;
 	e->stack = strdup(stack);
 	e->count = count;
-	if (!e->stack || ustack_htable_add(&f->stacks, &e->node, hash)) {
+	if (!e->stack || ustack_hash_table_add(&f->stacks, &e->node, hash)) {
 		free(e->stack);
 		free(e);
 		return NULL;
@@ -208,8 +208,8 @@ int ustack_fold_print(struct ustack_fold *f, FILE *fp)
 	v = malloc((f->stacks.nr ? f->stacks.nr : 1) * sizeof(*v));
 	if (!v)
 		return -1;
-	ustack_htable_for_each_safe(&f->stacks, i, pos, tmp)
-		v[n++] = ustack_htable_entry(pos, struct ustack_fold_line, node);
+	ustack_hash_table_for_each_safe(&f->stacks, i, pos, tmp)
+		v[n++] = ustack_hash_table_entry(pos, struct ustack_fold_line, node);
 	qsort(v, n, sizeof(*v), ent_cmp);
 	for (i = 0; i < n; i++)
 		if (fprintf(fp, "%s %llu\n", v[i]->stack,

@@ -17,13 +17,13 @@ static size_t bucket_of(const struct ustack_htable *t, uint64_t hash)
 }
 
 /**
- * ustack_htable_init - give a table its first buckets
+ * ustack_hash_table_init - give a table its first buckets
  * @t:		the table
  * @nr_buckets:	expected number of entries (rounded up to a power of two)
  *
  * Optional: a zeroed table allocates on the first add. Returns 0 or -1.
  */
-int ustack_htable_init(struct ustack_htable *t, size_t nr_buckets)
+int ustack_hash_table_init(struct ustack_htable *t, size_t nr_buckets)
 {
 	size_t n = MIN_BUCKETS;
 
@@ -38,20 +38,20 @@ int ustack_htable_init(struct ustack_htable *t, size_t nr_buckets)
 }
 
 /**
- * ustack_htable_release - free the buckets (the entries are the caller's)
+ * ustack_hash_table_release - free the buckets (the entries are the caller's)
  * @t: the table; empty and usable again afterwards
  */
-void ustack_htable_release(struct ustack_htable *t)
+void ustack_hash_table_release(struct ustack_htable *t)
 {
 	free(t->buckets);
 	memset(t, 0, sizeof(*t));
 }
 
 /**
- * ustack_htable_clear - forget every entry, keeping the buckets
+ * ustack_hash_table_clear - forget every entry, keeping the buckets
  * @t: the table
  */
-void ustack_htable_clear(struct ustack_htable *t)
+void ustack_hash_table_clear(struct ustack_htable *t)
 {
 	if (t->buckets)
 		memset(t->buckets, 0, t->nr_buckets * sizeof(*t->buckets));
@@ -74,7 +74,7 @@ static void htable_grow(struct ustack_htable *t)
 		/*
 		 * An old bucket's entries go to two new ones, which get
 		 * entries from no other: pushed from its oldest, each keeps
-		 * the newest first (ustack_htable_add()'s promise)
+		 * the newest first (ustack_hash_table_add()'s promise)
 		 */
 		for (rev = NULL, node = old[i]; node; node = next) {
 			next = node->next;
@@ -91,7 +91,7 @@ static void htable_grow(struct ustack_htable *t)
 }
 
 /**
- * ustack_htable_add - insert an entry
+ * ustack_hash_table_add - insert an entry
  * @t:		the table
  * @node:	the entry's node (not in any table)
  * @hash:	hash of the entry's key
@@ -99,7 +99,7 @@ static void htable_grow(struct ustack_htable *t)
  * Entries of equal keys may coexist; the newest is found first. Returns
  * 0, or -1 when the table has no buckets and none can be allocated.
  */
-int ustack_htable_add(struct ustack_htable *t, struct ustack_hnode *node, uint64_t hash)
+int ustack_hash_table_add(struct ustack_htable *t, struct ustack_hnode *node, uint64_t hash)
 {
 	size_t b;
 
@@ -116,11 +116,11 @@ int ustack_htable_add(struct ustack_htable *t, struct ustack_hnode *node, uint64
 }
 
 /**
- * ustack_htable_del - remove an entry
+ * ustack_hash_table_del - remove an entry
  * @t:		the table
  * @node:	an entry of @t
  */
-void ustack_htable_del(struct ustack_htable *t, struct ustack_hnode *node)
+void ustack_hash_table_del(struct ustack_htable *t, struct ustack_hnode *node)
 {
 	struct ustack_hnode **pp;
 
@@ -136,7 +136,7 @@ void ustack_htable_del(struct ustack_htable *t, struct ustack_hnode *node)
 	}
 }
 
-struct ustack_hnode *ustack_htable_first(const struct ustack_htable *t, uint64_t hash)
+struct ustack_hnode *ustack_hash_table_first(const struct ustack_htable *t, uint64_t hash)
 {
 	struct ustack_hnode *node;
 
@@ -148,7 +148,7 @@ struct ustack_hnode *ustack_htable_first(const struct ustack_htable *t, uint64_t
 	return NULL;
 }
 
-struct ustack_hnode *ustack_htable_next(const struct ustack_hnode *node)
+struct ustack_hnode *ustack_hash_table_next(const struct ustack_hnode *node)
 {
 	struct ustack_hnode *n;
 

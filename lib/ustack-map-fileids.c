@@ -82,14 +82,14 @@ void ustack_map_fileids_free(struct ustack_map_fileids *f)
 
 	if (!f)
 		return;
-	ustack_htable_for_each_safe(&f->ids, i, pos, tmp) {
-		h = ustack_htable_entry(pos, struct id_hist, node);
+	ustack_hash_table_for_each_safe(&f->ids, i, pos, tmp) {
+		h = ustack_hash_table_entry(pos, struct id_hist, node);
 		for (j = 0; j < h->nr; j++)
 			ustack_map_fileids_mapping_free(h->v[j]);
 		free(h->v);
 		free(h);
 	}
-	ustack_htable_release(&f->ids);
+	ustack_hash_table_release(&f->ids);
 	free(f);
 }
 
@@ -98,8 +98,8 @@ static struct id_hist *hist_find(const struct ustack_map_fileids *f, uint64_t id
 	struct ustack_hnode *pos;
 	struct id_hist *h;
 
-	ustack_htable_for_each_hash(&f->ids, pos, ustack_hash_u64(id)) {
-		h = ustack_htable_entry(pos, struct id_hist, node);
+	ustack_hash_table_for_each_hash(&f->ids, pos, ustack_hash_u64(id)) {
+		h = ustack_hash_table_entry(pos, struct id_hist, node);
 		if (h->id == id)
 			return h;
 	}
@@ -116,7 +116,7 @@ static struct id_hist *hist_get(struct ustack_map_fileids *f, uint64_t id)
 	if (!h)
 		return NULL;
 	h->id = id;
-	if (ustack_htable_add(&f->ids, &h->node, ustack_hash_u64(id))) {
+	if (ustack_hash_table_add(&f->ids, &h->node, ustack_hash_u64(id))) {
 		free(h);
 		return NULL;
 	}

@@ -110,7 +110,7 @@ void ustack_map_history_free(struct ustack_map_history *h)
 	if (!h)
 		return;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
-		t = ustack_htable_entry(pos, struct ustack_task, node);
+		t = ustack_hash_table_entry(pos, struct ustack_task, node);
 		if (t->space)
 			ustack_map_set_clear(h->pool, &t->space->set);
 		free(t->space);
@@ -118,17 +118,17 @@ void ustack_map_history_free(struct ustack_map_history *h)
 		t->comm = NULL;
 	}
 	ustack_map_set_pool_free(h->pool);
-	ustack_htable_for_each_safe(&h->names, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct name, node));
-	ustack_htable_for_each_safe(&h->files, i, pos, tmp) {
-		f = ustack_htable_entry(pos, struct file, node);
+	ustack_hash_table_for_each_safe(&h->names, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct name, node));
+	ustack_hash_table_for_each_safe(&h->files, i, pos, tmp) {
+		f = ustack_hash_table_entry(pos, struct file, node);
 		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 	}
-	ustack_htable_release(&h->names);
+	ustack_hash_table_release(&h->names);
 	if (h->tasks == &h->own)
 		ustack_tasks_release(&h->own);
-	ustack_htable_release(&h->files);
+	ustack_hash_table_release(&h->files);
 	free(h);
 }
 
@@ -142,8 +142,8 @@ static const char *intern(struct ustack_map_history *h, const char *s)
 	struct ustack_hnode *pos;
 	struct name *n;
 
-	ustack_htable_for_each_hash(&h->names, pos, hash) {
-		n = ustack_htable_entry(pos, struct name, node);
+	ustack_hash_table_for_each_hash(&h->names, pos, hash) {
+		n = ustack_hash_table_entry(pos, struct name, node);
 		if (!strcmp(n->s, s))
 			return n->s;
 	}
@@ -151,7 +151,7 @@ static const char *intern(struct ustack_map_history *h, const char *s)
 	if (!n)
 		return NULL;
 	memcpy(n->s, s, strlen(s) + 1);
-	if (ustack_htable_add(&h->names, &n->node, hash)) {
+	if (ustack_hash_table_add(&h->names, &n->node, hash)) {
 		free(n);
 		return NULL;
 	}
@@ -224,8 +224,8 @@ static const struct ustack_mapping *file_get(struct ustack_map_history *h,
 	struct file *f;
 
 	hash = ustack_hash_mem(tmpl->path, strlen(tmpl->path), hash);
-	ustack_htable_for_each_hash(&h->files, pos, hash) {
-		f = ustack_htable_entry(pos, struct file, node);
+	ustack_hash_table_for_each_hash(&h->files, pos, hash) {
+		f = ustack_hash_table_entry(pos, struct file, node);
 		if (same_file(f->map, tmpl))
 			return f->map;
 	}
@@ -233,7 +233,7 @@ static const struct ustack_mapping *file_get(struct ustack_map_history *h,
 	if (!f)
 		return NULL;
 	f->map = ustack_map_fileids_mapping_dup(tmpl);
-	if (!f->map || ustack_htable_add(&h->files, &f->node, hash)) {
+	if (!f->map || ustack_hash_table_add(&h->files, &f->node, hash)) {
 		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 		return NULL;
@@ -404,7 +404,7 @@ int ustack_map_history_check(const struct ustack_map_history *h)
 	if (ustack_map_set_pool_check(h->pool))
 		return -1;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
-		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
+		sp = ustack_hash_table_entry(pos, struct ustack_task, node)->space;
 		if (sp && ustack_map_set_check(&sp->set) < 0)
 			return -1;
 	}
@@ -598,7 +598,7 @@ char **ustack_map_history_procmaps(const struct ustack_map_history *h)
 	if (!opts)
 		return NULL;
 	ustack_tasks_for_each(h->tasks, i, pos, tmp) {
-		sp = ustack_htable_entry(pos, struct ustack_task, node)->space;
+		sp = ustack_hash_table_entry(pos, struct ustack_task, node)->space;
 		if (!sp || !sp->used || ustack_map_set_empty(&sp->set))
 			continue;
 		opts[n] = procmaps_option(h, sp);

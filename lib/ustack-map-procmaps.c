@@ -124,8 +124,8 @@ static struct proc_entry *find_proc(struct ustack_map_procmaps *pm, int tgid)
 	struct ustack_hnode *pos;
 	struct proc_entry *pe;
 
-	ustack_htable_for_each_hash(&pm->procs, pos, ustack_hash_u64(tgid)) {
-		pe = ustack_htable_entry(pos, struct proc_entry, node);
+	ustack_hash_table_for_each_hash(&pm->procs, pos, ustack_hash_u64(tgid)) {
+		pe = ustack_hash_table_entry(pos, struct proc_entry, node);
 		if (pe->tgid == tgid)
 			return pe;
 	}
@@ -175,7 +175,7 @@ static struct proc_entry *add_proc(struct ustack_map_procmaps *pm, int tgid)
 		return NULL;
 	pe->tgid = tgid;
 	snprintf(pe->comm, sizeof(pe->comm), "<...>");
-	if (ustack_htable_add(&pm->procs, &pe->node, ustack_hash_u64(tgid))) {
+	if (ustack_hash_table_add(&pm->procs, &pe->node, ustack_hash_u64(tgid))) {
 		free(pe);
 		return NULL;
 	}
@@ -228,8 +228,8 @@ void ustack_map_procmaps_refresh(struct ustack_map_procmaps *pm, uint64_t now)
 	struct proc_entry *pe;
 	size_t i;
 
-	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
-		pe = ustack_htable_entry(pos, struct proc_entry, node);
+	ustack_hash_table_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_hash_table_entry(pos, struct proc_entry, node);
 		if (!pe->dead)
 			take(pm, pe, now, false);
 	}
@@ -289,8 +289,8 @@ char **ustack_map_procmaps_options(struct ustack_map_procmaps *pm)
 	opts = calloc(pm->procs.nr + 1, sizeof(*opts));
 	if (!opts)
 		return NULL;
-	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
-		pe = ustack_htable_entry(pos, struct proc_entry, node);
+	ustack_hash_table_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_hash_table_entry(pos, struct proc_entry, node);
 		if (pe->text && (opts[n] = procmaps_option(pe)))
 			n++;
 	}
@@ -335,12 +335,12 @@ void ustack_map_procmaps_free(struct ustack_map_procmaps *pm)
 		ustack_instance_unregister_fd(pm->ui, pm->marker_fd);
 		close(pm->marker_fd);
 	}
-	ustack_htable_for_each_safe(&pm->procs, i, pos, tmp) {
-		pe = ustack_htable_entry(pos, struct proc_entry, node);
+	ustack_hash_table_for_each_safe(&pm->procs, i, pos, tmp) {
+		pe = ustack_hash_table_entry(pos, struct proc_entry, node);
 		free(pe->text);
 		free(pe);
 	}
-	ustack_htable_release(&pm->procs);
+	ustack_hash_table_release(&pm->procs);
 	free(pm);
 }
 
@@ -377,8 +377,8 @@ static struct pending_maps *pending_for(struct ustack_map_procmaps_reader *mr, i
 	struct ustack_hnode *pos;
 	struct pending_maps *p;
 
-	ustack_htable_for_each_hash(&mr->pending, pos, hash) {
-		p = ustack_htable_entry(pos, struct pending_maps, node);
+	ustack_hash_table_for_each_hash(&mr->pending, pos, hash) {
+		p = ustack_hash_table_entry(pos, struct pending_maps, node);
 		if (p->tgid == tgid)
 			return p;
 	}
@@ -386,7 +386,7 @@ static struct pending_maps *pending_for(struct ustack_map_procmaps_reader *mr, i
 	if (!p)
 		return NULL;
 	p->tgid = tgid;
-	if (ustack_htable_add(&mr->pending, &p->node, hash)) {
+	if (ustack_hash_table_add(&mr->pending, &p->node, hash)) {
 		free(p);
 		return NULL;
 	}
@@ -457,11 +457,11 @@ void ustack_map_procmaps_reader_free(struct ustack_map_procmaps_reader *mr)
 
 	if (!mr)
 		return;
-	ustack_htable_for_each_safe(&mr->pending, i, pos, tmp) {
-		p = ustack_htable_entry(pos, struct pending_maps, node);
+	ustack_hash_table_for_each_safe(&mr->pending, i, pos, tmp) {
+		p = ustack_hash_table_entry(pos, struct pending_maps, node);
 		free(p->text);
 		free(p);
 	}
-	ustack_htable_release(&mr->pending);
+	ustack_hash_table_release(&mr->pending);
 	free(mr);
 }

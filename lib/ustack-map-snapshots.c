@@ -93,21 +93,21 @@ void ustack_map_snapshots_free(struct ustack_map_snapshots *t)
 	if (!t)
 		return;
 	ustack_tasks_for_each(t->tasks, i, pos, tmp) {
-		task = ustack_htable_entry(pos, struct ustack_task, node)->snaps;
+		task = ustack_hash_table_entry(pos, struct ustack_task, node)->snaps;
 		if (!task)
 			continue;
 		for (j = 0; j < task->nr; j++)
 			snapshot_free(task->v[j]);
 		free(task->v);
 		free(task);
-		ustack_htable_entry(pos, struct ustack_task, node)->snaps = NULL;
+		ustack_hash_table_entry(pos, struct ustack_task, node)->snaps = NULL;
 	}
-	ustack_htable_for_each_safe(&t->files, i, pos, tmp) {
-		f = ustack_htable_entry(pos, struct snap_file, node);
+	ustack_hash_table_for_each_safe(&t->files, i, pos, tmp) {
+		f = ustack_hash_table_entry(pos, struct snap_file, node);
 		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 	}
-	ustack_htable_release(&t->files);
+	ustack_hash_table_release(&t->files);
 	free(t);
 }
 
@@ -141,8 +141,8 @@ static const struct ustack_mapping *file_get(struct ustack_map_snapshots *t,
 	struct ustack_hnode *pos;
 	struct snap_file *f;
 
-	ustack_htable_for_each_hash(&t->files, pos, hash) {
-		f = ustack_htable_entry(pos, struct snap_file, node);
+	ustack_hash_table_for_each_hash(&t->files, pos, hash) {
+		f = ustack_hash_table_entry(pos, struct snap_file, node);
 		if (f->map->tgid == tmpl->tgid && f->map->flags == tmpl->flags &&
 		    !strcmp(f->map->path, tmpl->path))
 			return f->map;
@@ -151,7 +151,7 @@ static const struct ustack_mapping *file_get(struct ustack_map_snapshots *t,
 	if (!f)
 		return NULL;
 	f->map = ustack_map_fileids_mapping_dup(tmpl);
-	if (!f->map || ustack_htable_add(&t->files, &f->node, hash)) {
+	if (!f->map || ustack_hash_table_add(&t->files, &f->node, hash)) {
 		ustack_map_fileids_mapping_free(f->map);
 		free(f);
 		return NULL;

@@ -9,6 +9,6 @@
 
 #include "ustack-err.h"
 
-int ustack_open_regular(const char *path);
+int ustack_resolve_open_regular(const char *path);
 
 #endif /* _USTACK_OPEN_H */

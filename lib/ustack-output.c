@@ -96,9 +96,9 @@ static void memo_free(struct ustack_output *o)
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&o->lines, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct fold_memo, node));
-	ustack_htable_release(&o->lines);
+	ustack_hash_table_for_each_safe(&o->lines, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct fold_memo, node));
+	ustack_hash_table_release(&o->lines);
 	free(o->key);
 }
 
@@ -182,7 +182,7 @@ static void end_rframe(struct ustack_output *o, const struct rframe *rf)
 	const char *origin = o->opts.why ? ustack_render_origin(rf) : NULL;
 
 	if (o->opts.why && rf->why)
-		fprintf(o->fp, " # %s", ustack_unresolved_str(rf->why));
+		fprintf(o->fp, " # %s", ustack_resolve_unresolved_str(rf->why));
 	else if (o->opts.why && rf->no_lines)
 		fputs(" # no line: its DWARF is compressed in a way this libelf cannot read",
 		      o->fp);
@@ -340,8 +340,8 @@ static struct fold_memo *memo_find(struct ustack_output *o, uint64_t hash)
 	struct ustack_hnode *pos;
 	struct fold_memo *m;
 
-	ustack_htable_for_each_hash(&o->lines, pos, hash) {
-		m = ustack_htable_entry(pos, struct fold_memo, node);
+	ustack_hash_table_for_each_hash(&o->lines, pos, hash) {
+		m = ustack_hash_table_entry(pos, struct fold_memo, node);
 		if (m->len == o->key_len && !memcmp(m->key, o->key, o->key_len * sizeof(*o->key)))
 			return m;
 	}
@@ -359,7 +359,7 @@ static void memo_add(struct ustack_output *o, uint64_t hash, struct ustack_fold_
 	m->frames = frames;
 	m->len = o->key_len;
 	memcpy(m->key, o->key, o->key_len * sizeof(*o->key));
-	if (ustack_htable_add(&o->lines, &m->node, hash))
+	if (ustack_hash_table_add(&o->lines, &m->node, hash))
 		free(m);
 }
 
@@ -633,7 +633,7 @@ static void put_reasons(FILE *fp, const uint64_t *count, int first, int nr,
 
 static const char *unresolved_str(int why)
 {
-	return ustack_unresolved_str(why);
+	return ustack_resolve_unresolved_str(why);
 }
 
 static const char *unwind_str(int why)

@@ -183,7 +183,7 @@ static void drop_frames(struct ustack_session *s, struct ustk *st)
 		free(st->frames);	/* and the raw arrays after them */
 		s->held_bytes -= st->frame_bytes;
 	} else if (!--fs->refs) {
-		ustack_htable_del(&s->frame_sets, &fs->node);
+		ustack_hash_table_del(&s->frame_sets, &fs->node);
 		s->held_bytes -= sizeof(*fs) + fs->nr * sizeof(*fs->frames);
 		free(fs);
 	}
@@ -212,8 +212,8 @@ static void share_frames(struct ustack_session *s, struct ustk *st)
 	if (!st->nr || st->set || st->how)
 		return;
 	hash = ustack_hash_mem(st->frames, size, st->nr);
-	ustack_htable_for_each_hash(&s->frame_sets, pos, hash) {
-		fs = ustack_htable_entry(pos, struct frame_set, node);
+	ustack_hash_table_for_each_hash(&s->frame_sets, pos, hash) {
+		fs = ustack_hash_table_entry(pos, struct frame_set, node);
 		if (fs->nr == st->nr && !memcmp(fs->frames, st->frames, size))
 			break;
 		fs = NULL;
@@ -225,7 +225,7 @@ static void share_frames(struct ustack_session *s, struct ustk *st)
 		fs->refs = 0;
 		fs->nr = st->nr;
 		memcpy(fs->frames, st->frames, size);
-		if (ustack_htable_add(&s->frame_sets, &fs->node, hash)) {
+		if (ustack_hash_table_add(&s->frame_sets, &fs->node, hash)) {
 			free(fs);
 			return;
 		}
@@ -259,8 +259,8 @@ static struct ustk *hash_find(const struct ustack_session *s, int pid, uint64_t 
 	struct ustack_hnode *pos;
 	struct ustk *st;
 
-	ustack_htable_for_each_hash(&s->stacks, pos, key_hash(pid, cookie)) {
-		st = ustack_htable_entry(pos, struct ustk, node);
+	ustack_hash_table_for_each_hash(&s->stacks, pos, key_hash(pid, cookie)) {
+		st = ustack_hash_table_entry(pos, struct ustk, node);
 		if (st->pid == pid && st->cookie == cookie)
 			return st;
 	}
@@ -270,7 +270,7 @@ static struct ustk *hash_find(const struct ustack_session *s, int pid, uint64_t 
 /* The table holds one reference. */
 static int hash_insert(struct ustack_session *s, struct ustk *st)
 {
-	if (ustack_htable_add(&s->stacks, &st->node, key_hash(st->pid, st->cookie)))
+	if (ustack_hash_table_add(&s->stacks, &st->node, key_hash(st->pid, st->cookie)))
 		return -1;
 	st->in_hash = true;
 	return 0;
@@ -280,7 +280,7 @@ static void hash_remove(struct ustack_session *s, struct ustk *st)
 {
 	if (!st->in_hash)
 		return;
-	ustack_htable_del(&s->stacks, &st->node);
+	ustack_hash_table_del(&s->stacks, &st->node);
 	st->in_hash = false;
 	ustack_pair_ustk_put(s, st);
 }

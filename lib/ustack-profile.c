@@ -86,9 +86,9 @@ static void free_strings(struct ustack_profile *p)
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&p->str_hash, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct pstr, node));
-	ustack_htable_release(&p->str_hash);
+	ustack_hash_table_for_each_safe(&p->str_hash, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct pstr, node));
+	ustack_hash_table_release(&p->str_hash);
 	free_all((void **)p->str, p->nr_str);
 }
 
@@ -97,9 +97,9 @@ static void memo_free(struct ustack_profile *p)
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&p->memo, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct pmemo, node));
-	ustack_htable_release(&p->memo);
+	ustack_hash_table_for_each_safe(&p->memo, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct pmemo, node));
+	ustack_hash_table_release(&p->memo);
 	free(p->key);
 }
 
@@ -116,10 +116,10 @@ void ustack_profile_free(struct ustack_profile *p)
 	free_all((void **)p->maps, p->nr_maps);
 	free_all((void **)p->locs, p->nr_locs);
 	free_all((void **)p->stacks, p->nr_stacks);
-	ustack_htable_release(&p->frames_hash);
-	ustack_htable_release(&p->maps_hash);
-	ustack_htable_release(&p->locs_hash);
-	ustack_htable_release(&p->stacks_hash);
+	ustack_hash_table_release(&p->frames_hash);
+	ustack_hash_table_release(&p->maps_hash);
+	ustack_hash_table_release(&p->locs_hash);
+	ustack_hash_table_release(&p->stacks_hash);
 	free(p->lines);
 	free(p->stack_locs);
 	free(p->events);
@@ -144,8 +144,8 @@ static uint32_t intern(struct ustack_profile *p, const char *s)
 	if (!s || !*s)
 		return 0;
 	hash = ustack_hash_str(s);
-	ustack_htable_for_each_hash(&p->str_hash, pos, hash) {
-		e = ustack_htable_entry(pos, struct pstr, node);
+	ustack_hash_table_for_each_hash(&p->str_hash, pos, hash) {
+		e = ustack_hash_table_entry(pos, struct pstr, node);
 		if (!strcmp(p->str[e->id], s))
 			return e->id;
 	}
@@ -156,7 +156,7 @@ static uint32_t intern(struct ustack_profile *p, const char *s)
 	if (!p->str[p->nr_str])
 		goto fail;
 	e->id = p->nr_str;
-	if (ustack_htable_add(&p->str_hash, &e->node, hash)) {
+	if (ustack_hash_table_add(&p->str_hash, &e->node, hash)) {
 		free(p->str[p->nr_str]);
 		goto fail;
 	}
@@ -176,7 +176,7 @@ static int table_add(struct ustack_profile *p, void ***v, size_t *nr, size_t *al
 		     uint64_t hash, uint32_t *id)
 {
 	if (ustack_array_grow((void **)v, alloc, *nr + 1, sizeof(void *)) ||
-	    ustack_htable_add(hash_table, node, hash)) {
+	    ustack_hash_table_add(hash_table, node, hash)) {
 		free(node);
 		p->failed = true;
 		return -1;
@@ -213,8 +213,8 @@ static int frame_id(struct ustack_profile *p, const struct pframe *key, int line
 	struct ustack_hnode *pos;
 	struct pframe *f;
 
-	ustack_htable_for_each_hash(&p->frames_hash, pos, hash) {
-		f = ustack_htable_entry(pos, struct pframe, node);
+	ustack_hash_table_for_each_hash(&p->frames_hash, pos, hash) {
+		f = ustack_hash_table_entry(pos, struct pframe, node);
 		if (frame_eq(f, key))
 			goto found;
 	}
@@ -291,8 +291,8 @@ static int map_id(struct ustack_profile *p, const struct ustack_mapping *m)
 	struct ustack_hnode *pos;
 	struct pmap *e;
 
-	ustack_htable_for_each_hash(&p->maps_hash, pos, hash) {
-		e = ustack_htable_entry(pos, struct pmap, node);
+	ustack_hash_table_for_each_hash(&p->maps_hash, pos, hash) {
+		e = ustack_hash_table_entry(pos, struct pmap, node);
 		if (e->path == path && e->build_id_len == m->build_id_len &&
 		    !memcmp(e->build_id, m->build_id, m->build_id_len))
 			return e->id;
@@ -360,8 +360,8 @@ static struct ploc *loc_find(struct ustack_profile *p, const struct ploc *key, u
 	struct ustack_hnode *pos;
 	struct ploc *l;
 
-	ustack_htable_for_each_hash(&p->locs_hash, pos, hash) {
-		l = ustack_htable_entry(pos, struct ploc, node);
+	ustack_hash_table_for_each_hash(&p->locs_hash, pos, hash) {
+		l = ustack_hash_table_entry(pos, struct ploc, node);
 		if (l->map == key->map && l->kind == key->kind && l->ret == key->ret &&
 		    l->addr == key->addr && l->name == key->name)
 			return l;
@@ -566,8 +566,8 @@ static struct pstack *stack_find(struct ustack_profile *p, uint32_t event, uint3
 	struct ustack_hnode *pos;
 	struct pstack *st;
 
-	ustack_htable_for_each_hash(&p->stacks_hash, pos, hash) {
-		st = ustack_htable_entry(pos, struct pstack, node);
+	ustack_hash_table_for_each_hash(&p->stacks_hash, pos, hash) {
+		st = ustack_hash_table_entry(pos, struct pstack, node);
 		if (st->event == event && st->comm == comm && st->nr_locs == p->nr_cur &&
 		    (!p->nr_cur || !memcmp(&p->stack_locs[st->first_loc], p->cur,
 					   p->nr_cur * sizeof(*p->cur))))
@@ -675,8 +675,8 @@ static struct pmemo *memo_find(struct ustack_profile *p)
 	struct ustack_hnode *pos;
 	struct pmemo *m;
 
-	ustack_htable_for_each_hash(&p->memo, pos, p->memo_hash) {
-		m = ustack_htable_entry(pos, struct pmemo, node);
+	ustack_hash_table_for_each_hash(&p->memo, pos, p->memo_hash) {
+		m = ustack_hash_table_entry(pos, struct pmemo, node);
 		if (m->len == p->key_len && !memcmp(m->key, p->key, p->key_len * sizeof(*p->key)))
 			return m;
 	}
@@ -694,7 +694,7 @@ static void memo_add(struct ustack_profile *p, struct pstack *st, unsigned int f
 	m->frames = frames;
 	m->len = p->key_len;
 	memcpy(m->key, p->key, p->key_len * sizeof(*p->key));
-	if (ustack_htable_add(&p->memo, &m->node, p->memo_hash))
+	if (ustack_hash_table_add(&p->memo, &m->node, p->memo_hash))
 		free(m);
 }
 

@@ -66,21 +66,21 @@ static int res_lookup(void *ctx, const struct ustack_mapping *map, uint64_t offs
 {
 	struct ustack_dso *dso = res_dso(ctx, map);
 
-	return dso ? ustack_dso_lookup(dso, offset, return_address, out, max) : 0;
+	return dso ? ustack_resolve_dso_lookup(dso, offset, return_address, out, max) : 0;
 }
 
 static const char *res_dso_name(void *ctx, const struct ustack_mapping *map)
 {
 	struct ustack_dso *dso = res_dso(ctx, map);
 
-	return dso ? ustack_dso_name(dso) : NULL;
+	return dso ? ustack_resolve_dso_name(dso) : NULL;
 }
 
 static int res_jit(void *ctx, int tgid, uint64_t addr, struct ustack_sym *out)
 {
 	struct ustack_render *r = ctx;
 
-	return ustack_jit_resolve(r->resolver, tgid, addr, out);
+	return ustack_resolve_jit_resolve(r->resolver, tgid, addr, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -208,7 +208,7 @@ static void set_unresolved(struct ustack_render *r, struct rframe *rf, int why)
 		rf->why = why;
 	if (!r->counts.by_reason)
 		return;
-	r->counts.unresolved[ustack_unresolved_group(why)]++;
+	r->counts.unresolved[ustack_resolve_unresolved_group(why)]++;
 	r->stable = false;
 }
 

@@ -12,7 +12,7 @@
  *   .gnu_debugdata (MiniDebugInfo, symbols only),
  *   debuginfod (opt-in, needs DEBUGINFOD_URLS; ustack-resolve-debuginfod.c).
  * A candidate whose build id differs from the file's is never used, nor
- * one another user may have put there (ustack_open_trusted()).
+ * one another user may have put there (ustack_resolve_open_trusted()).
  */
 #include <errno.h>
 #include <lzma.h>
@@ -87,7 +87,7 @@ static struct uelf *try_path(struct ustack_dso *dso, bool want_dwarf,
 			     const char *fmt, const char *a, const char *b,
 			     const char *c)
 {
-	char *p = ustack_xasprintf(fmt, a, b, c);
+	char *p = ustack_resolve_util_xasprintf(fmt, a, b, c);
 	struct uelf *e = try_open(dso, p, want_dwarf);
 
 	free(p);
@@ -127,15 +127,15 @@ static struct uelf *try_build_id_dir(struct ustack_dso *dso, bool want_dwarf)
 	id = dso_id(dso, &len);
 	if (len < 2)
 		return NULL;
-	ustack_build_id_hex(id, len, hex);
+	ustack_resolve_util_build_id_hex(id, len, hex);
 	for (; !e && dir && *dir; dir++)
 		e = try_user_build_id(dso, *dir, hex, want_dwarf);
 	if (e)
 		return e;
-	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	rel = ustack_resolve_util_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
 	if (!rel)
 		return NULL;
-	p = ustack_symfs_path(dso->r, rel);
+	p = ustack_resolve_util_symfs_path(dso->r, rel);
 	free(rel);
 	e = try_open(dso, p, want_dwarf);
 	free(p);
@@ -249,13 +249,13 @@ static struct uelf *try_user_links(struct ustack_dso *dso, const char *odir,
 
 	for (; !e && dir && *dir; dir++) {
 		if (odir[0] == '/' && !has_dotdot(odir)) {
-			p = ustack_xasprintf("%s%s/%s", *dir, odir, link);
+			p = ustack_resolve_util_xasprintf("%s%s/%s", *dir, odir, link);
 			e = try_link(dso, p, crc, want_dwarf);
 			free(p);
 			if (e)
 				break;
 		}
-		p = ustack_xasprintf("%s/%s", *dir, link);
+		p = ustack_resolve_util_xasprintf("%s/%s", *dir, link);
 		e = try_link(dso, p, crc, want_dwarf);
 		free(p);
 	}
@@ -277,12 +277,12 @@ static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 	odir = dir_of(dso->path[0] == '/' ? dso->path : dso->file->path);
 	if (!fdir || !odir)
 		goto out;
-	p = ustack_xasprintf("%s/%s", fdir, link);
+	p = ustack_resolve_util_xasprintf("%s/%s", fdir, link);
 	e = try_link(dso, p, crc, want_dwarf);
 	free(p);
 	if (e)
 		goto out;
-	p = ustack_xasprintf("%s/.debug/%s", fdir, link);
+	p = ustack_resolve_util_xasprintf("%s/.debug/%s", fdir, link);
 	e = try_link(dso, p, crc, want_dwarf);
 	free(p);
 	if (e)
@@ -290,8 +290,8 @@ static struct uelf *try_debuglink(struct ustack_dso *dso, bool want_dwarf)
 	e = try_user_links(dso, odir, link, crc, want_dwarf);
 	if (e || has_dotdot(odir))
 		goto out;
-	rel = ustack_xasprintf(DEBUG_DIR "%s/%s", odir, link);
-	p = rel ? ustack_symfs_path(dso->r, rel) : NULL;
+	rel = ustack_resolve_util_xasprintf(DEBUG_DIR "%s/%s", odir, link);
+	p = rel ? ustack_resolve_util_symfs_path(dso->r, rel) : NULL;
 	free(rel);
 	e = try_link(dso, p, crc, want_dwarf);
 	free(p);
@@ -353,13 +353,13 @@ fail:
 }
 
 /**
- * ustack_debuginfo_mini - the .gnu_debugdata ELF (MiniDebugInfo) of @e
+ * ustack_resolve_debuginfo_mini - the .gnu_debugdata ELF (MiniDebugInfo) of @e
  * @e: a file that may carry one
  *
  * It holds a .symtab with the functions .dynsym lacks. Returns NULL when
  * absent or broken.
  */
-struct uelf *ustack_debuginfo_mini(struct uelf *e)
+struct uelf *ustack_resolve_debuginfo_mini(struct uelf *e)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -384,7 +384,7 @@ struct uelf *ustack_debuginfo_mini(struct uelf *e)
 	}
 	if (!buf)
 		return NULL;
-	name = ustack_xasprintf("%s[.gnu_debugdata]", e->path);
+	name = ustack_resolve_util_xasprintf("%s[.gnu_debugdata]", e->path);
 	if (uelf_memory(name ? name : ".gnu_debugdata", buf, len, true, &m) ==
 	    USTACK_ERR_CAPPED)
 		e->capped = true;	/* the image inside went over one */
@@ -411,7 +411,7 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
 }
 
 /**
- * ustack_debuginfo_alt - the dwz file a debug file's .gnu_debugaltlink names
+ * ustack_resolve_debuginfo_alt - the dwz file a debug file's .gnu_debugaltlink names
  * @r: resolver (--symfs, --debug-dir)
  * @e: the debug file
  * @name: the path it names: absolute, or relative to its directory
@@ -419,9 +419,9 @@ static struct uelf *try_alt(struct ustack_resolver *r, char *path,
  * @len: its length
  *
  * Looked up as libdw would (the name, then by build id), but under
- * --symfs and through ustack_open_trusted(). NULL when not found.
+ * --symfs and through ustack_resolve_open_trusted(). NULL when not found.
  */
-struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
+struct uelf *ustack_resolve_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
 				  const char *name, const unsigned char *id, size_t len)
 {
 	char hex[2 * USTACK_BUILD_ID_MAX + 1], *dir, *rel;
@@ -431,20 +431,20 @@ struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *
 	if (len < 2 || len > USTACK_BUILD_ID_MAX)
 		return NULL;
 	if (name[0] == '/') {
-		a = try_alt(r, ustack_symfs_path(r, name), id, len);
+		a = try_alt(r, ustack_resolve_util_symfs_path(r, name), id, len);
 	} else {
 		dir = dir_of(e->path);
-		a = try_alt(r, dir ? ustack_xasprintf("%s/%s", dir, name) : NULL, id, len);
+		a = try_alt(r, dir ? ustack_resolve_util_xasprintf("%s/%s", dir, name) : NULL, id, len);
 		free(dir);
 	}
-	ustack_build_id_hex(id, len, hex);
+	ustack_resolve_util_build_id_hex(id, len, hex);
 	for (d = r->debug_dirs; !a && d && *d; d++)
-		a = try_alt(r, ustack_xasprintf("%s/.build-id/%.2s/%s.debug", *d, hex, hex + 2),
+		a = try_alt(r, ustack_resolve_util_xasprintf("%s/.build-id/%.2s/%s.debug", *d, hex, hex + 2),
 			    id, len);
 	if (a)
 		return a;
-	rel = ustack_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
-	a = try_alt(r, rel ? ustack_symfs_path(r, rel) : NULL, id, len);
+	rel = ustack_resolve_util_xasprintf(DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	a = try_alt(r, rel ? ustack_resolve_util_symfs_path(r, rel) : NULL, id, len);
 	free(rel);
 	return a;
 }
@@ -460,7 +460,7 @@ static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 	id = dso_id(dso, &len);
 	if (!len)
 		return NULL;
-	note_refused(dso, ustack_debuginfod_fetch(dso->r, dso->path, id, len,
+	note_refused(dso, ustack_resolve_debuginfod_fetch(dso->r, dso->path, id, len,
 						  executable, &e));
 	if (e && (!ids_equal(e, id, len) ||
 		  (!executable && !has_wanted(e, want_dwarf)))) {
@@ -471,14 +471,14 @@ static struct uelf *try_debuginfod(struct ustack_dso *dso, bool executable,
 }
 
 /**
- * ustack_debuginfo_find - a file with symbols or DWARF for @dso
+ * ustack_resolve_debuginfo_find - a file with symbols or DWARF for @dso
  * @dso: a file that opened
  * @want_dwarf: need .debug_info (else a .symtab)
  *
  * Returns @dso->file itself, an already found file, or a new one the
  * caller keeps (freed with the dso). NULL when nothing was found.
  */
-struct uelf *ustack_debuginfo_find(struct ustack_dso *dso, bool want_dwarf)
+struct uelf *ustack_resolve_debuginfo_find(struct ustack_dso *dso, bool want_dwarf)
 {
 	struct uelf *e;
 
@@ -490,21 +490,21 @@ struct uelf *ustack_debuginfo_find(struct ustack_dso *dso, bool want_dwarf)
 	if (!e)
 		e = try_debuglink(dso, want_dwarf);
 	if (!e && !want_dwarf)
-		e = ustack_debuginfo_mini(dso->file);
+		e = ustack_resolve_debuginfo_mini(dso->file);
 	if (!e)
 		e = try_debuginfod(dso, false, want_dwarf);
 	return e;
 }
 
 /**
- * ustack_debuginfo_by_build_id - the traced file, found by its build id
+ * ustack_resolve_debuginfo_by_build_id - the traced file, found by its build id
  * @dso: a file whose path is gone or holds another build
  * @executable: want the binary (for its program headers)
  *
  * Only debuginfod can return the original executable; debug files lose
  * the file offsets of their segments.
  */
-struct uelf *ustack_debuginfo_by_build_id(struct ustack_dso *dso, bool executable)
+struct uelf *ustack_resolve_debuginfo_by_build_id(struct ustack_dso *dso, bool executable)
 {
 	return try_debuginfod(dso, executable, false);
 }

@@ -5,7 +5,7 @@
  *
  * libdebuginfod is optional: the Makefile defines USTACK_HAVE_DEBUGINFOD
  * when it found it; otherwise nothing is ever fetched and
- * ustack_debuginfod_available() says so. The library is loaded with
+ * ustack_resolve_debuginfod_available() says so. The library is loaded with
  * dlopen() when the first file is looked up, as libdwfl does: it brings
  * libcurl and some thirty other libraries, whose loading took three
  * quarters of the start-up of every run (30 of 39 ms here), and most
@@ -195,7 +195,7 @@ static debuginfod_client *client(struct ustack_resolver *r)
 	return r->dbgd;
 }
 
-void ustack_debuginfod_end(struct ustack_resolver *r)
+void ustack_resolve_debuginfod_end(struct ustack_resolver *r)
 {
 	if (r->dbgd)
 		dbgd.end(r->dbgd);
@@ -203,7 +203,7 @@ void ustack_debuginfod_end(struct ustack_resolver *r)
 }
 
 /**
- * ustack_debuginfod_fetch - ask the servers for a file by build id
+ * ustack_resolve_debuginfod_fetch - ask the servers for a file by build id
  * @r:		the resolver (its options say whether to ask)
  * @path:	the traced file's path, for messages
  * @id:		its build id
@@ -213,11 +213,11 @@ void ustack_debuginfod_end(struct ustack_resolver *r)
  *
  * The file is read from the cache libdebuginfod wrote it to, which
  * DEBUGINFOD_CACHE_PATH may place anywhere: as a file found by
- * convention (ustack_open_trusted()).
+ * convention (ustack_resolve_open_trusted()).
  * Returns 0, or a negative code when nothing was fetched or the file not
  * used.
  */
-int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+int ustack_resolve_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 			    const unsigned char *id, size_t len, bool executable,
 			    struct uelf **out)
 {
@@ -233,7 +233,7 @@ int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 		say_cap(r);
 		return -ETIME;
 	}
-	what = ustack_xasprintf("%s of %s", executable ? "executable" : "debuginfo", path);
+	what = ustack_resolve_util_xasprintf("%s of %s", executable ? "executable" : "debuginfo", path);
 	r->dbgd_what = what;
 	r->dbgd_progress = false;
 	dbgd.set_user_data(c, r);
@@ -262,23 +262,23 @@ int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 }
 
 /**
- * ustack_debuginfod_available - whether this build can ask debuginfod
+ * ustack_resolve_debuginfod_available - whether this build can ask debuginfod
  *
  * False in a build without libdebuginfod: the debuginfod option of
  * struct ustack_resolver_opts then does nothing.
  */
-bool ustack_debuginfod_available(void)
+bool ustack_resolve_debuginfod_available(void)
 {
 	return true;
 }
 
 #else /* !USTACK_HAVE_DEBUGINFOD */
 
-void ustack_debuginfod_end(struct ustack_resolver *r)
+void ustack_resolve_debuginfod_end(struct ustack_resolver *r)
 {
 }
 
-int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+int ustack_resolve_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 			    const unsigned char *id, size_t len, bool executable,
 			    struct uelf **out)
 {
@@ -286,7 +286,7 @@ int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 	return -ENOENT;
 }
 
-bool ustack_debuginfod_available(void)
+bool ustack_resolve_debuginfod_available(void)
 {
 	return false;
 }

@@ -46,7 +46,7 @@ static void demangle_append(const char *s, size_t n, void *opaque)
 		return;
 	if (n >= DEMANGLE_MAX - b->len)
 		longjmp(b->give_up, 1);
-	/* Room for the final NUL, which ustack_demangle() writes. */
+	/* Room for the final NUL, which ustack_resolve_demangle() writes. */
 	if (ustack_array_grow((void **)&b->s, &b->cap, b->len + n + 1, 1))
 		longjmp(b->give_up, 1);
 	memcpy(b->s + b->len, s, n);
@@ -84,7 +84,7 @@ static bool demangle_bounded(const char *name, struct demangle_buf *b)
 }
 
 /**
- * ustack_demangle - readable form of a symbol name
+ * ustack_resolve_demangle - readable form of a symbol name
  * @r: resolver (unused: libiberty keeps no state between names)
  * @name: mangled or plain name
  * @owned: set to a malloc'd string the caller owns, when one was made
@@ -95,7 +95,7 @@ static bool demangle_bounded(const char *name, struct demangle_buf *b)
  * Returns the demangled name, or @name when it is not mangled, is
  * malformed, or demangles to more than DEMANGLE_MAX bytes.
  */
-const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned)
+const char *ustack_resolve_demangle(struct ustack_resolver *r, const char *name, char **owned)
 {
 	struct demangle_buf b = { 0 };
 	const char *mangled = name;

@@ -251,7 +251,7 @@ static int udwarf_alt(struct udwarf *dw, struct uelf *e)
 		return 0;
 	if (len < 0)
 		return -1;
-	dw->alt = ustack_debuginfo_alt(dw->r, e, name, id, len);
+	dw->alt = ustack_resolve_debuginfo_alt(dw->r, e, name, id, len);
 	/* libdw reads it as much as the main file: the same cap */
 	if (!dw->alt || !uelf_dwarf_ok(dw->alt) || !uelf_dwarf_readable(dw->alt))
 		return -1;
@@ -632,7 +632,7 @@ static const char *die_name(struct udwarf *dw, Dwarf_Die *die)
 			n = dwarf_formstring(&a);
 	if (!n || !dw->r->opts.demangle)
 		return n;
-	n = ustack_demangle(dw->r, n, &owned);
+	n = ustack_resolve_demangle(dw->r, n, &owned);
 	if (owned)
 		n = keep_owned(dw, owned);
 	return n;
@@ -663,7 +663,7 @@ static char *join_comp_dir(const char *comp_dir, const char *path)
 	len = strlen(comp_dir);
 	if (!strncmp(path, comp_dir, len) && path[len] == '/')
 		return strdup(path);
-	return ustack_xasprintf("%s%s%s", comp_dir,
+	return ustack_resolve_util_xasprintf("%s%s%s", comp_dir,
 				comp_dir[len - 1] == '/' ? "" : "/", path);
 }
 

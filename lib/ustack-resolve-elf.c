@@ -450,13 +450,13 @@ static int uelf_open_fd(const char *path, int fd, struct uelf **out)
  * @path: file to open
  * @out: the file, NULL on failure
  *
- * Only regular files within the caps are used (ustack_open_file(),
+ * Only regular files within the caps are used (ustack_resolve_open_file(),
  * uelf_precheck()). Returns 0 or a negative code (lib/ustack-err.h):
  * -errno of open(), USTACK_ERR_SYMFS, USTACK_ERR_CAPPED, bad ELF ...
  */
 int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **out)
 {
-	return uelf_open_fd(path, ustack_open_file(r, path), out);
+	return uelf_open_fd(path, ustack_resolve_open_file(r, path), out);
 }
 
 /**
@@ -465,12 +465,12 @@ int uelf_open(const struct ustack_resolver *r, const char *path, struct uelf **o
  * @path: a debug file, a dwz file, a debuginfod cache entry
  * @out: the file, NULL on failure
  *
- * As uelf_open(), but the file must also pass ustack_open_trusted():
+ * As uelf_open(), but the file must also pass ustack_resolve_open_trusted():
  * owned by root or the user running, no symbolic link of anyone else.
  */
 int uelf_open_trusted(struct ustack_resolver *r, const char *path, struct uelf **out)
 {
-	return uelf_open_fd(path, ustack_open_trusted(r, path, USTACK_UID_NONE), out);
+	return uelf_open_fd(path, ustack_resolve_open_trusted(r, path, USTACK_UID_NONE), out);
 }
 
 /**

@@ -68,12 +68,12 @@ struct uelf {
 #define USTACK_DWARF_MAX	(1ULL << 30)
 
 /* Failures are negative codes: -errno or enum ustack_err (ustack-err.h). */
-int ustack_open_file(const struct ustack_resolver *r, const char *path);
-/* No owner but root and the user running (ustack_open_trusted()) */
+int ustack_resolve_open_file(const struct ustack_resolver *r, const char *path);
+/* No owner but root and the user running (ustack_resolve_open_trusted()) */
 #define USTACK_UID_NONE	((uid_t)-1)
-int ustack_open_trusted(struct ustack_resolver *r, const char *path, uid_t also);
-void ustack_open_forget(struct ustack_resolver *r);
-void ustack_open_symfs(struct ustack_resolver *r);
+int ustack_resolve_open_trusted(struct ustack_resolver *r, const char *path, uid_t also);
+void ustack_resolve_open_forget(struct ustack_resolver *r);
+void ustack_resolve_open_symfs(struct ustack_resolver *r);
 
 /* ustack-resolve-elf.c: ELF files opened within the caps, their segments */
 bool uelf_inflate_ok(uint64_t in, uint64_t out);
@@ -178,7 +178,7 @@ struct ustack_dso {
 	int			err;		/* 0, -errno or USTACK_ERR_* */
 	char			*err_file;	/* the file @err is about */
 	bool			capped;		/* a file of it went over a cap */
-	bool			untrusted;	/* ustack_open_trusted() refused one */
+	bool			untrusted;	/* ustack_resolve_open_trusted() refused one */
 	bool			dwarf_unreadable; /* uelf_dwarf_readable() said no */
 
 	struct uelf		*file;		/* what ran (or a stand-in) */
@@ -225,20 +225,20 @@ struct ustack_resolver {
 };
 
 /* ustack-resolve.c, also for the unwinder (ustack-unwind.c) */
-bool ustack_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr);
-struct uelf *ustack_dso_debug_file(struct ustack_dso *dso);
-void ustack_dso_load_dwarf(struct ustack_dso *dso);
+bool ustack_resolve_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr);
+struct uelf *ustack_resolve_dso_debug_file(struct ustack_dso *dso);
+void ustack_resolve_dso_load_dwarf(struct ustack_dso *dso);
 
 /* ustack-resolve-util.c */
-char *ustack_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *ustack_build_id_hex(const unsigned char *id, size_t len, char *buf);
-char *ustack_symfs_path(const struct ustack_resolver *r, const char *path);
+char *ustack_resolve_util_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ustack_resolve_util_build_id_hex(const unsigned char *id, size_t len, char *buf);
+char *ustack_resolve_util_symfs_path(const struct ustack_resolver *r, const char *path);
 
 /* ustack-resolve-debuginfo.c */
-struct uelf *ustack_debuginfo_find(struct ustack_dso *dso, bool want_dwarf);
-struct uelf *ustack_debuginfo_by_build_id(struct ustack_dso *dso, bool executable);
-struct uelf *ustack_debuginfo_mini(struct uelf *e);
-struct uelf *ustack_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
+struct uelf *ustack_resolve_debuginfo_find(struct ustack_dso *dso, bool want_dwarf);
+struct uelf *ustack_resolve_debuginfo_by_build_id(struct ustack_dso *dso, bool executable);
+struct uelf *ustack_resolve_debuginfo_mini(struct uelf *e);
+struct uelf *ustack_resolve_debuginfo_alt(struct ustack_resolver *r, const struct uelf *e,
 				  const char *name, const unsigned char *id, size_t len);
 
 /* ustack-resolve-dwarf.c */
@@ -249,15 +249,15 @@ int udwarf_lookup(struct udwarf *dw, uint64_t addr, bool inlines,
 const char *udwarf_function(struct udwarf *dw, uint64_t addr, uint64_t *start);
 
 /* ustack-resolve-jit.c */
-void ustack_jit_free(struct ustack_resolver *r);
+void ustack_resolve_jit_free(struct ustack_resolver *r);
 
 /* ustack-resolve-debuginfod.c (stubs in a build without libdebuginfod) */
-void ustack_debuginfod_end(struct ustack_resolver *r);
-int ustack_debuginfod_fetch(struct ustack_resolver *r, const char *path,
+void ustack_resolve_debuginfod_end(struct ustack_resolver *r);
+int ustack_resolve_debuginfod_fetch(struct ustack_resolver *r, const char *path,
 			    const unsigned char *id, size_t len, bool executable,
 			    struct uelf **out);
 
 /* ustack-resolve-demangle.c */
-const char *ustack_demangle(struct ustack_resolver *r, const char *name, char **owned);
+const char *ustack_resolve_demangle(struct ustack_resolver *r, const char *name, char **owned);
 
 #endif /* _USTACK_RESOLVE_INT_H */

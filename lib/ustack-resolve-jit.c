@@ -5,7 +5,7 @@
  * region: "START SIZE name", START and SIZE in hex.
  *
  * Anyone can write into /tmp: the map is opened as perf opens it
- * (ustack_open_trusted()), owned by root, the user running or, live, the
+ * (ustack_resolve_open_trusted()), owned by root, the user running or, live, the
  * traced process's owner. A map that is refused leaves its frames
  * unresolved, saying why, never guessed.
  *
@@ -143,21 +143,21 @@ static FILE *jit_open(struct ustack_resolver *r, int tgid, int *err)
 	FILE *f;
 	int fd;
 
-	rel = ustack_xasprintf("/tmp/perf-%d.map", tgid);
-	p = rel ? ustack_symfs_path(r, rel) : NULL;
+	rel = ustack_resolve_util_xasprintf("/tmp/perf-%d.map", tgid);
+	p = rel ? ustack_resolve_util_symfs_path(r, rel) : NULL;
 	if (r->opts.live) {
 		/* A live process writes its own map: its owner is trusted too. */
-		char *proc = ustack_xasprintf("/proc/%d", tgid);
+		char *proc = ustack_resolve_util_xasprintf("/proc/%d", tgid);
 
 		if (proc && !stat(proc, &st))
 			owner = st.st_uid;
 		free(proc);
 	}
-	fd = p ? ustack_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
+	fd = p ? ustack_resolve_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
 	free(p);
 	if ((fd == -ENOENT || fd == -ENOTDIR) && !r->symfs && r->opts.live) {
-		p = ustack_xasprintf("/proc/%d/root%s", tgid, rel);
-		fd = p ? ustack_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
+		p = ustack_resolve_util_xasprintf("/proc/%d/root%s", tgid, rel);
+		fd = p ? ustack_resolve_open_trusted(r, p, owner) : USTACK_ERR_NOMEM;
 		free(p);
 	}
 	free(rel);
@@ -375,7 +375,7 @@ static const struct ujit_sym *jit_find(struct ustack_resolver *r,
 }
 
 /**
- * ustack_jit_resolve - name an address in anonymous memory
+ * ustack_resolve_jit_resolve - name an address in anonymous memory
  * @r: resolver
  * @tgid: process the address belongs to
  * @addr: virtual address
@@ -384,7 +384,7 @@ static const struct ujit_sym *jit_find(struct ustack_resolver *r,
  * The map is read once per tgid. Returns 1 when found, 0 when not,
  * -USTACK_UNRES_* when the map was not used (said once in a warning).
  */
-int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
+int ustack_resolve_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 		       struct ustack_sym *out)
 {
 	const struct ujit_sym *s;
@@ -409,7 +409,7 @@ int ustack_jit_resolve(struct ustack_resolver *r, int tgid, uint64_t addr,
 	return 1;
 }
 
-void ustack_jit_free(struct ustack_resolver *r)
+void ustack_resolve_jit_free(struct ustack_resolver *r)
 {
 	while (r->jits) {
 		struct ujit *j = r->jits;

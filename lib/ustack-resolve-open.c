@@ -23,7 +23,7 @@
  * Files found by convention rather than named by the traced program's
  * mappings (a perf map /tmp/perf-<pid>.map, debug files by build id or
  * .gnu_debuglink, the debuginfod cache) are opened by
- * ustack_open_trusted(), with perf's rule on top: another user may have
+ * ustack_resolve_open_trusted(), with perf's rule on top: another user may have
  * put them there, in /tmp or any directory the traced path leads to.
  */
 #include <errno.h>
@@ -106,7 +106,7 @@ static int open_symfs_fallback(const struct ustack_resolver *r, const char *path
 		return -errno;
 	if (n && !strncmp(real, r->symfs_real, n) &&
 	    (real[n] == '/' || !strcmp(r->symfs_real, "/")))
-		fd = ustack_open_regular(real);
+		fd = ustack_resolve_open_regular(real);
 	free(real);
 	return fd;
 }
@@ -168,7 +168,7 @@ static bool is_pseudo_fs(const struct statfs *sfs)
 }
 
 /**
- * ustack_open_regular - open a file read-only, if it is a regular file
+ * ustack_resolve_open_regular - open a file read-only, if it is a regular file
  * @path: the file
  *
  * A FIFO, device or socket is not opened at all (opening may block or
@@ -176,7 +176,7 @@ static bool is_pseudo_fs(const struct statfs *sfs)
  * covers one swapped in between stat() and open().
  * Returns the descriptor, or -errno or USTACK_ERR_NOT_REGULAR.
  */
-int ustack_open_regular(const char *path)
+int ustack_resolve_open_regular(const char *path)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -197,20 +197,20 @@ int ustack_open_regular(const char *path)
 }
 
 /**
- * ustack_open_file - open a file a trace names, read-only
+ * ustack_resolve_open_file - open a file a trace names, read-only
  * @r: resolver whose --symfs confines @path, or NULL
  * @path: the file; confined when it lies under the resolver's symfs
  *
  * Only a regular file is opened. Returns the descriptor or a negative
  * error code (lib/ustack-err.h).
  */
-int ustack_open_file(const struct ustack_resolver *r, const char *path)
+int ustack_resolve_open_file(const struct ustack_resolver *r, const char *path)
 {
 	const char *rel = symfs_rel(r, path);
 
 	if (rel)
 		return open_symfs(r, path, rel);
-	return ustack_open_regular(path);
+	return ustack_resolve_open_regular(path);
 }
 
 /* ------------------------------------------------------------------ */
@@ -253,7 +253,7 @@ static int open_nofollow_fallback(const struct ustack_resolver *r,
 	}
 	if (n && !strncmp(real, r->symfs_real, n) &&
 	    (!real[n] || real[n] == '/' || !strcmp(r->symfs_real, "/"))) {
-		p = ustack_xasprintf("%s/%s", real, base ? base + 1 : path);
+		p = ustack_resolve_util_xasprintf("%s/%s", real, base ? base + 1 : path);
 		fd = p ? open(p, flags | O_NOFOLLOW) : USTACK_ERR_NOMEM;
 		if (p && fd < 0)
 			fd = -errno;
@@ -307,9 +307,9 @@ static char *link_target(const struct ustack_resolver *r, const char *path,
 		return NULL;
 	buf[n] = '\0';
 	if (buf[0] == '/')
-		return symfs_rel(r, path) ? ustack_symfs_path(r, buf) : strdup(buf);
+		return symfs_rel(r, path) ? ustack_resolve_util_symfs_path(r, buf) : strdup(buf);
 	dir = dir_part(path);
-	p = dir ? ustack_xasprintf("%s/%s", dir, buf) : NULL;
+	p = dir ? ustack_resolve_util_xasprintf("%s/%s", dir, buf) : NULL;
 	free(dir);
 	return p;
 }
@@ -327,8 +327,8 @@ static bool refused_before(struct ustack_resolver *r, const char *path)
 	struct urefused *f;
 	size_t len;
 
-	ustack_htable_for_each_hash(&r->refused, pos, h) {
-		f = ustack_htable_entry(pos, struct urefused, node);
+	ustack_hash_table_for_each_hash(&r->refused, pos, h) {
+		f = ustack_hash_table_entry(pos, struct urefused, node);
 		if (!strcmp(f->path, path))
 			return true;
 	}
@@ -336,7 +336,7 @@ static bool refused_before(struct ustack_resolver *r, const char *path)
 	f = malloc(sizeof(*f) + len);
 	if (f) {
 		memcpy(f->path, path, len);
-		if (ustack_htable_add(&r->refused, &f->node, h))
+		if (ustack_hash_table_add(&r->refused, &f->node, h))
 			free(f);
 	}
 	return false;
@@ -412,8 +412,8 @@ static int walk_links(struct ustack_resolver *r, const char *path,
 }
 
 /**
- * ustack_open_trusted - open a file found by convention, read-only
- * @r:		resolver (--symfs confines the path, as ustack_open_file())
+ * ustack_resolve_open_trusted - open a file found by convention, read-only
+ * @r:		resolver (--symfs confines the path, as ustack_resolve_open_file())
  * @path:	the file: a perf map, a debug file, a debuginfod cache entry
  * @also:	one more owner to trust (a live process, for its own perf
  *		map), or USTACK_UID_NONE
@@ -434,7 +434,7 @@ static int walk_links(struct ustack_resolver *r, const char *path,
  * is no such file), USTACK_ERR_UNTRUSTED, USTACK_ERR_NOT_REGULAR,
  * USTACK_ERR_SYMFS.
  */
-int ustack_open_trusted(struct ustack_resolver *r, const char *path, uid_t also)
+int ustack_resolve_open_trusted(struct ustack_resolver *r, const char *path, uid_t also)
 {
 	struct stat st, st2;
 	struct statfs sfs;
@@ -461,26 +461,26 @@ int ustack_open_trusted(struct ustack_resolver *r, const char *path, uid_t also)
 	return fd;
 }
 
-/* Free what ustack_open_trusted() remembers (the files it refused). */
-void ustack_open_forget(struct ustack_resolver *r)
+/* Free what ustack_resolve_open_trusted() remembers (the files it refused). */
+void ustack_resolve_open_forget(struct ustack_resolver *r)
 {
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&r->refused, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct urefused, node));
-	ustack_htable_release(&r->refused);
+	ustack_hash_table_for_each_safe(&r->refused, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct urefused, node));
+	ustack_hash_table_release(&r->refused);
 }
 
 /**
- * ustack_open_symfs - open the --symfs directory once
+ * ustack_resolve_open_symfs - open the --symfs directory once
  * @r: resolver with r->symfs set
  *
  * A directory that cannot be opened leaves every frame under it
  * unresolved, with the reason. USTACK_TEST_NO_OPENAT2 in the environment
  * makes the tests take the path of kernels without openat2().
  */
-void ustack_open_symfs(struct ustack_resolver *r)
+void ustack_resolve_open_symfs(struct ustack_resolver *r)
 {
 	r->symfs_fd = -1;
 	r->symfs_err = USTACK_ERR_NO_SYMFS;

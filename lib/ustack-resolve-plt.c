@@ -203,7 +203,7 @@ static int name_stubs(struct uelf_symtab *t, const struct uplt *p, Elf_Scn *scn,
 		if (!name)
 			continue;
 		if (uelf_symtab_add_owned(t, sh->sh_addr + off, ent,
-					  ustack_xasprintf("%s@plt", name),
+					  ustack_resolve_util_xasprintf("%s@plt", name),
 					  USTACK_ORIGIN_PLT) < 0)
 			break;
 		added++;

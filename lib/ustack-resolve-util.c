@@ -10,7 +10,7 @@
 #include "ustack-resolve-int.h"
 
 /* vasprintf that returns NULL instead of leaving the pointer undefined. */
-char *ustack_xasprintf(const char *fmt, ...)
+char *ustack_resolve_util_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -23,7 +23,7 @@ char *ustack_xasprintf(const char *fmt, ...)
 }
 
 /* @buf must hold 2 * USTACK_BUILD_ID_MAX + 1 bytes. */
-char *ustack_build_id_hex(const unsigned char *id, size_t len, char *buf)
+char *ustack_resolve_util_build_id_hex(const unsigned char *id, size_t len, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i;
@@ -39,10 +39,10 @@ char *ustack_build_id_hex(const unsigned char *id, size_t len, char *buf)
 }
 
 /* The path to open for @path: under symfs when one is set. */
-char *ustack_symfs_path(const struct ustack_resolver *r, const char *path)
+char *ustack_resolve_util_symfs_path(const struct ustack_resolver *r, const char *path)
 {
 	if (!r->symfs)
 		return strdup(path);
-	return ustack_xasprintf("%s%s%s", r->symfs, path[0] == '/' ? "" : "/",
+	return ustack_resolve_util_xasprintf("%s%s%s", r->symfs, path[0] == '/' ? "" : "/",
 				path);
 }

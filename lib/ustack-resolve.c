@@ -89,12 +89,12 @@ struct ustack_resolver *ustack_resolver_new(const struct ustack_resolver_opts *o
 	if (r->opts.symfs && *r->opts.symfs && strcmp(r->opts.symfs, "/"))
 		r->symfs = symfs_dir(r->opts.symfs);
 	r->opts.symfs = r->symfs;
-	ustack_open_symfs(r);
+	ustack_resolve_open_symfs(r);
 	r->debug_dirs = copy_strv(r->opts.debug_dirs);
 	r->opts.debug_dirs = (const char * const *)r->debug_dirs;
-	if (ustack_htable_init(&r->dsos, 256) || !r->debug_dirs) {
+	if (ustack_hash_table_init(&r->dsos, 256) || !r->debug_dirs) {
 		free_strv(r->debug_dirs);
-		ustack_htable_release(&r->dsos);
+		ustack_hash_table_release(&r->dsos);
 		free(r->symfs);
 		free(r);
 		return NULL;
@@ -106,7 +106,7 @@ static void cache_free(struct ucache *c)
 {
 	size_t i;
 
-	ustack_htable_release(&c->table);
+	ustack_hash_table_release(&c->table);
 	for (i = 0; i < UCACHE_MAX / UCACHE_CHUNK; i++)
 		free(c->chunks[i]);
 	free(c->pool);
@@ -136,13 +136,13 @@ void ustack_resolver_free(struct ustack_resolver *r)
 
 	if (!r)
 		return;
-	ustack_htable_for_each_safe(&r->dsos, i, pos, tmp)
-		dso_free(ustack_htable_entry(pos, struct ustack_dso, node));
-	ustack_jit_free(r);
-	ustack_open_forget(r);
-	ustack_debuginfod_end(r);
+	ustack_hash_table_for_each_safe(&r->dsos, i, pos, tmp)
+		dso_free(ustack_hash_table_entry(pos, struct ustack_dso, node));
+	ustack_resolve_jit_free(r);
+	ustack_resolve_open_forget(r);
+	ustack_resolve_debuginfod_end(r);
 	free_strv(r->debug_dirs);
-	ustack_htable_release(&r->dsos);
+	ustack_hash_table_release(&r->dsos);
 	if (r->symfs_fd >= 0)
 		close(r->symfs_fd);
 	free(r->symfs_real);
@@ -185,14 +185,14 @@ static int open_mapped(struct ustack_dso *dso, struct uelf **e)
 	*e = NULL;
 	if (!path)
 		return err;
-	p = ustack_symfs_path(r, path);
+	p = ustack_resolve_util_symfs_path(r, path);
 	if (p)
 		err = uelf_open(r, p, e);
 	free(p);
 	/* With --symfs nothing is opened outside it. */
 	if (!*e && !r->symfs && r->opts.live && dso->tgid > 0 && path[0] == '/') {
 		/* Containers: the path belongs to the task's mount namespace. */
-		p = ustack_xasprintf("/proc/%d/root%s", dso->tgid, path);
+		p = ustack_resolve_util_xasprintf("/proc/%d/root%s", dso->tgid, path);
 		if (p && !uelf_open(r, p, e))
 			err = 0;
 		free(p);
@@ -214,8 +214,8 @@ static void warn_mismatch(const struct ustack_dso *dso, const struct uelf *e)
 	char a[2 * USTACK_BUILD_ID_MAX + 1], b[2 * USTACK_BUILD_ID_MAX + 1];
 
 	ustack_warning("%s: build id %s does not match the traced %s; its frames stay unresolved",
-		       e->path, ustack_build_id_hex(e->build_id, e->build_id_len, a),
-		       ustack_build_id_hex(dso->build_id, dso->build_id_len, b));
+		       e->path, ustack_resolve_util_build_id_hex(e->build_id, e->build_id_len, a),
+		       ustack_resolve_util_build_id_hex(dso->build_id, dso->build_id_len, b));
 }
 
 /*
@@ -274,7 +274,7 @@ static void dso_open_special(struct ustack_dso *dso)
 /* The file on disk is not the one that ran: try one by build id. */
 static void dso_open_replacement(struct ustack_dso *dso)
 {
-	struct uelf *e = ustack_debuginfo_by_build_id(dso, true);
+	struct uelf *e = ustack_resolve_debuginfo_by_build_id(dso, true);
 
 	/* The one found was another user's: the frames say so. */
 	if (!e && dso->untrusted)
@@ -381,8 +381,8 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 	if (build_id_len > USTACK_BUILD_ID_MAX)
 		build_id_len = USTACK_BUILD_ID_MAX;
 	h = dso_hash(path, build_id, build_id_len, flags);
-	ustack_htable_for_each_hash(&r->dsos, pos, h) {
-		d = ustack_htable_entry(pos, struct ustack_dso, node);
+	ustack_hash_table_for_each_hash(&r->dsos, pos, h) {
+		d = ustack_hash_table_entry(pos, struct ustack_dso, node);
 		if (d->build_id_len == build_id_len &&
 		    (d->flags & USTACK_MAP_SPECIAL) == (flags & USTACK_MAP_SPECIAL) &&
 		    !memcmp(d->build_id, build_id, build_id_len) &&
@@ -399,14 +399,14 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 			       "(raise ulimit -n, or free memory)",
 			       d->err_file ? d->err_file : path, ustack_err_strerror(d->err));
 	}
-	if (ustack_htable_add(&r->dsos, &d->node, h)) {
+	if (ustack_hash_table_add(&r->dsos, &d->node, h)) {
 		dso_free(d);
 		return NULL;
 	}
 	return d;
 }
 
-const char *ustack_dso_name(const struct ustack_dso *dso)
+const char *ustack_resolve_dso_name(const struct ustack_dso *dso)
 {
 	if (!dso)
 		return "[unknown]";
@@ -432,14 +432,14 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 };
 
 /**
- * ustack_unresolved_group - the summary's reason for a frame's reason
+ * ustack_resolve_unresolved_group - the summary's reason for a frame's reason
  * @why: a USTACK_UNRES_* value (not negated)
  *
  * The finer reasons for a frame without a readable file count as
  * USTACK_UNRES_NO_FILE; the others (USTACK_UNRES_UNTRUSTED among them)
  * are their own group.
  */
-enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why)
+enum ustack_unresolved ustack_resolve_unresolved_group(enum ustack_unresolved why)
 {
 	/*
 	 * Another user's file, or a run short of descriptors or memory: said
@@ -453,10 +453,10 @@ enum ustack_unresolved ustack_unresolved_group(enum ustack_unresolved why)
 }
 
 /**
- * ustack_unresolved_str - short text for a reason a frame has no name
+ * ustack_resolve_unresolved_str - short text for a reason a frame has no name
  * @why: a USTACK_UNRES_* value (not negated)
  */
-const char *ustack_unresolved_str(enum ustack_unresolved why)
+const char *ustack_resolve_unresolved_str(enum ustack_unresolved why)
 {
 	if (why <= 0 || why >= USTACK_UNRES_NR)
 		return "unknown reason";
@@ -475,10 +475,10 @@ static const char * const origin_str[USTACK_ORIGIN_NR] = {
 };
 
 /**
- * ustack_origin_str - the table a name came from, for verbose output
+ * ustack_resolve_origin_str - the table a name came from, for verbose output
  * @origin: a USTACK_ORIGIN_* value
  */
-const char *ustack_origin_str(enum ustack_origin origin)
+const char *ustack_resolve_origin_str(enum ustack_origin origin)
 {
 	if (origin >= USTACK_ORIGIN_NR)
 		return "?";
@@ -486,28 +486,28 @@ const char *ustack_origin_str(enum ustack_origin origin)
 }
 
 /**
- * ustack_dso_errno - why the file's frames cannot be resolved
+ * ustack_resolve_dso_errno - why the file's frames cannot be resolved
  * @dso: a file from ustack_resolver_dso(), or NULL
  *
  * Returns 0 when they can, else a negative code that
- * ustack_dso_strerror() turns into text (-errno, or the library's own).
+ * ustack_resolve_dso_strerror() turns into text (-errno, or the library's own).
  */
-int ustack_dso_errno(const struct ustack_dso *dso)
+int ustack_resolve_dso_errno(const struct ustack_dso *dso)
 {
 	return dso ? dso->err : USTACK_ERR_NOMEM;
 }
 
 /**
- * ustack_dso_strerror - the one-line message of ustack_dso_errno()
+ * ustack_resolve_dso_strerror - the one-line message of ustack_resolve_dso_errno()
  * @dso: the file, or NULL
  * @buf: where the message goes ("path: reason")
  * @size: size of @buf
  *
- * Returns ustack_dso_errno(@dso); @buf is empty when it is 0.
+ * Returns ustack_resolve_dso_errno(@dso); @buf is empty when it is 0.
  */
-int ustack_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size)
+int ustack_resolve_dso_strerror(const struct ustack_dso *dso, char *buf, size_t size)
 {
-	int err = ustack_dso_errno(dso);
+	int err = ustack_resolve_dso_errno(dso);
 
 	if (!size)
 		return err;
@@ -556,7 +556,7 @@ static void dso_load_syms(struct ustack_dso *dso)
 	if (f->has_symtab) {
 		uelf_symtab_add_elf(&dso->symtab, f, SHT_SYMTAB, USTACK_ORIGIN_SYMTAB);
 	} else {
-		sf = dso->symfile = ustack_debuginfo_find(dso, false);
+		sf = dso->symfile = ustack_resolve_debuginfo_find(dso, false);
 		if (sf && sf->has_symtab)
 			uelf_symtab_add_elf(&dso->symtab, sf, SHT_SYMTAB,
 					    sf->minidebug ? USTACK_ORIGIN_MINIDEBUG :
@@ -568,10 +568,10 @@ static void dso_load_syms(struct ustack_dso *dso)
 }
 
 /*
- * ustack_dso_vaddr - the link-time address of file offset @off, when an
+ * ustack_resolve_dso_vaddr - the link-time address of file offset @off, when an
  * executable segment holds it (also the unwinder's load-bias source)
  */
-bool ustack_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr)
+bool ustack_resolve_dso_vaddr(const struct ustack_dso *dso, uint64_t off, uint64_t *vaddr)
 {
 	int i;
 
@@ -595,9 +595,9 @@ static char *demangle_plt(struct ustack_resolver *r, const char *name)
 
 	if (!base)
 		return NULL;
-	d = ustack_demangle(r, base, &owned);
+	d = ustack_resolve_demangle(r, base, &owned);
 	if (owned)
-		res = ustack_xasprintf("%s@plt", d);
+		res = ustack_resolve_util_xasprintf("%s@plt", d);
 	free(owned);
 	free(base);
 	return res;
@@ -621,7 +621,7 @@ static const char *sym_name(struct ustack_dso *dso, const struct uelf_sym *s)
 		if (s->origin == USTACK_ORIGIN_PLT)
 			owned = demangle_plt(dso->r, s->name);
 		else
-			ustack_demangle(dso->r, s->name, &owned);
+			ustack_resolve_demangle(dso->r, s->name, &owned);
 		t->demangled[i] = owned ? owned : s->name;
 	}
 	return t->demangled[i];
@@ -631,20 +631,20 @@ static const char *sym_name(struct ustack_dso *dso, const struct uelf_sym *s)
  * The debug file of @dso (DWARF), looked for once; its DWARF is not read:
  * the unwinder only wants to know whether it has a .debug_frame.
  */
-struct uelf *ustack_dso_debug_file(struct ustack_dso *dso)
+struct uelf *ustack_resolve_dso_debug_file(struct ustack_dso *dso)
 {
 	if (!dso->debug_found) {
 		dso->debug_found = true;
-		dso->debug = ustack_debuginfo_find(dso, true);
+		dso->debug = ustack_resolve_debuginfo_find(dso, true);
 	}
 	return dso->debug;
 }
 
 /* The DWARF of @dso's debug file, opened once: lines and inlines. */
-void ustack_dso_load_dwarf(struct ustack_dso *dso)
+void ustack_resolve_dso_load_dwarf(struct ustack_dso *dso)
 {
 	dso->debug_done = true;
-	if (!ustack_dso_debug_file(dso))
+	if (!ustack_resolve_dso_debug_file(dso))
 		return;
 	/* Frames only its DWARF would have named say why they have none */
 	if (!uelf_dwarf_ok(dso->debug))
@@ -679,7 +679,7 @@ static int dso_no_name(const struct ustack_dso *dso)
 	/* A debug file that would have named it was refused by a cap. */
 	if (dso->capped && !full)
 		return -USTACK_UNRES_CAPPED;
-	/* ... or for its owner (ustack_open_trusted()) */
+	/* ... or for its owner (ustack_resolve_open_trusted()) */
 	if (dso->untrusted && !full)
 		return -USTACK_UNRES_UNTRUSTED;
 	return -(full ? USTACK_UNRES_NO_SYMBOL : USTACK_UNRES_STRIPPED);
@@ -699,7 +699,7 @@ static int dso_resolve(struct ustack_dso *dso, uint64_t vaddr, uint64_t orig,
 		dso_load_syms(dso);
 	s = uelf_symtab_find(&dso->symtab, vaddr);
 	if ((o->lines || o->inlines) && !dso->debug_done)
-		ustack_dso_load_dwarf(dso);
+		ustack_resolve_dso_load_dwarf(dso);
 	/* Its .gnu_debugdata went over a cap: the file is not used. */
 	if (dso->file->capped) {
 		memset(out, 0, sizeof(*out));
@@ -734,8 +734,8 @@ static struct ucache_ent *cache_find(const struct ucache *c, uint64_t key)
 	struct ustack_hnode *pos;
 	struct ucache_ent *e;
 
-	ustack_htable_for_each_hash(&c->table, pos, ustack_hash_u64(key)) {
-		e = ustack_htable_entry(pos, struct ucache_ent, node);
+	ustack_hash_table_for_each_hash(&c->table, pos, ustack_hash_u64(key)) {
+		e = ustack_hash_table_entry(pos, struct ucache_ent, node);
 		if (e->key == key)
 			return e;
 	}
@@ -767,7 +767,7 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
 
 	/* Bounded: a uniform stream of new addresses must not grow forever. */
 	if (c->used >= UCACHE_MAX) {
-		ustack_htable_clear(&c->table);
+		ustack_hash_table_clear(&c->table);
 		c->used = 0;
 		c->pool_nr = 0;
 	}
@@ -786,14 +786,14 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
 		e->nr = nr;
 		memcpy(c->pool + c->pool_nr, f, nr * sizeof(*f));
 	}
-	if (ustack_htable_add(&c->table, &e->node, ustack_hash_u64(key)))
+	if (ustack_hash_table_add(&c->table, &e->node, ustack_hash_u64(key)))
 		return;
 	c->used++;
 	c->pool_nr += e->nr;
 }
 
 /**
- * ustack_dso_lookup - symbolize one frame
+ * ustack_resolve_dso_lookup - symbolize one frame
  * @dso: file from ustack_resolver_dso()
  * @file_offset: offset of the instruction in the file
  * @return_address: true for every frame but the leaf: the lookup then uses
@@ -805,7 +805,7 @@ static void cache_put(struct ucache *c, uint64_t key, const struct ustack_sym *f
  * sym_off 0. Returns the number of frames, or -USTACK_UNRES_* when the
  * frame has no name.
  */
-int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
+int ustack_resolve_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_address,
 		      struct ustack_sym *out, int max)
 {
 	const struct ustack_resolver_opts *o;
@@ -831,13 +831,13 @@ int ustack_dso_lookup(struct ustack_dso *dso, uint64_t file_offset, bool return_
 		file_offset--;
 	else
 		return_address = false;
-	if (!ustack_dso_vaddr(dso, file_offset, &vaddr))
+	if (!ustack_resolve_dso_vaddr(dso, file_offset, &vaddr))
 		return -USTACK_UNRES_OUTSIDE;
 	o = &dso->r->opts;
 	if (!o->lines && !o->inlines)
 		return dso_resolve(dso, vaddr, vaddr + return_address, out, 1);
 	if (!dso->debug_done)
-		ustack_dso_load_dwarf(dso);
+		ustack_resolve_dso_load_dwarf(dso);
 	/* Without DWARF a lookup is one binary search: nothing to cache. */
 	if (!dso->dw) {
 		n = dso_resolve(dso, vaddr, vaddr + return_address, out, max);

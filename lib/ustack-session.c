@@ -118,8 +118,8 @@ struct ustack_session *ustack_session_new(struct ustack_events *ev,
 	ustack_tasks_init(&s->tasks, s->tep, s->opts.live);
 	s->nocookie_deadline = UINT64_MAX;
 	s->maps = ustack_map_db_new(&s->tasks);
-	s->sb_prev = ustack_sb_prev_new();
-	if (ustack_htable_init(&s->stacks, 1024) || ustack_htable_init(&s->frame_sets, 64) ||
+	s->sb_prev = ustack_sideband_prev_new();
+	if (ustack_hash_table_init(&s->stacks, 1024) || ustack_hash_table_init(&s->frame_sets, 64) ||
 	    !s->maps || !s->sb_prev) {
 		ustack_session_free(s);
 		return NULL;
@@ -143,11 +143,11 @@ void ustack_session_free(struct ustack_session *s)
 	/* its parts of the task records first */
 	ustack_map_db_free(s->maps);
 	ustack_tasks_release(&s->tasks);
-	ustack_htable_release(&s->stacks);
+	ustack_hash_table_release(&s->stacks);
 	/* every stack is gone, and with the last of each set the set */
-	ustack_htable_release(&s->frame_sets);
+	ustack_hash_table_release(&s->frame_sets);
 	free(s->cpus);
-	ustack_sb_prev_free(s->sb_prev);
+	ustack_sideband_prev_free(s->sb_prev);
 	ustack_pair_drain_pools(s);
 	free(s->uframes);
 	free(s->used);
@@ -329,7 +329,7 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	/* A side-band record of a trace.dat: no event, nothing follows it */
 	text = kind == USTACK_REC_OURS ? ustack_events_sideband_text(s->ev, rec) : NULL;
 	if (text) {
-		ret = ustack_sb_parse_prev(s->sb_prev, text, rec->ts, &sb);
+		ret = ustack_sideband_parse_prev(s->sb_prev, text, rec->ts, &sb);
 		if (!ret)
 			ustack_session_sideband(s, &sb);
 		else
@@ -508,7 +508,7 @@ void ustack_session_flush(struct ustack_session *s)
 	}
 	ustack_pair_drain_ordered(s);
 	ustack_tasks_for_each(&s->tasks, i, pos, tmp)
-		ustack_pair_drop_latest(s, ustack_htable_entry(pos, struct ustack_task, node));
+		ustack_pair_drop_latest(s, ustack_hash_table_entry(pos, struct ustack_task, node));
 }
 
 /**

@@ -73,7 +73,7 @@ static const char *const kind_names[] = {
 #define SAMPLE_REGS_MAX		64
 #define SAMPLE_STACK_MAX	65536
 
-/* Where a parsed sample's payload and chain are (see ustack_sb_parse()) */
+/* Where a parsed sample's payload and chain are (see ustack_sideband_parse()) */
 static __thread unsigned char sample_raw[SAMPLE_RAW_MAX];
 static __thread uint64_t sample_chain[SAMPLE_CHAIN_MAX];
 static __thread uint64_t sample_regs[SAMPLE_REGS_MAX];
@@ -560,14 +560,14 @@ static int parse_chain(const char *p, size_t len, struct ustack_sb_rec *r)
 }
 
 /**
- * ustack_sb_format - the text a record is stored as
+ * ustack_sideband_format - the text a record is stored as
  * @rec:	the record
  * @buf:	where to
  * @size:	room in @buf
  *
  * Returns the length, as snprintf() (the text is cut when it does not fit).
  */
-int ustack_sb_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
+int ustack_sideband_format(const struct ustack_sb_rec *rec, char *buf, size_t size)
 {
 	switch (rec->kind) {
 	case USTACK_SB_MMAP:
@@ -744,7 +744,7 @@ static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 }
 
 /**
- * ustack_sb_parse - read a record back from its text
+ * ustack_sideband_parse - read a record back from its text
  * @text:	a ftrace:print buffer
  * @ts:		the time of the print record
  * @rec:	filled in; @rec->name points into @text, a sample's payload
@@ -752,10 +752,10 @@ static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
  *		call in this thread
  *
  * A repeated sample ("same=1") needs the samples before it: see
- * ustack_sb_parse_prev(). Returns 0, or -1 when @text is not a side-band
+ * ustack_sideband_parse_prev(). Returns 0, or -1 when @text is not a side-band
  * record (or is such a sample).
  */
-int ustack_sb_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
+int ustack_sideband_parse(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 {
 	int ret = parse_text(text, ts, rec);
 
@@ -794,17 +794,17 @@ struct ustack_sb_prev {
 };
 
 /**
- * ustack_sb_prev_new - the last samples of no thread yet
+ * ustack_sideband_prev_new - the last samples of no thread yet
  *
  * One for a writer, one for each reader of its file. Returns NULL when
  * out of memory.
  */
-struct ustack_sb_prev *ustack_sb_prev_new(void)
+struct ustack_sb_prev *ustack_sideband_prev_new(void)
 {
 	return calloc(1, sizeof(struct ustack_sb_prev));
 }
 
-void ustack_sb_prev_free(struct ustack_sb_prev *prev)
+void ustack_sideband_prev_free(struct ustack_sb_prev *prev)
 {
 	size_t i;
 
@@ -869,23 +869,23 @@ static size_t put_same(const struct ustack_sb_rec *r, char *buf, size_t size)
 }
 
 /**
- * ustack_sb_format_prev - ustack_sb_format(), a repeated sample short
+ * ustack_sideband_format_prev - ustack_sideband_format(), a repeated sample short
  * @prev:	the writer's last samples
  * @rec:	the record
  * @buf:	where to
  * @size:	room in @buf
  *
  * Every record of the file goes through here, in file order. Returns the
- * length, as ustack_sb_format().
+ * length, as ustack_sideband_format().
  */
-int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
+int ustack_sideband_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec,
 			  char *buf, size_t size)
 {
 	struct prev_slot *sl;
 	size_t len;
 
 	if (!repeatable(rec))
-		return ustack_sb_format(rec, buf, size);
+		return ustack_sideband_format(rec, buf, size);
 	sl = prev_slot(prev, rec->tid);
 	if (repeats(sl, rec)) {
 		/* the same text as the last repeat: copied, not formatted */
@@ -913,11 +913,11 @@ int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_re
 }
 
 /**
- * ustack_sb_parse_prev - ustack_sb_parse(), a repeated sample read back
+ * ustack_sideband_parse_prev - ustack_sideband_parse(), a repeated sample read back
  * @prev:	the reader's last samples
  * @text:	a ftrace:print buffer
  * @ts:		the time of the print record
- * @rec:	filled in, as ustack_sb_parse(); a repeated sample's payload
+ * @rec:	filled in, as ustack_sideband_parse(); a repeated sample's payload
  *		and chain point into @prev, valid until the next call
  *
  * Every side-band record of the file goes through here, in file order.
@@ -925,7 +925,7 @@ int ustack_sb_format_prev(struct ustack_sb_prev *prev, const struct ustack_sb_re
  * record, is a malformed one, or repeats a sample this reader has not
  * seen.
  */
-int ustack_sb_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
+int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
 			 struct ustack_sb_rec *rec)
 {
 	struct prev_slot *sl;

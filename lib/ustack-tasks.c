@@ -31,9 +31,9 @@ void ustack_tasks_release(struct ustack_tasks *t)
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&t->table, i, pos, tmp)
-		free(ustack_htable_entry(pos, struct ustack_task, node));
-	ustack_htable_release(&t->table);
+	ustack_hash_table_for_each_safe(&t->table, i, pos, tmp)
+		free(ustack_hash_table_entry(pos, struct ustack_task, node));
+	ustack_hash_table_release(&t->table);
 	t->found = NULL;
 }
 
@@ -44,8 +44,8 @@ struct ustack_task *ustack_tasks_find(struct ustack_tasks *t, int pid)
 
 	if (t->found && t->found->pid == pid)
 		return t->found;
-	ustack_htable_for_each_hash(&t->table, pos, ustack_hash_u64(pid)) {
-		task = ustack_htable_entry(pos, struct ustack_task, node);
+	ustack_hash_table_for_each_hash(&t->table, pos, ustack_hash_u64(pid)) {
+		task = ustack_hash_table_entry(pos, struct ustack_task, node);
 		if (task->pid == pid) {
 			t->found = task;
 			return task;
@@ -66,7 +66,7 @@ struct ustack_task *ustack_tasks_get(struct ustack_tasks *t, int pid)
 		return NULL;
 	task->pid = pid;
 	ustack_list_init(&task->waiting);
-	if (ustack_htable_add(&t->table, &task->node, ustack_hash_u64(pid))) {
+	if (ustack_hash_table_add(&t->table, &task->node, ustack_hash_u64(pid))) {
 		free(task);
 		return NULL;
 	}

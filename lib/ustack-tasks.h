@@ -89,6 +89,6 @@ int ustack_tasks_follow(struct ustack_tasks *t, int tgid);
 bool ustack_tasks_skip(struct ustack_tasks *t, int pid);
 
 #define ustack_tasks_for_each(t, i, pos, tmp) \
-	ustack_htable_for_each_safe(&(t)->table, i, pos, tmp)
+	ustack_hash_table_for_each_safe(&(t)->table, i, pos, tmp)
 
 #endif /* _USTACK_TASKS_H */

@@ -76,7 +76,7 @@ static void top_free(struct top *t)
 	for (i = 0; i < t->nr; i++)
 		free(t->rows[i]);
 	free(t->rows);
-	ustack_htable_release(&t->hash);
+	ustack_hash_table_release(&t->hash);
 	free(t);
 }
 
@@ -127,14 +127,14 @@ static struct trow *row_get(struct top *t, const uint32_t *key, uint32_t frame)
 	struct ustack_hnode *pos;
 	struct trow *r;
 
-	ustack_htable_for_each_hash(&t->hash, pos, hash) {
-		r = ustack_htable_entry(pos, struct trow, node);
+	ustack_hash_table_for_each_hash(&t->hash, pos, hash) {
+		r = ustack_hash_table_entry(pos, struct trow, node);
 		if (!memcmp(r->key, key, len))
 			return r;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || ustack_array_grow((void **)&t->rows, &t->alloc, t->nr + 1, sizeof(*t->rows)) ||
-	    ustack_htable_add(&t->hash, &r->node, hash)) {
+	    ustack_hash_table_add(&t->hash, &r->node, hash)) {
 		free(r);
 		t->failed = true;
 		return NULL;

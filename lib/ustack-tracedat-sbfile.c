@@ -103,7 +103,7 @@ struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *te
 	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
 	f->out = calloc(OUT_PAGES, f->page_size);
 	f->page = f->out;
-	f->prev = ustack_sb_prev_new();
+	f->prev = ustack_sideband_prev_new();
 	if (!f->out || !f->prev || !find_fields(f, tep)) {
 		errno = f->out && f->prev ? ENOENT : ENOMEM;
 		goto fail;
@@ -113,7 +113,7 @@ struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *te
 		goto fail;
 	return f;
  fail:
-	ustack_sb_prev_free(f->prev);
+	ustack_sideband_prev_free(f->prev);
 	free(f->out);
 	free(f);
 	return NULL;
@@ -184,7 +184,7 @@ static int build_data(struct ustack_tracedat_sbfile *f, const struct ustack_sb_r
 	memset(data, 0, f->buf_off);
 	memcpy(data + f->type_off, &type, 2);
 	memcpy(data + f->pid_off, &pid, 4);
-	len = ustack_sb_format_prev(f->prev, rec, data + f->buf_off, room - f->buf_off);
+	len = ustack_sideband_format_prev(f->prev, rec, data + f->buf_off, room - f->buf_off);
 	if (len < 0)
 		return -1;
 	if (len >= room - f->buf_off)
@@ -241,7 +241,7 @@ int ustack_tracedat_sbfile_close(struct ustack_tracedat_sbfile *f)
 	ret = flush_page(f) || write_out(f) ? -1 : 0;
 	if (close(f->fd) < 0 || f->failed)
 		ret = -1;
-	ustack_sb_prev_free(f->prev);
+	ustack_sideband_prev_free(f->prev);
 	free(f->out);
 	free(f);
 	return ret;

@@ -158,7 +158,7 @@ static int check_page_size(const struct ustack_tracedat_out *o, char *why, size_
 
 	if (!o->page_size)
 		return 0;
-	fd = ustack_open_regular(o->file);
+	fd = ustack_resolve_open_regular(o->file);
 	if (fd < 0) {
 		snprintf(why, size, "cannot read it back: %s", ustack_err_strerror(fd));
 		return -1;
@@ -328,7 +328,7 @@ static int check_tracedat(struct ustack_tracedat *td)
 	ssize_t r;
 	int fd, ret;
 
-	fd = ustack_open_regular(td->file);
+	fd = ustack_resolve_open_regular(td->file);
 	if (fd < 0)
 		return fd;
 	td->fd = fd;

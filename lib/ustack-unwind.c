@@ -232,7 +232,7 @@ struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r)
 	if (!u)
 		return NULL;
 	u->r = r;
-	if (ustack_htable_init(&u->spaces, 64) || machine_init(u)) {
+	if (ustack_hash_table_init(&u->spaces, 64) || machine_init(u)) {
 		ustack_unwinder_free(u);
 		return NULL;
 	}
@@ -251,9 +251,9 @@ static void spaces_clear(struct ustack_unwinder *u)
 	struct ustack_hnode *pos, *tmp;
 	size_t i;
 
-	ustack_htable_for_each_safe(&u->spaces, i, pos, tmp) {
-		ustack_htable_del(&u->spaces, pos);
-		space_free(ustack_htable_entry(pos, struct uw_space, node));
+	ustack_hash_table_for_each_safe(&u->spaces, i, pos, tmp) {
+		ustack_hash_table_del(&u->spaces, pos);
+		space_free(ustack_hash_table_entry(pos, struct uw_space, node));
 	}
 	u->nr_spaces = 0;
 }
@@ -264,7 +264,7 @@ void ustack_unwinder_free(struct ustack_unwinder *u)
 		return;
 	if (u->spaces.buckets)
 		spaces_clear(u);
-	ustack_htable_release(&u->spaces);
+	ustack_hash_table_release(&u->spaces);
 	if (u->machine)
 		elf_end(u->machine);
 	free(u);
@@ -275,8 +275,8 @@ static struct uw_space *space_find(struct ustack_unwinder *u, int tgid)
 	struct ustack_hnode *pos;
 	struct uw_space *s;
 
-	ustack_htable_for_each_hash(&u->spaces, pos, ustack_hash_u64(tgid)) {
-		s = ustack_htable_entry(pos, struct uw_space, node);
+	ustack_hash_table_for_each_hash(&u->spaces, pos, ustack_hash_u64(tgid)) {
+		s = ustack_hash_table_entry(pos, struct uw_space, node);
 		if (s->tgid == tgid)
 			return s;
 	}
@@ -294,7 +294,7 @@ void ustack_unwinder_forget(struct ustack_unwinder *u, int tgid)
 
 	if (!s)
 		return;
-	ustack_htable_del(&u->spaces, &s->node);
+	ustack_hash_table_del(&u->spaces, &s->node);
 	space_free(s);
 	u->nr_spaces--;
 }
@@ -334,7 +334,7 @@ static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 
 	if (!dso)
 		return -1;
-	debug = ustack_dso_debug_file(dso);
+	debug = ustack_resolve_dso_debug_file(dso);
 	/* The file itself is read by libdwfl without us. */
 	if (!debug || debug == dso->file || debug->fd < 0 || !debug->has_debug_frame)
 		return -1;
@@ -380,7 +380,7 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 	if (!dso || !dso->file)
 		return false;
 	/* Only code and read-only data: what the file still says as it ran. */
-	if (!ustack_dso_vaddr(dso, off, &vaddr) || !ustack_dso_vaddr(dso, off + 7, &end))
+	if (!ustack_resolve_dso_vaddr(dso, off, &vaddr) || !ustack_resolve_dso_vaddr(dso, off + 7, &end))
 		return false;
 	e = dso->file;
 	if (e->mem) {
@@ -493,7 +493,7 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
 	s->dwfl = dwfl_begin(&uw_callbacks);
 	if (!s->dwfl ||
 	    !dwfl_attach_state(s->dwfl, u->machine, tgid, &uw_thread_callbacks, s) ||
-	    ustack_htable_add(&u->spaces, &s->node, ustack_hash_u64(tgid))) {
+	    ustack_hash_table_add(&u->spaces, &s->node, ustack_hash_u64(tgid))) {
 		space_free(s);
 		return NULL;
 	}
@@ -550,7 +550,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return NULL;
 	}
-	if (!dso_image(dso, &size) || !ustack_dso_vaddr(dso, off, &vaddr)) {
+	if (!dso_image(dso, &size) || !ustack_resolve_dso_vaddr(dso, off, &vaddr)) {
 		w->pending = USTACK_UNWIND_E_NO_FILE;
 		return NULL;
 	}

@@ -715,7 +715,7 @@ static void note_debuginfod(void)
 {
 	struct argp_option *opt;
 
-	if (ustack_debuginfod_available())
+	if (ustack_resolve_debuginfod_available())
 		return;
 	for (opt = options; opt->name || opt->doc; opt++)
 		if (opt->key == OPT_NO_DEBUGINFOD)

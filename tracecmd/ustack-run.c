@@ -210,7 +210,7 @@ void ustack_run_finish(struct ustack_run *run)
 	if (run->o->quiet)
 		return;
 	ustack_output_summary(run->render, stderr, ustack_session_stats(run->session));
-	if (run->render && !ustack_debuginfod_available())
+	if (run->render && !ustack_resolve_debuginfod_available())
 		fprintf(stderr, "  debuginfod:           not in this build (no libdebuginfod)\n");
 }
 

@@ -107,7 +107,7 @@ build_id() {
 	[ "$output" = "[unknown] (resolve-pie)" ]
 }
 
-# Each reason ustack_dso_lookup() gives for an unnamed frame (--why).
+# Each reason ustack_resolve_dso_lookup() gives for an unnamed frame (--why).
 @test "why unresolved: an offset outside every segment says so" {
 	run "$SYM" --leaf --why <<<"$PROGS/resolve-pie 0x10"
 	[ "$output" = "[unknown] (resolve-pie) # outside any segment" ]

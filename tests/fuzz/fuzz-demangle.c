@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness: symbol names from a file's tables go through the
- * demanglers (libiberty's C++ and Rust, bounded by ustack_demangle()).
+ * demanglers (libiberty's C++ and Rust, bounded by ustack_resolve_demangle()).
  * The input is one name, NUL-terminated here; names that look mangled
  * are what reach the demanglers, so half the inputs get a "_Z" or "_R"
  * prefix when they lack one.
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		memcpy(name, in, len);
 		name[len] = '\0';
 	}
-	out = ustack_demangle(NULL, name, &owned);
+	out = ustack_resolve_demangle(NULL, name, &owned);
 	if (out && strlen(out) > 1024 * 1024)
 		abort();
 	free(owned);

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		return 0;
 	dso = ustack_resolver_dso(r, path, NULL, 0, 0, 0);
 	for (i = 0; i < 6; i++) {
-		n = ustack_dso_lookup(dso, offs[i], i & 1, out, 16);
+		n = ustack_resolve_dso_lookup(dso, offs[i], i & 1, out, 16);
 		for (j = 0; j < n; j++) {
 			if (out[j].name)
 				sum += strlen(out[j].name);
@@ -69,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 				sum += strlen(out[j].file);
 		}
 	}
-	(void)ustack_dso_name(dso);
-	(void)ustack_dso_strerror(dso, msg, sizeof(msg));
+	(void)ustack_resolve_dso_name(dso);
+	(void)ustack_resolve_dso_strerror(dso, msg, sizeof(msg));
 	(void)sum;
 	ustack_resolver_free(r);
 	return 0;

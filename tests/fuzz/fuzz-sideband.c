@@ -50,7 +50,7 @@ static void feed(struct ustack_map_history *h, const char *line, uint64_t ts)
 		return;
 	memcpy(text, USTACK_SB_MARKER, n);
 	memcpy(text + n, line, len + 1);
-	if (!ustack_sb_parse(text, ts, &rec))
+	if (!ustack_sideband_parse(text, ts, &rec))
 		ustack_map_history_add(h, &rec);
 	free(text);
 }

@@ -4,7 +4,7 @@
  *
  * Reads names from stdin (or the arguments) and prints each demangled, or
  * unchanged when it is not a mangled name the library understands. Only
- * ustack_demangle() (libiberty's C++ and Rust demanglers) is exercised;
+ * ustack_resolve_demangle() (libiberty's C++ and Rust demanglers) is exercised;
  * no file is opened. Used by tests/bats/resolve.bats to feed malformed
  * symbols to the demangler directly.
  */
@@ -18,13 +18,13 @@ static void demangle_one(struct ustack_resolver *r, const char *name)
 {
 	char *owned;
 
-	puts(ustack_demangle(r, name, &owned));
+	puts(ustack_resolve_demangle(r, name, &owned));
 	free(owned);
 }
 
 int main(int argc, char **argv)
 {
-	/* ustack_demangle() keeps no state in the resolver. */
+	/* ustack_resolve_demangle() keeps no state in the resolver. */
 	struct ustack_resolver r = { 0 };
 	char *line = NULL;
 	size_t cap = 0;

@@ -7,10 +7,10 @@
  *
  *   add NAME HASH   add an entry NAME with the hash HASH (strtoull, base 0)
  *   del NAME        remove the entry NAME
- *   clear           ustack_htable_clear()
- *   find HASH       print the entries ustack_htable_for_each_hash() walks
+ *   clear           ustack_hash_table_clear()
+ *   find HASH       print the entries ustack_hash_table_for_each_hash() walks
  *                   for HASH, in its order, on one line ("-" for none)
- *   all             print every entry ustack_htable_for_each_safe() walks,
+ *   all             print every entry ustack_hash_table_for_each_safe() walks,
  *                   sorted, on one line, and the table's count
  *
  * The hashes are given, not computed: entries of one hash and of one
@@ -55,10 +55,10 @@ static void print_all(struct ustack_htable *t)
 	struct ustack_hnode *pos, *tmp;
 	size_t i, n = 0;
 
-	ustack_htable_for_each_safe(t, i, pos, tmp) {
+	ustack_hash_table_for_each_safe(t, i, pos, tmp) {
 		if (n == MAX_ENTRIES)
 			break;
-		names[n++] = ustack_htable_entry(pos, struct entry, node)->name;
+		names[n++] = ustack_hash_table_entry(pos, struct entry, node)->name;
 	}
 	qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++)
@@ -71,8 +71,8 @@ static void print_hash(struct ustack_htable *t, uint64_t hash)
 	struct ustack_hnode *pos;
 	int n = 0;
 
-	ustack_htable_for_each_hash(t, pos, hash) {
-		printf("%s%s", n ? " " : "", ustack_htable_entry(pos, struct entry, node)->name);
+	ustack_hash_table_for_each_hash(t, pos, hash) {
+		printf("%s%s", n ? " " : "", ustack_hash_table_entry(pos, struct entry, node)->name);
 		/* a walk that loops is a failure, not a hang */
 		if (++n > nr_entries)
 			break;
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 			e = &entries[nr_entries++];
 			e->name = argv[i + 1];
 			e->in = true;
-			if (ustack_htable_add(&t, &e->node, strtoull(argv[i + 2], NULL, 0))) {
+			if (ustack_hash_table_add(&t, &e->node, strtoull(argv[i + 2], NULL, 0))) {
 				fprintf(stderr, "ustack-hash-test: out of memory\n");
 				return 1;
 			}
@@ -108,10 +108,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "ustack-hash-test: no entry %s\n", argv[i]);
 				return 2;
 			}
-			ustack_htable_del(&t, &e->node);
+			ustack_hash_table_del(&t, &e->node);
 			e->in = false;
 		} else if (!strcmp(argv[i], "clear")) {
-			ustack_htable_clear(&t);
+			ustack_hash_table_clear(&t);
 			for (e = entries; e < entries + nr_entries; e++)
 				e->in = false;
 		} else if (!strcmp(argv[i], "find") && i + 1 < argc) {
@@ -122,6 +122,6 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	ustack_htable_release(&t);
+	ustack_hash_table_release(&t);
 	return 0;
 }

@@ -578,7 +578,7 @@ static void do_sb(struct driver *d, char *rest)
 	ts = num(d, rest);
 	if (asprintf(&text, USTACK_SB_MARKER "%s", sp + 1) < 0)
 		die(d, "out of memory");
-	if (ustack_sb_parse(text, ts, &r))
+	if (ustack_sideband_parse(text, ts, &r))
 		die(d, "bad side-band record");
 	if (r.kind == USTACK_SB_MMAP && d->model)
 		r.name = model_name(r.name);

@@ -159,7 +159,7 @@ static void report_error(struct state *st, struct ustack_dso *dso)
 	char msg[4096];
 	size_t i;
 
-	if (!ustack_dso_strerror(dso, msg, sizeof(msg)))
+	if (!ustack_resolve_dso_strerror(dso, msg, sizeof(msg)))
 		return;
 	for (i = 0; i < st->nr_seen; i++)
 		if (st->seen[i] == dso)
@@ -185,19 +185,19 @@ static struct dso_slot *get_dso(struct state *st, const char *key, size_t key_le
 	if (s && s->key_len == key_len && !memcmp(s->key, key, key_len))
 		return s;
 	h = ustack_hash_mem(key, key_len, 0);
-	ustack_htable_for_each_hash(&st->slots, pos, h) {
-		s = ustack_htable_entry(pos, struct dso_slot, node);
+	ustack_hash_table_for_each_hash(&st->slots, pos, h) {
+		s = ustack_hash_table_entry(pos, struct dso_slot, node);
 		if (s->key_len == key_len && !memcmp(s->key, key, key_len))
 			return st->last = s;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s || ustack_htable_add(&st->slots, &s->node, h)) {
+	if (!s || ustack_hash_table_add(&st->slots, &s->node, h)) {
 		perror("malloc");
 		exit(1);
 	}
 	s->dso = ustack_resolver_dso(st->r, path, id, id_len, st->pid, flags);
 	report_error(st, s->dso);
-	s->suffix_len = asprintf(&s->suffix, " (%s)", ustack_dso_name(s->dso));
+	s->suffix_len = asprintf(&s->suffix, " (%s)", ustack_resolve_dso_name(s->dso));
 	s->key = malloc(key_len);
 	if (!s->key) {
 		perror("malloc");
@@ -252,7 +252,7 @@ static void put_frame(const struct state *st, const struct ustack_sym *s,
 		fputs_unlocked(" [inlined]", stdout);
 	if (st->verbose) {
 		fputs_unlocked(" # ", stdout);
-		fputs_unlocked(ustack_origin_str(s->origin), stdout);
+		fputs_unlocked(ustack_resolve_origin_str(s->origin), stdout);
 	}
 	putc_unlocked('\n', stdout);
 }
@@ -267,7 +267,7 @@ static void put_unknown(struct state *st, const char *suffix, size_t suffix_len,
 	if (st->why && why) {
 		fputs_unlocked(" # ", stdout);
 		/* the summary's reason, as the report counts it */
-		fputs_unlocked(ustack_unresolved_str(ustack_unresolved_group(why)), stdout);
+		fputs_unlocked(ustack_resolve_unresolved_str(ustack_resolve_unresolved_group(why)), stdout);
 	}
 	putc_unlocked('\n', stdout);
 	st->unresolved++;
@@ -298,7 +298,7 @@ static void do_line(struct state *st, char *line, size_t len)
 	if (n > 3)
 		flags = strtoul(tok[3], NULL, 0);
 	if (!strcmp(tok[0], "[jit]")) {
-		n = ustack_jit_resolve(st->r, st->pid, off, out);
+		n = ustack_resolve_jit_resolve(st->r, st->pid, off, out);
 		if (n > 0)
 			put_frame(st, out, " ([jit])", 8);
 		else
@@ -320,7 +320,7 @@ static void do_line(struct state *st, char *line, size_t len)
 		key_len += 1 + lens[3];
 	}
 	slot = get_dso(st, tok[0], key_len, tok[0], id, id_len, flags);
-	n = ustack_dso_lookup(slot->dso, off, !st->leaf, out, MAX_FRAMES);
+	n = ustack_resolve_dso_lookup(slot->dso, off, !st->leaf, out, MAX_FRAMES);
 	if (n <= 0) {
 		put_unknown(st, slot->suffix, slot->suffix_len, out, -n);
 		return;
@@ -446,13 +446,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jit probes %" PRIu64 "\n", st.r->jit_probes);
 	}
 	ustack_resolver_free(st.r);
-	ustack_htable_for_each_safe(&st.slots, i, pos, tmp) {
-		slot = ustack_htable_entry(pos, struct dso_slot, node);
+	ustack_hash_table_for_each_safe(&st.slots, i, pos, tmp) {
+		slot = ustack_hash_table_entry(pos, struct dso_slot, node);
 		free(slot->key);
 		free(slot->suffix);
 		free(slot);
 	}
-	ustack_htable_release(&st.slots);
+	ustack_hash_table_release(&st.slots);
 	free(st.seen);
 	free(dirs);
 	if (in != stdin)

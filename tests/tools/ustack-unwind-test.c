@@ -158,8 +158,8 @@ static const char *frame_name(struct state *st, const struct ustack_uframe *f,
 		return NULL;
 	dso = ustack_resolver_dso(st->r, m->path, m->build_id, m->build_id_len, m->tgid,
 				  m->flags);
-	*dso_name = ustack_dso_name(dso);
-	if (!dso || ustack_dso_lookup(dso, f->fr.offset, !f->exact, sym, 8) <= 0)
+	*dso_name = ustack_resolve_dso_name(dso);
+	if (!dso || ustack_resolve_dso_lookup(dso, f->fr.offset, !f->exact, sym, 8) <= 0)
 		return NULL;
 	*sym_off = sym[0].sym_off;
 	return sym[0].name;

@@ -40,8 +40,8 @@ int main(int argc, char **argv)
 	if (!r)
 		return 1;
 	dso = ustack_resolver_dso(r, argv[1], other_build, sizeof(other_build), 0, 0);
-	n = ustack_dso_lookup(dso, strtoull(argv[2], NULL, 0), false, &sym, 1);
-	printf("lookup: %s\n", n > 0 ? sym.name : ustack_unresolved_str(ustack_unresolved_group(-n)));
+	n = ustack_resolve_dso_lookup(dso, strtoull(argv[2], NULL, 0), false, &sym, 1);
+	printf("lookup: %s\n", n > 0 ? sym.name : ustack_resolve_unresolved_str(ustack_resolve_unresolved_group(-n)));
 	ustack_resolver_free(r);
 	return 0;
 }
