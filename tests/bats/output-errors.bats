@@ -13,7 +13,7 @@ load helpers
 setup() {
 	perf_host_setup
 	"$USTACK" record -B "$NAME" -q -o "$TMP/r.dat" -e syscalls:sys_enter_getppid \
-		-- "$PROGS/deep" 1000
+		-- "$PROGS/burst/burst" 1 3000 0 >/dev/null
 }
 
 teardown() {
@@ -38,7 +38,7 @@ teardown() {
 }
 
 @test "output errors: a closed pipe ends report quietly (nothing on stderr), exit 1" {
-	# 1,000 stacks of 20 frames: far more than a pipe holds, so the write fails
+	# thousands of stacks of 14 frames: far more than a pipe holds, so the write fails
 	run bash -c 'set -o pipefail; "$1" report -q -i "$2" 2>"$3" | head -1 >/dev/null' \
 		_ "$USTACK" "$TMP/r.dat" "$TMP/err"
 	[ "$status" -eq 1 ]
