@@ -38,13 +38,13 @@ static void restore_signals(const sigset_t *old)
 }
 
 /*
- * An unnamed file in the directory of @template, or -1. USTACK_TEMPFILE=named
+ * An unnamed file in the directory of @template, or -1. USTACK_TEMPFILES=named
  * takes the fallback everywhere: the tests of the signal handler's unlink
  * need files with names, and no file system here lacks O_TMPFILE.
  */
 static int open_unnamed(const char *template)
 {
-	const char *how = getenv("USTACK_TEMPFILE");
+	const char *how = getenv("USTACK_TEMPFILES");
 	char *copy;
 	int fd;
 
