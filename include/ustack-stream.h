@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ustack-stream-ops.h"
+
 struct tep_handle;
 struct tep_record;
 struct ustack_instance;
@@ -48,30 +50,6 @@ struct ustack_stream_opts {
 	bool			direct;
 };
 
-/**
- * struct ustack_stream_ops - what the consumer is told
- * @batch:	once per batch, before its records, with the raw records of
- *		the batch in any order: lets the consumer act on what is about
- *		to come (snapshot /proc/<pid>/maps of new processes); may be NULL
- * @record:	every record, in timestamp order across CPUs
- * @horizon:	after a batch: no record older than @ts will follow (idle
- *		CPUs included); may be NULL
- * @sideband:	every side-band record, merged by time with @record (a
- *		side-band record first on equal times); may be NULL
- * @lost:	records of @cpu were lost (@missed of them, or an unknown
- *		number when not positive) after its last record handed out,
- *		told as soon as the first record after the loss is read,
- *		before records of other CPUs that sort before it; that
- *		record then comes with missed_events 0. May be NULL (then
- *		the record carries the loss)
- */
-struct ustack_stream_ops {
-	void	(*batch)(struct tep_record **recs, int nr, void *ctx);
-	void	(*record)(struct tep_record *rec, void *ctx);
-	void	(*horizon)(unsigned long long ts, void *ctx);
-	void	(*sideband)(const struct ustack_sb_rec *rec, void *ctx);
-	void	(*lost)(int cpu, long long missed, void *ctx);
-};
 
 struct ustack_stream *ustack_stream_open(struct ustack_instance *ui, struct tep_handle *tep,
 					 const struct ustack_stream_opts *opts);

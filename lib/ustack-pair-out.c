@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ustack-filter.h"
-#include "ustack-session.h"
+#include "ustack-session-opts.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
 

@@ -29,7 +29,7 @@
 #include "ustack-hash.h"
 #include "ustack-list.h"
 #include "ustack-perf-source.h"
-#include "ustack-session.h"
+#include "ustack-session-opts.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"
 

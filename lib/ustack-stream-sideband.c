@@ -16,7 +16,7 @@
 
 #include "ustack-array.h"
 #include "ustack-sideband.h"
-#include "ustack-stream.h"
+#include "ustack-stream-ops.h"
 #include "ustack-stream-int.h"
 
 /*
