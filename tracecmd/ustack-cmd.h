@@ -133,6 +133,7 @@ bool ustack_opts_asked(const struct ustack_opts *o, const char *sys, const char 
 bool ustack_opts_profile(const struct ustack_opts *o);
 bool ustack_opts_profiled(const struct ustack_opts *o);
 int ustack_profiles_format(int key);
+bool ustack_profiles_file(enum ustack_profile_format f);
 const char *ustack_profiles_option(enum ustack_profile_format f);
 bool ustack_profiles_in_order(const struct ustack_opts *o);
 bool ustack_opts_filtered(const struct ustack_opts *o);

@@ -776,7 +776,7 @@ bool ustack_opts_profile(const struct ustack_opts *o)
 	int f;
 
 	for (f = 0; f < USTACK_PROFILE_NR; f++)
-		if (o->profile[f] && strcmp(o->profile[f], "-"))
+		if (o->profile[f] && ustack_profiles_file(f))
 			return true;
 	return false;
 }

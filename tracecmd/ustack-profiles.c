@@ -159,6 +159,16 @@ int ustack_profiles_format(int key)
 }
 
 /**
+ * ustack_profiles_file - whether a format writes a file of its own (else
+ *	the standard output, after the stacks)
+ * @f: the format
+ */
+bool ustack_profiles_file(enum ustack_profile_format f)
+{
+	return formats[f].file;
+}
+
+/**
  * ustack_profiles_option - the option of a format, for messages
  * @f: the format
  */
