@@ -55,6 +55,7 @@ struct ustack_output *ustack_output_new(struct tep_handle *tep,
 void ustack_output_free(struct ustack_output *o);
 void ustack_output_consumer(struct ustack_output *o, struct ustack_consumer *c);
 
+bool ustack_output_stats_paired(const struct ustack_stats *st);
 void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 			   const struct ustack_stats *st);
 bool ustack_output_needs_kernel_symbols(const struct ustack_output_opts *opts);

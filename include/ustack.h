@@ -192,6 +192,7 @@ struct ustack_stats {
 	uint64_t	no_stack;	/* cookie 0 */
 	uint64_t	pending;	/* cookies still waiting (live) */
 	uint64_t	truncated;	/* stacks with TRUNCATED */
+	uint64_t	unwound;	/* stacks unwound from a copy (CFI) */
 	/* unwound stacks that stopped early, by why (the frame limit: truncated) */
 	uint64_t	unwind_stopped[USTACK_UNWIND_E_NR];
 	uint64_t	mappings;	/* inode_cache events */

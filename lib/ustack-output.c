@@ -641,11 +641,20 @@ static const char *unwind_str(int why)
 	return ustack_unwind_strerror(why);
 }
 
+/*
+ * Unresolved frames are counted where they were symbolized (@r's frames,
+ * with why); a run that symbolized nothing (record) has only its count of
+ * the frames delivered: it says that, and report says how many it names.
+ */
 static void print_unresolved(const struct ustack_render *r, FILE *fp,
 			     const struct ustack_stats *st)
 {
 	const struct ustack_render_counts *c = r ? ustack_render_counts(r) : NULL;
 
+	if (!r) {
+		fprintf(fp, "  user frames:          %" PRIu64 "\n", st->frames);
+		return;
+	}
 	if (!c || !c->by_reason) {
 		fprintf(fp, "  frames unresolved:    %" PRIu64 " of %" PRIu64 "\n",
 			st->unresolved, st->frames);
@@ -677,6 +686,41 @@ static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
 }
 
 /**
+ * ustack_output_stats_paired - whether the stacks counted came by cookie
+ * @st:	the session's counters
+ *
+ * Deferred stacks (tracefs' on the patched kernel, perf's deferred
+ * callchains) are paired with their events by cookie, and may be lost or
+ * still pending; a synchronous source's come in the event. Told from the
+ * counters, so that a run and a report of its recording agree.
+ */
+bool ustack_output_stats_paired(const struct ustack_stats *st)
+{
+	return st->matched || st->cookies || st->stacks || st->no_stack || st->pending ||
+	       st->orphans || st->evicted;
+}
+
+/* Stacks paired by cookie: matched, lost, none (cookie 0), pending */
+static void print_paired(FILE *fp, const struct ustack_stats *st)
+{
+	fprintf(fp, "  user stacks matched:  %" PRIu64 "\n", st->matched);
+	if (st->sync)
+		fprintf(fp, "  fallback stacks:      %" PRIu64 "\n", st->sync);
+	fprintf(fp, "  stacks lost:          %" PRIu64 "\n", st->lost);
+	fprintf(fp, "  no user stack:        %" PRIu64 " (cookie 0: %" PRIu64 ")\n",
+		st->no_stack + st->no_cookie, st->no_stack);
+	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
+}
+
+/* Stacks taken in the event (perf, userstacktrace): no cookie to count */
+static void print_sync(FILE *fp, const struct ustack_stats *st)
+{
+	fprintf(fp, "  user stacks:          %" PRIu64 "\n", st->sync);
+	fprintf(fp, "  stacks lost:          %" PRIu64 "\n", st->lost);
+	fprintf(fp, "  no user stack:        %" PRIu64 "\n", st->no_cookie);
+}
+
+/**
  * ustack_output_summary - print the counters for humans
  * @r:	the render stage, whose frames the unresolved ones are counted of
  *	(NULL when nothing was rendered: the session's count is used)
@@ -691,15 +735,15 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 	if (st->filtered)
 		fprintf(fp, "  left out by filters:  %" PRIu64 " (shown: %" PRIu64 ")\n",
 			st->filtered, st->events - st->filtered);
-	fprintf(fp, "  user stacks matched:  %" PRIu64 "\n", st->matched);
-	if (st->sync)
-		fprintf(fp, "  fallback stacks:      %" PRIu64 "\n", st->sync);
-	fprintf(fp, "  stacks lost:          %" PRIu64 "\n", st->lost);
-	fprintf(fp, "  no user stack:        %" PRIu64 " (cookie 0: %" PRIu64 ")\n",
-		st->no_stack + st->no_cookie, st->no_stack);
-	fprintf(fp, "  cookies pending:      %" PRIu64 "\n", st->pending);
+	if (ustack_output_stats_paired(st))
+		print_paired(fp, st);
+	else
+		print_sync(fp, st);
 	print_unresolved(r, fp, st);
 	fprintf(fp, "  truncated stacks:     %" PRIu64 "\n", st->truncated);
+	if (st->unwound)
+		fprintf(fp, "  stacks unwound:       %" PRIu64 " (stack copies, CFI)\n",
+			st->unwound);
 	print_unwind_stopped(fp, st);
 	if (st->copies_capped)
 		fprintf(fp, "  stack copies capped:  %" PRIu64

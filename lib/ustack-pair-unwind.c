@@ -81,6 +81,7 @@ static int fill_unwound(struct ustack_session *s, struct ustk *st, const struct 
 				 max, &res, used);
 	if (ustack_pair_alloc_frames(s, st, nr))
 		return -1;
+	s->stats.unwound++;
 	st->how = nr ? (uint8_t *)(st->raw_id + nr) : NULL;
 	for (i = 0; i < nr; i++) {
 		st->raw_off[i] = s->uframes[i].addr;

@@ -550,9 +550,12 @@ static void print_progress(struct capture *c, bool final)
 		c->progress_shown = true;
 		return;
 	}
-	fprintf(stderr, "\r\033[Kevents %llu  stacks %llu  pending %llu  lost %llu  rb-lost %llu",
-		(unsigned long long)st->events, (unsigned long long)st->matched,
-		(unsigned long long)st->pending, (unsigned long long)st->lost,
+	/* the counters of the source's stacks, as the summary's */
+	fprintf(stderr, "\r\033[Kevents %llu  stacks %llu", (unsigned long long)st->events,
+		(unsigned long long)(st->matched + st->sync));
+	if (c->caps->deferred || ustack_output_stats_paired(st))
+		fprintf(stderr, "  pending %llu", (unsigned long long)st->pending);
+	fprintf(stderr, "  lost %llu  rb-lost %llu", (unsigned long long)st->lost,
 		ustack_instance_lost(c->ui, -1));
 	c->progress_shown = true;
 }

@@ -133,10 +133,10 @@ ustack() {
 	sed -n '/^THE FALLBACK$/,/^[A-Z][A-Z ]*$/p' "$man" | grep -q 'share/doc/trace-cmd-ustack/kernel-patches'
 }
 
-@test "summary lists events, matches, losses, pending and unresolved frames" {
+@test "summary lists events, stacks, losses and unresolved frames" {
 	run --separate-stderr "$USTACK" -B "$NAME" -e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
 	[ "$status" -eq 0 ]
-	for k in "events:" "stacks lost:" "cookies pending:" "frames unresolved:" "ring-buffer losses:"; do
+	for k in "events:" "user stacks" "stacks lost:" "frames unresolved:" "ring-buffer losses:"; do
 		[[ "$stderr" == *"$k"* ]] || { echo "no $k"; return 1; }
 	done
 	run --separate-stderr "$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
