@@ -411,7 +411,7 @@ doc_example() {
 	nolibc() { grep -v '__libc'; }
 	for ex in "$ROOT/Documentation/trace-cmd-ustack.1.txt:two.dat --top --tree" \
 		  "$ROOT/Documentation/trace-cmd-ustack.1.txt:two.dat -e syscalls:sys_enter_getuid --top --sort dso,sym" \
-		  "$ROOT/README.md:two.dat --top=3 --tree"; do
+		  "$ROOT/README.md:two.dat --top=3"; do
 		file=${ex%%:*} args=${ex#*:}
 		want=$(doc_example "$file" "$args")
 		[ -n "$want" ]

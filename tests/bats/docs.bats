@@ -152,7 +152,7 @@ print("%dx%d" % struct.unpack(">II", d[16:24]))' "$png"
 	[ "$output" = "$(sed -n 's/^<svg [^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1x\2/p' "$svg")" ]
 	grep -qx '<!-- Flame graph written by trace-cmd ustack -->' "$svg"
 	grep -q '<text id="title"[^>]*>trace-cmd ustack -- tests/progs/profile/together</text>' "$svg"
-	for f in left alpha_thread lib_inner inl_leaf chain_20 do_syscall_64; do
+	for f in left alpha_thread lib_inner inl_leaf chain_20 chain_01; do
 		grep -q "^\[\"$f\"," "$svg" || { echo "no frame $f"; return 1; }
 	done
 	# made by the writer as it is (scripts/readme-picture again when the

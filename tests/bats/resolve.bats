@@ -694,10 +694,10 @@ print("u%d%s%s" % (len(p), "_" if p[0].isdigit() or p[0] == "_" else "", p))' "$
 	CASES
 }
 
-@test "rust v0: README's known limit: libiberty shifts const generics wider than 64 bits" {
+@test "rust v0: the known limit Documentation/internals.md names: libiberty shifts const generics wider than 64 bits" {
 	# 2^64 as a u128 const argument: 17 hex digits, one past what
 	# libiberty prints as a number. When a fixed libiberty prints
-	# 0x10000000000000000 here, drop the limit from README.md.
+	# 0x10000000000000000 here, drop the limit from Documentation/internals.md.
 	run "$DEM" _RINvCs1234_7mycrate1fKo10000000000000000_EB2_
 	[ "$output" = "mycrate::f::<0x0000000000000000_>" ]
 	# 64 bits still print right.
