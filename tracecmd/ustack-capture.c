@@ -56,6 +56,8 @@
  * @sbfile_path: record with a side-band: where its records wait for the
  *		trace.dat
  * @out:	record: where the trace.dat goes
+ * @printed:	live: where samples are printed (the standard output, or -o's
+ *		file); NULL when recording
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
  * @sampled:	a source that samples the events itself: them, by id
@@ -76,6 +78,7 @@ struct capture {
 	struct ustack_map_source *maps;
 	char			*sbfile_path;
 	struct ustack_tracedat_outfile	out;
+	FILE			*printed;
 	struct ustack_child	*child;
 	const char		**systems;
 	struct ustack_perf_source_event *sampled;
@@ -636,7 +639,8 @@ static void stop_reading(struct capture *c)
 	unread = ustack_stream_unread(c->stream);
 	if (unread)
 		ustack_warning("stopped by a signal with %.1f MB of trace data read but not yet handed out: their events are not in the %s",
-			       unread / 1048576.0, c->o->output ? "recording" : "output");
+			       unread / 1048576.0,
+			       c->o->mode == MODE_RECORD ? "recording" : "output");
 }
 
 /* The summary of what was read, or the kernel's count of what was recorded */
@@ -730,6 +734,49 @@ static void open_output(struct capture *c)
 
 	if (ustack_tracedat_outfile_open(&c->out, c->o->output) < 0)
 		die("%s", ustack_tracedat_outfile_strerror(&c->out, msg, sizeof(msg)));
+}
+
+/*
+ * Live -o: what is printed goes to FILE, apart from the traced command's
+ * output (which keeps our standard output). Made (or emptied, as a
+ * shell's > does) before the command starts: a path that cannot be
+ * written is said before the run, not after it. Profile files are made
+ * then too (ustack_profiles_open()).
+ */
+static void open_printed(struct capture *c)
+{
+	const char *path = c->o->output;
+	int fd;
+
+	if (c->o->mode != MODE_LIVE)
+		return;
+	c->printed = stdout;
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		die("cannot write %s: %s", path, strerror(errno));
+	c->printed = fdopen(fd, "w");
+	if (!c->printed)
+		die("cannot write %s: %s", path, strerror(errno));
+}
+
+/*
+ * Live -o's file closed once all is printed: a write the kernel only
+ * refuses then (a network file system) fails the run as any other.
+ */
+static void close_printed(struct capture *c)
+{
+	if (!c->printed || c->printed == stdout)
+		return;
+	errno = 0;
+	if (fclose(c->printed) && !c->run.output_failed) {
+		c->run.output_failed = true;
+		ustack_warning("cannot write %s: %s", c->o->output,
+			       strerror(errno ? errno : EIO));
+	}
+	c->printed = NULL;
+	c->run.out = NULL;
 }
 
 static void check_capture_env(void)
@@ -929,7 +976,7 @@ static void set_up(struct capture *c)
 		tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
-	ustack_run_open(&c->run, c->o, tep, c->caps, c->o->mode == MODE_LIVE);
+	ustack_run_open(&c->run, c->o, tep, c->caps, c->printed);
 	trace_processes(c);
 	if (c->o->cmd)
 		fork_command(c);
@@ -993,6 +1040,8 @@ void ustack_capture(struct ustack_opts *o)
 		ustack_child_check(o->cmd);
 	if (o->mode == MODE_RECORD)
 		open_output(&c);
+	open_printed(&c);
+	ustack_profiles_open(o);
 	ustack_signals_install();
 	ustack_child_block_sigchld();
 	set_up(&c);
@@ -1019,6 +1068,7 @@ void ustack_capture(struct ustack_opts *o)
 	if (o->mode == MODE_RECORD && !o->quiet)
 		ustack_warning("wrote %s", o->output);
 	ustack_test_stop("summary");
+	close_printed(&c);
 	failed = c.run.output_failed;
 	tear_down(&c);
 	exit(failed ? 1 : 0);
