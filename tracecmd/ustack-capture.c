@@ -779,6 +779,20 @@ static void close_printed(struct capture *c)
 	c->run.out = NULL;
 }
 
+/*
+ * The exit status (see EXIT STATUS in the man page): the tool's failure
+ * wins (1); else the command's, as a shell gives it (128 + N when signal
+ * N ended it); without a command (-P, system-wide) 0.
+ */
+static int exit_status(const struct capture *c)
+{
+	int status = ustack_child_exit_status(c->child);
+
+	if (c->run.output_failed)
+		return 1;
+	return status < 0 ? 0 : status;
+}
+
 static void check_capture_env(void)
 {
 	char msg[PATH_MAX + 128];
@@ -1028,12 +1042,14 @@ static void tear_down(struct capture *c)
  * ustack_capture - live or record run of `trace-cmd ustack`
  * @o: the command line
  *
- * Does not return: exits 0, or 1 when the output could not be written.
+ * Does not return: exits with the command's status (128 + N when signal N
+ * ended it), 0 without a command, or 1 when the output could not be
+ * written (die(): any other failure).
  */
 void ustack_capture(struct ustack_opts *o)
 {
 	struct capture c = { .o = o };
-	bool failed;
+	int status;
 
 	check_capture_env();
 	if (o->cmd)
@@ -1069,7 +1085,7 @@ void ustack_capture(struct ustack_opts *o)
 		ustack_warning("wrote %s", o->output);
 	ustack_test_stop("summary");
 	close_printed(&c);
-	failed = c.run.output_failed;
+	status = exit_status(&c);
 	tear_down(&c);
-	exit(failed ? 1 : 0);
+	exit(status);
 }

@@ -217,6 +217,7 @@ void ustack_child_release(struct ustack_child *child);
 int ustack_child_fd(const struct ustack_child *child);
 void ustack_child_reap(struct ustack_child *child);
 bool ustack_child_done(const struct ustack_child *child);
+int ustack_child_exit_status(const struct ustack_child *child);
 void ustack_child_end(struct ustack_child *child);
 void ustack_child_free(struct ustack_child *child);
 

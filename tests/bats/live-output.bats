@@ -135,3 +135,42 @@ assert_refused() {
 	[ "$status" -eq 1 ]
 	[ "$(ls -A "$TMP" | sort | tr '\n' ' ')" = "p.json p.pb.gz p.svg " ]
 }
+
+@test "exit status: the command's code comes back (3), live and record; without a command (-P) the tool's, 0" {
+	run --separate-stderr ustack -c -- sh -c '"$1" 1; exit 3' sh "$PROGS/deep"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *chain_20* ]]
+	run --separate-stderr "$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -c -- sh -c '"$1" 1; exit 3' sh "$PROGS/deep"
+	[ "$status" -eq 3 ]
+	# the recording is whole all the same
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	grep -q '^deep;.*;chain_20 1$' <<< "$output"
+	run --separate-stderr ustack -d 0.2 -P $$
+	[ "$status" -eq 0 ]
+}
+
+@test "exit status: 128 + N when signal N ended the command (SIGUSR1: 138), live and record" {
+	run --separate-stderr ustack -- sh -c 'kill -USR1 $$'
+	[ "$status" -eq 138 ]
+	run --separate-stderr "$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- sh -c 'kill -USR1 $$'
+	[ "$status" -eq 138 ]
+	[ -s "$TMP/t.dat" ]
+}
+
+@test "exit status: a command the run ends (-d) gets SIGTERM and gives 143, as perf record" {
+	run --separate-stderr ustack -d 0.2 -- sleep 600
+	[ "$status" -eq 143 ]
+}
+
+@test "exit status: the tool's failure wins (-o /dev/full: 1, the error said once) over the command's 0 and 3" {
+	mknod "$TMP/full" c 1 7
+	for code in 0 3; do
+		run --separate-stderr ustack -c -o "$TMP/full" -- sh -c '"$1" 5; exit $2' sh "$PROGS/deep" "$code"
+		echo "$code: $status: $stderr"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "trace-cmd ustack: cannot write $TMP/full: No space left on device" ]
+	done
+}
