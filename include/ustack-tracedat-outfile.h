@@ -29,6 +29,8 @@ enum ustack_tracedat_outfile_err {
  * @err:	why the last call failed
  * @sys_errno:	errno then
  * @kind:	with USTACK_TRACEDAT_OUTFILE_KIND, what the output is
+ * @tmp:	the temporary ustack_tracedat_outfile_reserve() made, until
+ *		written
  */
 struct ustack_tracedat_outfile {
 	char			*name;
@@ -39,9 +41,11 @@ struct ustack_tracedat_outfile {
 	enum ustack_tracedat_outfile_err	err;
 	int			sys_errno;
 	const char		*kind;
+	char			*tmp;
 };
 
 int ustack_tracedat_outfile_open(struct ustack_tracedat_outfile *of, const char *name);
+int ustack_tracedat_outfile_reserve(struct ustack_tracedat_outfile *of);
 const char *ustack_tracedat_outfile_temp_prefix(const struct ustack_tracedat_outfile *of);
 int ustack_tracedat_outfile_write(struct ustack_tracedat_outfile *of,
 			 int (*write)(const char *file, void *data), void *data);

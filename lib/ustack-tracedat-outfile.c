@@ -243,6 +243,26 @@ static char *make_temp(struct ustack_tracedat_outfile *of)
 }
 
 /**
+ * ustack_tracedat_outfile_reserve - make the temporary now
+ * @of: an opened output
+ *
+ * For an output written whole at the end of a run (a profile): the file
+ * it is written into is created before the traced command starts, so
+ * that anything that keeps it from being made (a read-only or full file
+ * system, a quota) is said before the run rather than after it.
+ * ustack_tracedat_outfile_write() then writes into it;
+ * ustack_tracedat_outfile_close() removes it if it was never written.
+ * Returns 0, or -1 with the reason in @of.
+ */
+int ustack_tracedat_outfile_reserve(struct ustack_tracedat_outfile *of)
+{
+	if (of->tmp)
+		return 0;
+	of->tmp = make_temp(of);
+	return of->tmp ? 0 : fail(of, USTACK_TRACEDAT_OUTFILE_WRITE);
+}
+
+/**
  * ustack_tracedat_outfile_write - write the recording and put it in place
  * @of: an opened output
  * @write: writes the whole recording into the file it is given
@@ -259,9 +279,11 @@ static char *make_temp(struct ustack_tracedat_outfile *of)
 int ustack_tracedat_outfile_write(struct ustack_tracedat_outfile *of,
 			 int (*write)(const char *file, void *data), void *data)
 {
-	char *tmp = make_temp(of);
+	/* the temporary reserved, if any, is this call's from now on */
+	char *tmp = of->tmp ? of->tmp : make_temp(of);
 	int ret;
 
+	of->tmp = NULL;
 	if (!tmp)
 		return fail(of, USTACK_TRACEDAT_OUTFILE_WRITE);
 	errno = 0;
@@ -320,6 +342,10 @@ void ustack_tracedat_outfile_close(struct ustack_tracedat_outfile *of)
 {
 	if (!of->name)
 		return;
+	if (of->tmp)
+		ustack_tempfile_remove(of->tmp);
+	free(of->tmp);
+	of->tmp = NULL;
 	if (of->stream_fd >= 0)
 		close(of->stream_fd);
 	of->stream_fd = -1;

@@ -56,6 +56,8 @@
  * @sbfile_path: record with a side-band: where its records wait for the
  *		trace.dat
  * @out:	record: where the trace.dat goes
+ * @printed:	live: where samples are printed (the standard output, or -o's
+ *		file); NULL when recording
  * @child:	the command we launched, or NULL
  * @systems:	"system/event" patterns of the formats the data needs
  * @sampled:	a source that samples the events itself: them, by id
@@ -76,6 +78,7 @@ struct capture {
 	struct ustack_map_source *maps;
 	char			*sbfile_path;
 	struct ustack_tracedat_outfile	out;
+	FILE			*printed;
 	struct ustack_child	*child;
 	const char		**systems;
 	struct ustack_perf_source_event *sampled;
@@ -639,7 +642,8 @@ static void stop_reading(struct capture *c)
 	unread = ustack_stream_unread(c->stream);
 	if (unread)
 		ustack_warning("stopped by a signal with %.1f MB of trace data read but not yet handed out: their events are not in the %s",
-			       unread / 1048576.0, c->o->output ? "recording" : "output");
+			       unread / 1048576.0,
+			       c->o->mode == MODE_RECORD ? "recording" : "output");
 }
 
 /* The summary of what was read, or the kernel's count of what was recorded */
@@ -733,6 +737,63 @@ static void open_output(struct capture *c)
 
 	if (ustack_tracedat_outfile_open(&c->out, c->o->output) < 0)
 		die("%s", ustack_tracedat_outfile_strerror(&c->out, msg, sizeof(msg)));
+}
+
+/*
+ * Live -o: what is printed goes to FILE, apart from the traced command's
+ * output (which keeps our standard output). Made (or emptied, as a
+ * shell's > does) before the command starts: a path that cannot be
+ * written is said before the run, not after it. Profile files are made
+ * then too (ustack_profiles_open()).
+ */
+static void open_printed(struct capture *c)
+{
+	const char *path = c->o->output;
+	int fd;
+
+	if (c->o->mode != MODE_LIVE)
+		return;
+	c->printed = stdout;
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		die("cannot write %s: %s", path, strerror(errno));
+	c->printed = fdopen(fd, "w");
+	if (!c->printed)
+		die("cannot write %s: %s", path, strerror(errno));
+}
+
+/*
+ * Live -o's file closed once all is printed: a write the kernel only
+ * refuses then (a network file system) fails the run as any other.
+ */
+static void close_printed(struct capture *c)
+{
+	if (!c->printed || c->printed == stdout)
+		return;
+	errno = 0;
+	if (fclose(c->printed) && !c->run.output_failed) {
+		c->run.output_failed = true;
+		ustack_warning("cannot write %s: %s", c->o->output,
+			       strerror(errno ? errno : EIO));
+	}
+	c->printed = NULL;
+	c->run.out = NULL;
+}
+
+/*
+ * The exit status (see EXIT STATUS in the man page): the tool's failure
+ * wins (1); else the command's, as a shell gives it (128 + N when signal
+ * N ended it); without a command (-P, system-wide) 0.
+ */
+static int exit_status(const struct capture *c)
+{
+	int status = ustack_child_exit_status(c->child);
+
+	if (c->run.output_failed)
+		return 1;
+	return status < 0 ? 0 : status;
 }
 
 static void check_capture_env(void)
@@ -932,7 +993,7 @@ static void set_up(struct capture *c)
 		tep = ustack_formats_local(c->systems, c->o->mode == MODE_LIVE && c->o->out.kernel);
 	if (!tep)
 		die("cannot read event formats: %s", strerror(errno));
-	ustack_run_open(&c->run, c->o, tep, c->caps, c->o->mode == MODE_LIVE);
+	ustack_run_open(&c->run, c->o, tep, c->caps, c->printed);
 	trace_processes(c);
 	if (c->o->cmd)
 		fork_command(c);
@@ -984,18 +1045,22 @@ static void tear_down(struct capture *c)
  * ustack_capture - live or record run of `trace-cmd ustack`
  * @o: the command line
  *
- * Does not return: exits 0, or 1 when the output could not be written.
+ * Does not return: exits with the command's status (128 + N when signal N
+ * ended it), 0 without a command, or 1 when the output could not be
+ * written (die(): any other failure).
  */
 void ustack_capture(struct ustack_opts *o)
 {
 	struct capture c = { .o = o };
-	bool failed;
+	int status;
 
 	check_capture_env();
 	if (o->cmd)
 		ustack_child_check(o->cmd);
 	if (o->mode == MODE_RECORD)
 		open_output(&c);
+	open_printed(&c);
+	ustack_profiles_open(o);
 	ustack_signals_install();
 	ustack_child_block_sigchld();
 	set_up(&c);
@@ -1022,7 +1087,8 @@ void ustack_capture(struct ustack_opts *o)
 	if (o->mode == MODE_RECORD && !o->quiet)
 		ustack_warning("wrote %s", o->output);
 	ustack_test_stop("summary");
-	failed = c.run.output_failed;
+	close_printed(&c);
+	status = exit_status(&c);
 	tear_down(&c);
-	exit(failed ? 1 : 0);
+	exit(status);
 }

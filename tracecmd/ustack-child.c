@@ -319,6 +319,23 @@ bool ustack_child_done(const struct ustack_child *child)
 }
 
 /**
+ * ustack_child_exit_status - the command's exit status, as a shell gives it
+ * @child: the command, reaped (ustack_child_done())
+ *
+ * Its exit code, or 128 + N when signal N ended it (whoever sent it: the
+ * run ends a command still going with SIGTERM, 143, as perf record
+ * does). -1 while it has not been reaped.
+ */
+int ustack_child_exit_status(const struct ustack_child *child)
+{
+	if (!ustack_child_done(child))
+		return -1;
+	if (WIFSIGNALED(child->status))
+		return 128 + WTERMSIG(child->status);
+	return WEXITSTATUS(child->status);
+}
+
+/**
  * ustack_child_end - our command is ours to end when the run ends first
  * @child: the command (may be NULL)
  *

@@ -19,6 +19,7 @@
 #define _USTACK_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "ustack-filter.h"
@@ -150,6 +151,8 @@ bool ustack_opts_filtered(const struct ustack_opts *o);
  * @resolver:	symbolizer (when printing or unwinding)
  * @unwinder:	CFI unwinder of stack copies (the stack source's caps say
  *		they come, or report)
+ * @out:	where samples and tables are printed: the standard output, or
+ *		live -o's file; NULL when recording
  * @printer:	prints samples (live and report; NULL when recording)
  * @profile:	aggregates them for --flamegraph, --pprof, --speedscope,
  *		--top and --tree
@@ -166,6 +169,7 @@ struct ustack_run {
 	struct ustack_resolver		*resolver;
 	struct ustack_unwinder		*unwinder;
 	struct ustack_render		*render;
+	FILE				*out;
 	struct ustack_output		*printer;
 	struct ustack_profile		*profile;
 	struct ustack_filter		*filter;
@@ -174,7 +178,8 @@ struct ustack_run {
 };
 
 void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
-		     struct tep_handle *tep, const struct ustack_stack_caps *caps, bool print);
+		     struct tep_handle *tep, const struct ustack_stack_caps *caps, FILE *out);
+const char *ustack_run_out_name(const struct ustack_run *run);
 void ustack_run_finish(struct ustack_run *run);
 void ustack_run_close(struct ustack_run *run);
 
@@ -182,6 +187,7 @@ void ustack_run_close(struct ustack_run *run);
 /* ustack-profiles.c                                                  */
 /* ------------------------------------------------------------------ */
 
+void ustack_profiles_open(const struct ustack_opts *o);
 void ustack_profiles_print(struct ustack_run *run);
 void ustack_profiles_write(struct ustack_run *run);
 
@@ -211,6 +217,7 @@ void ustack_child_release(struct ustack_child *child);
 int ustack_child_fd(const struct ustack_child *child);
 void ustack_child_reap(struct ustack_child *child);
 bool ustack_child_done(const struct ustack_child *child);
+int ustack_child_exit_status(const struct ustack_child *child);
 void ustack_child_end(struct ustack_child *child);
 void ustack_child_free(struct ustack_child *child);
 

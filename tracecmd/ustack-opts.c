@@ -56,7 +56,7 @@ const char *argp_program_version = "trace-cmd ustack version " USTACK_VERSION;
 static const char doc[] =
 "Print the user-space call paths that lead to kernel events.\n"
 "\n"
-"  trace-cmd ustack [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"  trace-cmd ustack [-o FILE] [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "  trace-cmd ustack record -o FILE [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "  trace-cmd ustack report -i FILE [OPTIONS]\n"
 "\n"
@@ -66,7 +66,10 @@ static const char doc[] =
 "keeps them, else a stack copy unwound with CFI); with the kernel patches "
 "(options/userstacktrace_delay) the kernel writes each stack when the task "
 "returns to user space; where perf is refused, the userstacktrace option "
-"(at most 8 frames). man trace-cmd-ustack says more.\v"
+"(at most 8 frames). man trace-cmd-ustack says more.\n"
+"\n"
+"The exit status is the traced command's (128+N when signal N ended it) unless "
+"trace-cmd ustack itself fails (man trace-cmd-ustack, EXIT STATUS).\v"
 "Examples:\n"
 "  trace-cmd ustack -- ls -l                  every syscall of ls, with stacks\n"
 "  trace-cmd ustack -q -c --folded -o make.folded -- make -j2\n"
@@ -84,7 +87,8 @@ static struct argp_option options[] = {
 	  "Trace this event (shell patterns allowed; repeatable). Default: every "
 	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events). "
 	  "Report: only show these events", 1 },
-	{ "filter", 'f', "FILTER", 0, "Filter for the preceding -e (kernel filter syntax)", 1 },
+	/* not a line of exactly 79 columns: argp then adds a line of blanks */
+	{ "filter", 'f', "FILTER", 0, "Filter of the preceding -e (kernel filter syntax)", 1 },
 	{ "pid", 'P', "PID[,PID...]", 0,
 	  "Trace these tasks (report: only show these pids)", 1 },
 	{ "children", 'c', NULL, 0, "Also trace children of traced tasks", 1 },
@@ -113,7 +117,10 @@ static struct argp_option options[] = {
 	  "registers and SIZE bytes of the user stack (default 8192) unwound with the "
 	  "files' CFI (dwarf), as perf record --call-graph", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
-	{ "output", 'o', "FILE", 0, "record: write the trace to FILE (default trace.dat)", 3 },
+	{ "output", 'o', "FILE", 0,
+	  "Print to FILE, not the standard output: stacks, --folded, --perf-script, "
+	  "--top, --tree (the traced command's output stays apart). record: write the "
+	  "trace to FILE (default trace.dat)", 3 },
 	{ "input", 'i', "FILE", 0, "report: read FILE (default trace.dat)", 3 },
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "folded", OPT_FOLDED, NULL, 0,
@@ -540,8 +547,11 @@ static void check_opts(struct ustack_opts *o, struct argp_state *state)
 	} else if (o->input) {
 		argp_error(state, "-i is for report");
 	}
-	if (o->mode != MODE_RECORD && o->output)
-		argp_error(state, "-o is for record");
+	if (o->mode == MODE_LIVE && o->output && ustack_opts_profile(o) && !o->text_set &&
+	    !o->profile[USTACK_PROFILE_TOP] && !o->profile[USTACK_PROFILE_TREE])
+		argp_error(state, "-o is for what is printed (stacks, --folded, --perf-script, "
+			   "--top, --tree): --flamegraph, --pprof and --speedscope name their "
+			   "own files");
 	if (capture && o->cmd && o->nr_pids)
 		argp_error(state, "use either -P or a command");
 	if (o->mode == MODE_RECORD && ustack_opts_profile(o))

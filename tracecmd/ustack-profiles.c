@@ -8,12 +8,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ustack-cmd.h"
 #include "ustack-session.h"
+#include "ustack-tracedat-outfile.h"
 
 /*
  * @arg appended to @buf at @len as a shell reads it back: quoted when it
@@ -197,7 +199,7 @@ bool ustack_profiles_in_order(const struct ustack_opts *o)
  *	the output
  * @run: the run, its session flushed, its other output printed
  *
- * A write error (stdout gone) marks the run's output failed.
+ * A write error (the output gone) marks the run's output failed.
  */
 void ustack_profiles_print(struct ustack_run *run)
 {
@@ -209,35 +211,101 @@ void ustack_profiles_print(struct ustack_run *run)
 		if (!o->profile[f] || formats[f].file)
 			continue;
 		if (!first)
-			putchar('\n');
+			fputc('\n', run->out);
 		first = false;
-		if (!formats[f].write(run, NULL, stdout))
+		if (!formats[f].write(run, NULL, run->out))
 			continue;
 		if (errno != EIO && errno != EPIPE)
 			die("cannot print %s: %s", formats[f].option, strerror(errno));
 		run->output_failed = true;
 		run->output_errno = errno;
 	}
+	/* the tables are the end of the output: a failed write is said now */
+	if (!first && !run->output_failed && fflush(run->out) == EOF) {
+		run->output_failed = true;
+		run->output_errno = errno ? errno : EIO;
+	}
 }
 
-/* One file: created, written whole, closed; die() on any failure */
-static void write_file(const struct ustack_run *run, const struct profile_format *pf,
-		       const char *path)
-{
-	FILE *fp = NULL;
+/*
+ * Each file's output, opened (its temporary made beside it) before the
+ * traced command starts: a path that cannot be written is said then,
+ * not once the run is over. It replaces the file when complete, as
+ * record's trace.dat does (ustack-tracedat-outfile.h).
+ */
+static struct ustack_tracedat_outfile files[USTACK_PROFILE_NR];
 
-	if (!pf->opens) {
-		fp = fopen(path, "w");
-		if (!fp)
-			die("cannot create %s: %s", path, strerror(errno));
+/* exit() on any path: the temporaries of files never written go */
+static void close_files(void)
+{
+	int f;
+
+	for (f = 0; f < USTACK_PROFILE_NR; f++)
+		ustack_tracedat_outfile_close(&files[f]);
+}
+
+/**
+ * ustack_profiles_open - make sure every profile file can be written
+ * @o: the command line
+ *
+ * Before the traced command starts (and before report reads its file):
+ * dies naming the first path that cannot be written.
+ */
+void ustack_profiles_open(const struct ustack_opts *o)
+{
+	static bool registered;
+	char msg[PATH_MAX + 128];
+	int f;
+
+	if (!registered && atexit(close_files))
+		die("out of memory");
+	registered = true;
+	for (f = 0; f < USTACK_PROFILE_NR; f++) {
+		if (!o->profile[f] || !formats[f].file || files[f].name)
+			continue;
+		if (ustack_tracedat_outfile_open(&files[f], o->profile[f]) < 0 ||
+		    ustack_tracedat_outfile_reserve(&files[f]) < 0)
+			die("%s", ustack_tracedat_outfile_strerror(&files[f], msg, sizeof(msg)));
 	}
-	if (pf->write(run, path, fp)) {
+}
+
+struct file_job {
+	const struct ustack_run		*run;
+	const struct profile_format	*pf;
+};
+
+/* Into the temporary at @file: opened by the writer, or here */
+static int write_temp(const char *file, void *data)
+{
+	const struct file_job *job = data;
+	FILE *fp = NULL;
+	int err;
+
+	if (!job->pf->opens) {
+		fp = fopen(file, "we");
+		if (!fp)
+			return -1;
+	}
+	if (job->pf->write(job->run, file, fp)) {
+		err = errno;
 		if (fp)
 			fclose(fp);
-		die("cannot write %s: %s", path, strerror(errno));
+		errno = err;
+		return -1;
 	}
-	if (fp && fclose(fp))
-		die("cannot write %s: %s", path, strerror(errno));
+	return fp && fclose(fp) ? -1 : 0;
+}
+
+/* One file: written whole, then put in place; die() on any failure */
+static void write_file(const struct ustack_run *run, int f)
+{
+	struct file_job job = { .run = run, .pf = &formats[f] };
+	char msg[PATH_MAX + 128];
+
+	if (!files[f].name)
+		ustack_profiles_open(run->o);
+	if (ustack_tracedat_outfile_write(&files[f], write_temp, &job) < 0)
+		die("%s", ustack_tracedat_outfile_strerror(&files[f], msg, sizeof(msg)));
 }
 
 /**
@@ -257,7 +325,7 @@ void ustack_profiles_write(struct ustack_run *run)
 	ustack_profile_set_stats(run->profile, ustack_session_stats(run->session));
 	for (f = 0; f < USTACK_PROFILE_NR; f++)
 		if (o->profile[f] && formats[f].file)
-			write_file(run, &formats[f], o->profile[f]);
+			write_file(run, f);
 	if (o->quiet)
 		return;
 	/* where the pictures went, before the summary */

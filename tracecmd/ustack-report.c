@@ -272,12 +272,14 @@ void ustack_report(struct ustack_opts *o)
 	/* A closed output pipe (| head) ends the report through EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	guard_library_crashes(o->input);
+	/* a file that cannot be written is said before the reading */
+	ustack_profiles_open(o);
 	ustack_libwarn_input(o->input);
 	if (ustack_tracedat_open(o->input, o->instance,
 				 ustack_output_needs_kernel_symbols(&o->out), &r.td) < 0)
 		die("%s", ustack_tracedat_strerror(r.td, msg, sizeof(msg)));
 	check_events(o, ustack_tracedat_tep(r.td));
-	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), NULL, true);
+	ustack_run_open(&r.run, o, ustack_tracedat_tep(r.td), NULL, stdout);
 	read_markers(&r);
 	ustack_tracedat_iterate_lost(r.td, feed, feed_top, feed_lost, &r);
 	ustack_run_finish(&r.run);

@@ -125,7 +125,7 @@ static void open_render(struct ustack_run *run, struct tep_handle *tep, bool liv
 	if (!run->resolver)
 		die("cannot set up the symbolizer: %s", strerror(errno));
 	run->render = ustack_render_new(tep, out->raw ? NULL : run->resolver, &rro);
-	run->printer = ustack_output_new(tep, out, stdout);
+	run->printer = ustack_output_new(tep, out, run->out);
 	if (!run->render || !run->printer)
 		die("cannot set up the output: %s", strerror(errno));
 	if (out->mode != USTACK_OUTPUT_NONE) {
@@ -170,21 +170,34 @@ static void open_unwinder(struct ustack_run *run, bool live)
  * @tep:	formats of the data
  * @caps:	live or recording, what the open stack source promises (the
  *		data comes from this machine now); NULL: report
- * @print:	samples are printed (live, report), not only recorded
+ * @out:	where samples are printed (live, report: the standard output
+ *		or live -o's file); NULL: only recorded
  */
 void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
-		     struct tep_handle *tep, const struct ustack_stack_caps *caps, bool print)
+		     struct tep_handle *tep, const struct ustack_stack_caps *caps, FILE *out)
 {
 	bool live = caps != NULL;
 
 	memset(run, 0, sizeof(*run));
 	run->o = o;
-	open_session(run, tep, live, print);
-	if (print)
+	run->out = out;
+	open_session(run, tep, live, out != NULL);
+	if (out)
 		open_render(run, tep, live);
 	/* report unwinds whatever copies the file holds */
 	if (!caps || caps->unwind == USTACK_UNWIND_COPY)
 		open_unwinder(run, live);
+}
+
+/**
+ * ustack_run_out_name - what the printed output is called in a message
+ * @run: the run
+ */
+const char *ustack_run_out_name(const struct ustack_run *run)
+{
+	if (run->out == stdout || run->o->mode != MODE_LIVE || !run->o->output)
+		return "the standard output";
+	return run->o->output;
 }
 
 /**
@@ -198,14 +211,14 @@ void ustack_run_finish(struct ustack_run *run)
 	ustack_session_flush(run->session);
 	errno = 0;
 	if (run->render && !run->output_failed &&
-	    (ustack_render_finish(run->render) < 0 || fflush(stdout) == EOF))
+	    (ustack_render_finish(run->render) < 0 || fflush(run->out) == EOF))
 		output_failed(run);
 	if (run->profile) {
 		ustack_profiles_print(run);
 		ustack_profiles_write(run);
 	}
 	if (run->output_failed && run->output_errno != EPIPE)
-		ustack_warning("cannot write the standard output: %s",
+		ustack_warning("cannot write %s: %s", ustack_run_out_name(run),
 			       strerror(run->output_errno));
 	if (run->o->quiet)
 		return;

@@ -250,7 +250,9 @@ maps_files() {
 	# the files and special mappings, but the heap (it may come late)
 	grep '[/[]' "/proc/$child/maps" | grep -v '\[heap\]' | maps_files > "$TMP/want"
 	kill "$child"
-	wait "$pid"
+	# the command's status: SIGTERM ended it
+	wait "$pid" && status=0 || status=$?
+	[ "$status" -eq 143 ]
 	run trace-cmd dump --options -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	awk '/Option PROCMAPS/ { on = 1; next } on && /^$/ { exit } on' <<< "$output" > "$TMP/got"
@@ -290,7 +292,9 @@ maps_files() {
 	wait_exec "$child" sleep
 	[ -d "$TRACEFS/instances/$NAME" ]
 	kill -INT "$pid"
-	wait "$pid"
+	# the run ended the command with SIGTERM: its status, 143
+	wait "$pid" && status=0 || status=$?
+	[ "$status" -eq 143 ]
 	kill "$child" 2>/dev/null || true
 	assert_no_instance "$NAME"
 	run --separate-stderr "$USTACK" report -q -i "$TMP/int.dat" --folded

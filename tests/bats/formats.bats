@@ -704,5 +704,5 @@ PY
 	[ -f "$DATA/threads-deferred.dat" ] || return 0
 	run "$USTACK" report -q -i "$DATA/threads-deferred.dat" --flamegraph "$TMP/no/such/dir/f.svg"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"cannot create $TMP/no/such/dir/f.svg"* ]]
+	[[ "$output" == *"cannot write $TMP/no/such/dir/f.svg: directory $TMP/no/such/dir: No such file or directory"* ]]
 }

@@ -114,7 +114,8 @@ finish() {
 # second_at_stop SIGNAL: once strace's injected SIGSTOP has stopped the
 # tool, SIGNAL, then SIGCONT: SIGNAL comes exactly there. The trace.dat
 # is in place by then (the temporaries go after it): the run ends in
-# order, SIGNAL stays pending (issue 44), exit 0.
+# order, SIGNAL stays pending (issue 44), exit 143: the status of the
+# command, which the run ended with SIGTERM (issue 46).
 second_at_stop() {
 	poll_until 60 grep -q -- '--- stopped by SIGSTOP' "$TMP/strace"
 	kill -"$1" "$TOOL"
@@ -122,7 +123,7 @@ second_at_stop() {
 	wait "$BG_PID" && status=0 || status=$?
 	finish
 	cat "$TMP/strace"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 143 ]
 	[ -s "$TMP/out/out.dat" ]
 }
 
