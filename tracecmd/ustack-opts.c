@@ -160,7 +160,7 @@ static struct argp_option options[] = {
 	  "Only show events from TIME on: a timestamp as printed (920.105459), or "
 	  "+SECONDS after the first event", 5 },
 	{ "until", OPT_UNTIL, "TIME", 0,
-	  "Only show events up to TIME, included (as --since)", 5 },
+	  "Only show events up to TIME (as --since)", 5 },
 	{ NULL, 0, NULL, 0, "Analysis (live and report, printed at the end):", 6 },
 	{ "top", OPT_TOP, "N", OPTION_ARG_OPTIONAL,
 	  "A table per function: self % (the event was in it), total % (in it or what "
