@@ -1703,7 +1703,7 @@ EOF2
 	echo "$output"
 	grep -qx 'prog-100;rp_middle;rp_leaf 2' <<< "$output"
 	grep -qx 'prog-300;rp_middle;rp_leaf 1' <<< "$output"
-	grep -qx 'prog-100;\[resolve-pie\];rp_leaf 2' <<< "$output"
+	grep -qx 'prog-100;resolve-pie+0x10;rp_leaf 2' <<< "$output"
 	grep -q '^  frames unresolved: *2 of 10 (outside any segment 2)$' <<< "$output"
 }
 
