@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <gelf.h>
@@ -259,6 +260,22 @@ static bool note_build_id(Elf *elf, const GElf_Phdr *ph, struct pmap *m)
 }
 
 /*
+ * A path of the trace opened only when it is a regular file: a FIFO it
+ * names must not hold the run (O_NONBLOCK), a device is not read.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * The fallback's /proc/<pid>/maps snapshots carry no build id: take the
  * file's as it is now, as the symbolizer takes its names from it.
  */
@@ -271,7 +288,7 @@ static void file_build_id(struct pmap *m, const char *path)
 
 	if (*path != '/' || elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -312,13 +329,14 @@ static bool file_is_program(const char *path)
 
 	if (*path != '/' || elf_version(EV_CURRENT) == EV_NONE)
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return false;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && gelf_getehdr(elf, &eh))
-		program = eh.e_type == ET_EXEC;
-	if (elf && !program && eh.e_type == ET_DYN && !elf_getphdrnum(elf, &nr))
+	if (!elf || !gelf_getehdr(elf, &eh))
+		eh.e_type = ET_NONE;
+	program = eh.e_type == ET_EXEC;
+	if (eh.e_type == ET_DYN && !elf_getphdrnum(elf, &nr))
 		for (i = 0; i < nr && !program; i++)
 			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_DYNAMIC)
 				program = dynamic_pie(elf, &ph);

@@ -170,3 +170,15 @@ pprof_main() {
 	go tool pprof -raw -symbolize=none "$TMP/k.pb.gz" 2>&1 | grep -q 'kernel.kallsyms'
 	[ "$(pprof_main "$TMP/k.pb.gz")" = "$PROGS/profile/fanout" ]
 }
+
+@test "pprof: a file the trace names that is now a FIFO is not opened to find the main binary (report does not hang)" {
+	need_go
+	cp "$PROGS/profile/fanout" "$TMP/prog"
+	"$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" -e syscalls:sys_enter_getppid -- "$TMP/prog" 4
+	rm "$TMP/prog"
+	mkfifo "$TMP/prog"
+	run --separate-stderr timeout 60 "$USTACK" report -i "$TMP/t.dat" -q --pprof "$TMP/p.pb.gz"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	go tool pprof -raw -symbolize=none "$TMP/p.pb.gz" 2>&1 | grep -q "$TMP/prog"
+}
