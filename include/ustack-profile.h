@@ -25,6 +25,7 @@ void ustack_profile_consumer(struct ustack_profile *p, struct ustack_consumer *c
 
 void ustack_profile_set_event_root(struct ustack_profile *p, bool on);
 void ustack_profile_set_command(struct ustack_profile *p, const char *command);
+void ustack_profile_set_program(struct ustack_profile *p, const char *path);
 void ustack_profile_set_stats(struct ustack_profile *p, const struct ustack_stats *st);
 
 /**

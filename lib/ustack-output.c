@@ -205,6 +205,7 @@ static void print_line(struct ustack_output *o, const struct rframe *rf)
 static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 {
 	FILE *fp = o->fp;
+	char buf[512];
 
 	if (o->opts.raw) {
 		print_rframe_raw(o, rf);
@@ -242,8 +243,8 @@ static void print_rframe(struct ustack_output *o, const struct rframe *rf)
 		return;
 	case RF_FILE:
 		fputs("  [unknown] (", fp);
-		put(o, rf->dso);
-		fprintf(fp, "+0x%" PRIx64 ")", rf->addr);
+		put(o, ustack_render_file_name(rf, buf, sizeof(buf)));
+		fputc(')', fp);
 		print_line(o, rf);
 		end_rframe(o, rf);
 		return;

@@ -13,8 +13,9 @@
  * locations: a user frame is a file
  * offset in a mapping that names the file and its build id, with its
  * lines (inlined calls first, as profile.proto orders them) when we
- * symbolized it and none when we could not, so that a client holding the
- * file or its debug info may. Kernel frames live in a [kernel.kallsyms]
+ * symbolized it, and one named FILE+0xOFFSET when we could not (its
+ * mapping then says it has no functions, so that a client holding the
+ * file or its debug info symbolizes it). Kernel frames live in a [kernel.kallsyms]
  * mapping at their addresses.
  *
  * The kernel reports file offsets, not addresses: each file gets a range
@@ -188,6 +189,7 @@ struct pp {
 	char				**extra;
 	size_t				nr_extra, alloc_extra;
 	uint64_t			*base;	/* memory_start of each map */
+	uint64_t			prog_base;	/* the command's file, no frames */
 	uint64_t			kmin, kmax;
 	bool				kernel, kernel_unnamed;
 	uint64_t			*values;
@@ -235,10 +237,15 @@ static uint64_t loc_mapping(const struct pp *pp, const struct ploc *l)
 	return l->kind == RF_KERNEL ? KERNEL_MAP_ID : 0;
 }
 
-/* The lines a location shows pprof: none for frames we could not name */
+/*
+ * The lines a location shows pprof: none for frames in no file. A file's
+ * frame without its symbol is named as every output names it
+ * (FILE+0xOFFSET); its mapping says it has no functions, so that a
+ * client holding the file or its debug info symbolizes it anew.
+ */
 static bool loc_named(const struct ustack_profile *p, const struct ploc *l)
 {
-	return l->nr_lines && p->frames[p->lines[l->first_line].frame]->cls != PF_UNRESOLVED;
+	return l->nr_lines && pframe_identified(p->frames[p->lines[l->first_line].frame]);
 }
 
 /* Where each file's range starts; the kernel's span */
@@ -256,6 +263,7 @@ static int layout(struct pp *pp)
 		pp->base[i] = next;
 		next += (p->maps[i]->max_off / PAGE + 2) * PAGE;
 	}
+	pp->prog_base = next;
 	for (i = 0; i < p->nr_locs; i++) {
 		l = p->locs[i];
 		if (l->kind != RF_KERNEL)
@@ -340,38 +348,58 @@ static void build_id_hex(const struct pmap *m, char *buf)
 	buf[2 * i] = '\0';
 }
 
+static void put_kernel_mapping(struct pp *pp)
+{
+	pb_uint(&pp->msg, MAPPING_ID, KERNEL_MAP_ID);
+	pb_uint(&pp->msg, MAPPING_MEMORY_START, pp->kmin & ~(PAGE - 1));
+	pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, pp->kmax + 1);
+	pb_uint(&pp->msg, MAPPING_FILENAME, pp_str(pp, "[kernel.kallsyms]"));
+	pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, !pp->kernel_unnamed);
+	pb_msg(&pp->out, PROFILE_MAPPING, &pp->msg);
+}
+
+/* The file of map @i, or with @i past the maps the command's (no frames) */
+static void put_file_mapping(struct pp *pp, size_t i)
+{
+	const struct pmap *m = i < pp->p->nr_maps ? pp->p->maps[i] : pp->p->program;
+	uint64_t base = i < pp->p->nr_maps ? pp->base[i] : pp->prog_base;
+	char hex[2 * USTACK_BUILD_ID_MAX + 1];
+
+	build_id_hex(m, hex);
+	pb_uint(&pp->msg, MAPPING_ID, i + 2);
+	pb_uint(&pp->msg, MAPPING_MEMORY_START, base);
+	pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, base + (m->max_off / PAGE + 1) * PAGE);
+	pb_uint(&pp->msg, MAPPING_FILE_OFFSET, 0);
+	pb_uint(&pp->msg, MAPPING_FILENAME, m->path);
+	pb_uint(&pp->msg, MAPPING_BUILD_ID, pp_str(pp, hex));
+	/* a client symbolizes the files where we left frames unnamed */
+	pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, m->named && !m->unnamed);
+	pb_uint(&pp->msg, MAPPING_HAS_FILENAMES, m->lines && !m->unnamed);
+	pb_uint(&pp->msg, MAPPING_HAS_LINE_NUMBERS, m->lines && !m->unnamed);
+	pb_uint(&pp->msg, MAPPING_HAS_INLINE_FRAMES, m->inlines && !m->unnamed);
+	pb_msg(&pp->out, PROFILE_MAPPING, &pp->msg);
+}
+
+/*
+ * pprof takes the first mapping for the main binary (its "File:"
+ * header, the binary it symbolizes first): the traced program's file
+ * comes first (ustack_profile_main_map()), the kernel's last. A command
+ * whose frames no stack reached (stacks cut in a library) still names
+ * its file there, in a mapping of its own without locations.
+ */
 static void put_mappings(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
-	char hex[2 * USTACK_BUILD_ID_MAX + 1];
-	const struct pmap *m;
+	int main_map = ustack_profile_main_map(p);
 	size_t i;
 
-	if (pp->kernel) {
-		pb_uint(&pp->msg, MAPPING_ID, KERNEL_MAP_ID);
-		pb_uint(&pp->msg, MAPPING_MEMORY_START, pp->kmin & ~(PAGE - 1));
-		pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, pp->kmax + 1);
-		pb_uint(&pp->msg, MAPPING_FILENAME, pp_str(pp, "[kernel.kallsyms]"));
-		pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, !pp->kernel_unnamed);
-		pb_msg(&pp->out, PROFILE_MAPPING, &pp->msg);
-	}
-	for (i = 0; i < p->nr_maps; i++) {
-		m = p->maps[i];
-		build_id_hex(m, hex);
-		pb_uint(&pp->msg, MAPPING_ID, i + 2);
-		pb_uint(&pp->msg, MAPPING_MEMORY_START, pp->base[i]);
-		pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT,
-			pp->base[i] + (m->max_off / PAGE + 1) * PAGE);
-		pb_uint(&pp->msg, MAPPING_FILE_OFFSET, 0);
-		pb_uint(&pp->msg, MAPPING_FILENAME, m->path);
-		pb_uint(&pp->msg, MAPPING_BUILD_ID, pp_str(pp, hex));
-		/* a client symbolizes the files where we left frames unnamed */
-		pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, m->named && !m->unnamed);
-		pb_uint(&pp->msg, MAPPING_HAS_FILENAMES, m->lines && !m->unnamed);
-		pb_uint(&pp->msg, MAPPING_HAS_LINE_NUMBERS, m->lines && !m->unnamed);
-		pb_uint(&pp->msg, MAPPING_HAS_INLINE_FRAMES, m->inlines && !m->unnamed);
-		pb_msg(&pp->out, PROFILE_MAPPING, &pp->msg);
-	}
+	if (main_map >= 0)
+		put_file_mapping(pp, main_map);
+	for (i = 0; i < p->nr_maps; i++)
+		if ((int)i != main_map)
+			put_file_mapping(pp, i);
+	if (pp->kernel)
+		put_kernel_mapping(pp);
 }
 
 static void put_locations(struct pp *pp)
@@ -396,7 +424,7 @@ static void put_locations(struct pp *pp)
 	}
 }
 
-/* A function per named frame (unnamed ones are never a line's) */
+/* A function per named frame (the others are never a line's) */
 static void put_functions(struct pp *pp)
 {
 	const struct ustack_profile *p = pp->p;
@@ -405,7 +433,7 @@ static void put_functions(struct pp *pp)
 
 	for (i = 0; i < p->nr_frames; i++) {
 		f = p->frames[i];
-		if (f->cls == PF_UNRESOLVED)
+		if (!pframe_identified(f))
 			continue;
 		pb_uint(&pp->msg, FUNCTION_ID, i + 1);
 		pb_uint(&pp->msg, FUNCTION_NAME, f->name);

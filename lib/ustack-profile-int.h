@@ -27,7 +27,7 @@ enum pf_class {
 	PF_INLINED,		/* inlined call */
 	PF_JIT,			/* named by a perf map */
 	PF_KERNEL,		/* named kernel function */
-	PF_UNRESOLVED,		/* no name: [dso], [unknown], raw offsets */
+	PF_UNRESOLVED,		/* no name: FILE+0xOFFSET, [unknown], raw offsets */
 	PF_COMM,		/* the task name at the root */
 	PF_NOTE,		/* [truncated], [stack lost], [no user stack] */
 	PF_CLASS_NR,
@@ -37,7 +37,7 @@ enum pf_class {
  * struct pframe - a function-level frame
  * @id:	index in the profile's frames
  * @cls:	enum pf_class
- * @name:	display name (function, "[dso]", ...)
+ * @name:	display name (function, "FILE+0xOFFSET", ...)
  * @suffix:	folded annotation ("_[k]", "_[i]", "_[j]") or 0
  * @dso:	path of the binary (0 for the kernel, notes, anonymous memory)
  * @file:	source file or 0
@@ -84,6 +84,7 @@ struct pmap {
 	bool			unnamed;
 	bool			inlines;
 	bool			lines;
+	bool			program;	/* a program, not a library */
 };
 
 /* Kinds of locations beyond enum rf_kind */
@@ -187,10 +188,22 @@ struct ustack_profile {
 	uint64_t		samples;
 	uint64_t		first_ts, last_ts;
 	char			*command;
+	/* the command's executable: path and build id (no frames, no id) */
+	struct pmap		*program;
 	struct ustack_stats	stats;
 	bool			have_stats;
 	bool			failed;
 };
+
+/*
+ * The frame has a name that tells it apart: a function, or an offset in
+ * a file without its symbol ("FILE+0xOFFSET", ustack_render_file_name()),
+ * not "[unknown]" (no file) nor a raw kernel address.
+ */
+static inline bool pframe_identified(const struct pframe *f)
+{
+	return f->cls != PF_UNRESOLVED || f->dso;
+}
 
 static inline const char *pstr(const struct ustack_profile *p, uint32_t id)
 {
@@ -198,6 +211,7 @@ static inline const char *pstr(const struct ustack_profile *p, uint32_t id)
 }
 
 const char *ustack_profile_class_str(enum pf_class cls);
+int ustack_profile_main_map(const struct ustack_profile *p);
 
 /* Helpers of the writers */
 void ustack_profile_span(const struct ustack_profile *p, char *buf, size_t size);

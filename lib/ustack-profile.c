@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <gelf.h>
@@ -127,6 +128,7 @@ void ustack_profile_free(struct ustack_profile *p)
 	free(p->cur);
 	memo_free(p);
 	free(p->command);
+	free(p->program);
 	free(p);
 }
 
@@ -258,6 +260,22 @@ static bool note_build_id(Elf *elf, const GElf_Phdr *ph, struct pmap *m)
 }
 
 /*
+ * A path of the trace opened only when it is a regular file: a FIFO it
+ * names must not hold the run (O_NONBLOCK), a device is not read.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * The fallback's /proc/<pid>/maps snapshots carry no build id: take the
  * file's as it is now, as the symbolizer takes its names from it.
  */
@@ -270,7 +288,7 @@ static void file_build_id(struct pmap *m, const char *path)
 
 	if (*path != '/' || elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -281,6 +299,50 @@ static void file_build_id(struct pmap *m, const char *path)
 				break;
 	elf_end(elf);
 	close(fd);
+}
+
+/* DF_1_PIE in the dynamic section of PT_DYNAMIC @ph: a PIE, not a library */
+static bool dynamic_pie(Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz, ELF_T_DYN);
+	GElf_Dyn dyn;
+	size_t i;
+
+	for (i = 0; data && gelf_getdyn(data, i, &dyn) && dyn.d_tag != DT_NULL; i++)
+		if (dyn.d_tag == DT_FLAGS_1)
+			return dyn.d_un.d_val & DF_1_PIE;
+	return false;
+}
+
+/*
+ * The file is a program (ET_EXEC, or a PIE: ET_DYN flagged DF_1_PIE), not
+ * a library nor the dynamic linker: what pprof's main binary may be.
+ */
+static bool file_is_program(const char *path)
+{
+	bool program = false;
+	size_t i, nr;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	if (*path != '/' || elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	fd = open_regular(path);
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh))
+		eh.e_type = ET_NONE;
+	program = eh.e_type == ET_EXEC;
+	if (eh.e_type == ET_DYN && !elf_getphdrnum(elf, &nr))
+		for (i = 0; i < nr && !program; i++)
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_DYNAMIC)
+				program = dynamic_pie(elf, &ph);
+	elf_end(elf);
+	close(fd);
+	return program;
 }
 
 /* The map of a file frame's mapping, by path and build id */
@@ -307,6 +369,8 @@ static int map_id(struct ustack_profile *p, const struct ustack_mapping *m)
 	memcpy(e->build_id, m->build_id, m->build_id_len);
 	if (!e->build_id_len && !(m->flags & USTACK_MAP_SPECIAL))
 		file_build_id(e, m->path);
+	if (!(m->flags & USTACK_MAP_SPECIAL))
+		e->program = file_is_program(m->path);
 	if (TABLE_ADD(p, maps, e, hash))
 		return -1;
 	return e->id;
@@ -835,6 +899,96 @@ const char *ustack_profile_class_str(enum pf_class cls)
 	};
 
 	return cls < PF_CLASS_NR ? names[cls] : "?";
+}
+
+/**
+ * ustack_profile_set_program - the traced command's executable
+ * @p:		the profile
+ * @path:	its path, symbolic links resolved; NULL when not known
+ *		(-P, the whole system, report). Ignored when it is not a
+ *		program (a script).
+ */
+void ustack_profile_set_program(struct ustack_profile *p, const char *path)
+{
+	free(p->program);
+	p->program = NULL;
+	/* a script's interpreter is found by the samples instead */
+	if (!path || !file_is_program(path))
+		return;
+	p->program = calloc(1, sizeof(*p->program));
+	if (!p->program) {
+		p->failed = true;
+		return;
+	}
+	p->program->path = intern(p, path);
+	p->program->program = true;
+	file_build_id(p->program, path);
+}
+
+/* How many samples have a frame in each file (@weight: one per map) */
+static int map_weights(const struct ustack_profile *p, uint64_t *weight)
+{
+	size_t *last = calloc(p->nr_maps + 1, sizeof(*last));
+	const struct pstack *st;
+	const struct ploc *l;
+	size_t i, j;
+
+	if (!last)
+		return -1;
+	for (i = 0; i < p->nr_stacks; i++) {
+		st = p->stacks[i];
+		for (j = 0; j < st->nr_locs; j++) {
+			l = p->locs[p->stack_locs[st->first_loc + j]];
+			/* a stack counts once for a file, however many frames it has there */
+			if (l->map < 0 || last[l->map] == i + 1)
+				continue;
+			last[l->map] = i + 1;
+			weight[l->map] += st->count;
+		}
+	}
+	free(last);
+	return 0;
+}
+
+/**
+ * ustack_profile_main_map - the traced program's file, as pprof's main binary
+ * @p:		the profile
+ *
+ * The command's executable when samples have frames in it; else the
+ * program (not a library nor the dynamic linker) the most samples have a
+ * frame in (a command that exec'd another, report, -P); else, when no
+ * program has frames (stacks cut in a library), the command's file:
+ * p->nr_maps, for struct ustack_profile.program, which has no frames;
+ * else the file the most samples have a frame in. Returns an index of
+ * the profile's maps, p->nr_maps, or -1 when there is no file at all.
+ */
+int ustack_profile_main_map(const struct ustack_profile *p)
+{
+	uint64_t *weight = calloc(p->nr_maps + 1, sizeof(*weight));
+	int best = -1, best_program = -1, command = -1;
+	size_t i;
+
+	if (!weight || map_weights(p, weight)) {
+		free(weight);
+		return p->nr_maps ? 0 : -1;
+	}
+	for (i = 0; i < p->nr_maps; i++) {
+		if (!weight[i])
+			continue;
+		if (p->program && p->maps[i]->path == p->program->path)
+			command = i;
+		if (best < 0 || weight[i] > weight[best])
+			best = i;
+		if (p->maps[i]->program &&
+		    (best_program < 0 || weight[i] > weight[best_program]))
+			best_program = i;
+	}
+	free(weight);
+	if (command >= 0)
+		return command;
+	if (best_program >= 0)
+		return best_program;
+	return p->program ? (int)p->nr_maps : best;
 }
 
 /**

@@ -80,9 +80,11 @@ struct ustack_rendered {
 
 /*
  * The name of @rf in folded stacks (stackcollapse-perf's): the function,
- * "[dso]" or "[unknown]", offsets in raw mode. @buf is used when the name
+ * "FILE+0xOFFSET" in a file without its symbol (ustack_render_file_name())
+ * or "[unknown]", offsets in raw mode. @buf is used when the name
  * is built; *@suffix gets the annotation ("_[k]", "_[i]", "_[j]") or NULL.
  */
+const char *ustack_render_file_name(const struct rframe *rf, char *buf, size_t size);
 const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 				    char *buf, size_t size, const char **suffix);
 

@@ -524,6 +524,24 @@ static const char *fit_cut(char *buf, size_t size, int n)
 }
 
 /**
+ * ustack_render_file_name - the name of a frame in a file that has no symbol for it
+ * @rf:		the frame (RF_FILE: stripped, or --raw)
+ * @buf:	where the name is built
+ * @size:	size of @buf
+ *
+ * "FILE+0xOFFSET", the file's short name and the frame's offset in it, as
+ * the stacks output shows it: every output names such a frame this way,
+ * so that frames at different offsets stay apart in aggregated formats
+ * (one "[FILE]" box would merge every function of a stripped binary) and
+ * the same offset of the same file is one frame. Returns @buf.
+ */
+const char *ustack_render_file_name(const struct rframe *rf, char *buf, size_t size)
+{
+	/* a name of the trace may be longer than @buf */
+	return fit_cut(buf, size, snprintf(buf, size, "%s+0x%" PRIx64, rf->dso, rf->addr));
+}
+
+/**
  * ustack_render_fold_name - a frame's name as stackcollapse-perf writes it
  * @rf:		the frame
  * @raw:	offsets instead of names (--raw)
@@ -554,11 +572,7 @@ const char *ustack_render_fold_name(const struct rframe *rf, bool raw,
 		*suffix = "_[j]";
 		return rf->name;
 	case RF_FILE:
-		/* a name of the trace may be longer than @buf */
-		if (raw)
-			return fit_cut(buf, size, snprintf(buf, size, "%s+0x%" PRIx64,
-							   base_name(rf->path), rf->addr));
-		return fit_cut(buf, size, snprintf(buf, size, "[%s]", rf->dso));
+		return ustack_render_file_name(rf, buf, size);
 	case RF_UNANNOUNCED:
 		if (raw)
 			snprintf(buf, size, "[id 0x%" PRIx64 "]+0x%" PRIx64, rf->id, rf->addr);

@@ -95,8 +95,11 @@ static int runnable(const char *path)
 	return access(path, X_OK);
 }
 
-/* @name looked up in $PATH as execvp() does: 0, or -1 with errno */
-static int find_in_path(const char *name)
+/*
+ * @name looked up in $PATH as execvp() does: 0, or -1 with errno. With
+ * @found, the file is handed back there (to free).
+ */
+static int find_in_path(const char *name, char **found)
 {
 	const char *path = getenv("PATH");
 	int err = ENOENT;
@@ -111,7 +114,10 @@ static int find_in_path(const char *name)
 		if (asprintf(&file, "%s/%s", dir, name) < 0)
 			die("out of memory");
 		if (!runnable(file)) {
-			free(file);
+			if (found)
+				*found = file;
+			else
+				free(file);
 			free(dirs);
 			return 0;
 		}
@@ -142,9 +148,29 @@ void ustack_child_check(char **argv)
 	else if (strchr(argv[0], '/'))
 		ret = runnable(argv[0]);
 	else
-		ret = find_in_path(argv[0]);
+		ret = find_in_path(argv[0], NULL);
 	if (ret < 0)
 		die("cannot run %s: %s", argv[0], strerror(errno));
+}
+
+/**
+ * ustack_child_program - the file the command runs, symbolic links resolved
+ * @argv: the command
+ *
+ * As the kernel names the mapping of its executable (python3 runs
+ * /usr/bin/python3.11). Returns it (to free), or NULL when not found.
+ */
+char *ustack_child_program(char **argv)
+{
+	char *file = NULL, *real;
+
+	if (strchr(argv[0], '/'))
+		return realpath(argv[0], NULL);
+	if (!*argv[0] || find_in_path(argv[0], &file) < 0)
+		return NULL;
+	real = realpath(file, NULL);
+	free(file);
+	return real;
 }
 
 /**

@@ -209,6 +209,7 @@ typedef void (*ustack_exit_fn)(pid_t pid, void *ctx);
 
 void ustack_child_block_sigchld(void);
 void ustack_child_check(char **argv);
+char *ustack_child_program(char **argv);
 struct ustack_child *ustack_child_fork(char **argv);
 pid_t ustack_child_pid(const struct ustack_child *child);
 void ustack_child_watch_exit(struct ustack_child *child, bool forks, ustack_exit_fn fn,

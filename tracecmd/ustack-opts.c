@@ -69,7 +69,9 @@ static const char doc[] =
 "(at most 8 frames). man trace-cmd-ustack says more.\n"
 "\n"
 "The exit status is the traced command's (128+N when signal N ended it) unless "
-"trace-cmd ustack itself fails (man trace-cmd-ustack, EXIT STATUS).\v"
+"trace-cmd ustack itself fails (man trace-cmd-ustack, EXIT STATUS). An option "
+"that does nothing in the mode is refused (exit 64); perf's and trace-cmd's "
+"spellings (-p, -g, -T, -F...) are told ours, or that there is none.\v"
 "Examples:\n"
 "  trace-cmd ustack -- ls -l                  every syscall of ls, with stacks\n"
 "  trace-cmd ustack -q -c --folded -o make.folded -- make -j2\n"
@@ -181,6 +183,293 @@ static struct argp_option options[] = {
 	{ NULL, 'h', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
+
+/* ------------------------------------------------------------------ */
+/* Which mode each option works in                                    */
+/* ------------------------------------------------------------------ */
+
+#define IN_LIVE		(1U << MODE_LIVE)
+#define IN_RECORD	(1U << MODE_RECORD)
+#define IN_REPORT	(1U << MODE_REPORT)
+#define IN_CAPTURE	(IN_LIVE | IN_RECORD)
+#define IN_PRINTED	(IN_LIVE | IN_REPORT)
+
+#define RECORD_ONLY_SUMMARY \
+	"record prints only its summary: report -i FILE prints what the file holds"
+#define PRINTED_ONLY \
+	"it only applies to what is printed: use it live or with report (record keeps every event)"
+#define CAPTURE_ONLY	"it only applies when recording (report reads what the file holds)"
+
+/*
+ * The one rule of which option does something in which mode: an option
+ * given in a mode it does nothing in is refused, in one line that names
+ * it, the mode and what to do instead (exit 64). Options not listed work
+ * in every mode (-e, -P, -B, --kernel, --max-stack, -q, the symbolizer's
+ * files, which record's unwinder reads too).
+ */
+static const struct mode_rule {
+	int		key;
+	unsigned int	modes;
+	const char	*instead;
+} mode_rules[] = {
+	{ 'f', IN_CAPTURE, "the kernel filters when recording; report: -e alone chooses "
+			   "the events shown" },
+	{ 'c', IN_CAPTURE, CAPTURE_ONLY },
+	{ 'd', IN_CAPTURE, CAPTURE_ONLY },
+	{ 'b', IN_CAPTURE, CAPTURE_ONLY },
+	{ 'C', IN_CAPTURE, CAPTURE_ONLY },
+	{ 's', IN_CAPTURE, CAPTURE_ONLY },
+	{ OPT_FALLBACK, IN_CAPTURE, CAPTURE_ONLY },
+	{ OPT_STACK_SOURCE, IN_CAPTURE, CAPTURE_ONLY },
+	{ OPT_CALL_GRAPH, IN_CAPTURE, "it only applies when recording (report unwinds "
+				      "what the file holds)" },
+	{ 'o', IN_CAPTURE, "report prints to standard output; -i names the file it reads" },
+	{ 'i', IN_REPORT, "-i names the file report reads (trace-cmd ustack report -i FILE)" },
+	{ OPT_FOLDED, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_PERF_SCRIPT, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ USTACK_PROFILE_KEY(USTACK_PROFILE_FLAMEGRAPH), IN_PRINTED,
+	  "write it from the recorded file (report -i FILE) or live" },
+	{ USTACK_PROFILE_KEY(USTACK_PROFILE_PPROF), IN_PRINTED,
+	  "write it from the recorded file (report -i FILE) or live" },
+	{ USTACK_PROFILE_KEY(USTACK_PROFILE_SPEEDSCOPE), IN_PRINTED,
+	  "write it from the recorded file (report -i FILE) or live" },
+	{ OPT_REVERSE, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_RAW, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_LINES, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_WHY, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_INLINES, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_NO_DEMANGLE, IN_PRINTED, RECORD_ONLY_SUMMARY },
+	{ OPT_COMM, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_TID, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_DSO, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_SINCE, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_UNTIL, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_TOP, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_TREE, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_SORT, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_PERCENT_LIMIT, IN_PRINTED, PRINTED_ONLY },
+	{ OPT_EVENT_ROOT, IN_PRINTED, PRINTED_ONLY },
+};
+
+#define NR_MODE_RULES	(sizeof(mode_rules) / sizeof(mode_rules[0]))
+
+/* The options of mode_rules given on the command line (parsed once) */
+static bool given[NR_MODE_RULES];
+
+static void note_given(int key)
+{
+	size_t i;
+
+	for (i = 0; i < NR_MODE_RULES; i++)
+		if (mode_rules[i].key == key)
+			given[i] = true;
+}
+
+/* "-c (--children)", "--folded": how --help shows the option of @key */
+static const char *option_name(int key, char *buf, size_t size)
+{
+	const struct argp_option *opt;
+
+	for (opt = options; opt->name || opt->key || opt->doc; opt++) {
+		if (opt->key != key || (opt->flags & OPTION_ALIAS))
+			continue;
+		if (key > 0 && key < 128 && opt->name)
+			snprintf(buf, size, "-%c (--%s)", key, opt->name);
+		else if (key > 0 && key < 128)
+			snprintf(buf, size, "-%c", key);
+		else
+			snprintf(buf, size, "--%s", opt->name);
+		return buf;
+	}
+	return "?";
+}
+
+static const char *mode_name(enum ustack_mode mode)
+{
+	switch (mode) {
+	case MODE_RECORD:
+		return "record";
+	case MODE_REPORT:
+		return "report";
+	default:
+		return "live";
+	}
+}
+
+/* Refuse the options that do nothing in the mode (mode_rules): one line */
+static void check_modes(const struct ustack_opts *o, struct argp_state *state)
+{
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < NR_MODE_RULES; i++)
+		if (given[i] && !(mode_rules[i].modes & (1U << o->mode)))
+			argp_failure(state, EX_USAGE, 0, "%s does nothing in %s mode: %s",
+				     option_name(mode_rules[i].key, name, sizeof(name)),
+				     mode_name(o->mode), mode_rules[i].instead);
+}
+
+/* ------------------------------------------------------------------ */
+/* perf's and trace-cmd's spellings                                   */
+/* ------------------------------------------------------------------ */
+
+#define NO_SAMPLING	"there is no sampling here: a stack is taken at every traced event (-e)"
+
+/*
+ * What perf record/report and trace-cmd record users type that is not
+ * an option of ours (or means something else here): what to use
+ * instead, or that there is no equivalent. Options we share with them
+ * (-e, -o, -i, -P, --pid, -B, -b, -C, -c, -s, --call-graph, --max-stack,
+ * --comm, --tid, --sort, --percent-limit) are not listed.
+ */
+static const struct foreign_opt {
+	const char	*opt;
+	bool		value;		/* takes a value: "-p1", "--pid=1" too */
+	const char	*say;
+} foreign_opts[] = {
+	{ "-p", true, "did you mean -P PID[,PID...] (perf record -p, trace-cmd record -P)? "
+		      "trace-cmd's tracer plugins (-p PLUGIN) have no equivalent: only events "
+		      "are traced (-e)" },
+	{ "-t", true, "did you mean -P PID (the thread's process) with --tid TID (only that "
+		      "thread shown)?" },
+	{ "-g", false, "user stacks are always taken: --call-graph=fp|dwarf[,SIZE] chooses "
+		       "how they are unwound, as perf record --call-graph" },
+	{ "-F", true, NO_SAMPLING },
+	{ "--freq", true, NO_SAMPLING },
+	{ "--count", true, NO_SAMPLING },
+	{ "-T", false, "did you mean --kernel (a kernel stack with every event, trace-cmd "
+		       "record -T)? timestamps (perf record -T) are always there" },
+	{ "--timestamp", false, "timestamps are always recorded and printed" },
+	{ "-a", false, "the whole system is traced when neither -P nor a command is given: "
+		       "drop -a" },
+	{ "--all-cpus", false, "the whole system is traced when neither -P nor a command is "
+			       "given: drop --all-cpus" },
+	{ "--cpu", true, "there is no CPU filter: every CPU is traced" },
+	{ "-M", true, "there is no CPU mask: every CPU is traced" },
+	{ "-m", true, "did you mean -b KB (the ring-buffer size per CPU, trace-cmd record -b)?" },
+	{ "--mmap-pages", true, "did you mean -b KB (the ring-buffer size per CPU)?" },
+	{ "-u", true, "there is no user filter: use -P PID or --comm COMM" },
+	{ "--uid", true, "there is no user filter: use -P PID or --comm COMM" },
+	{ "-O", true, "tracefs options are set by the tool: --kernel adds kernel stacks" },
+	{ "-l", true, "functions are not traced (trace-cmd record -l), only events (-e)" },
+	{ "-G", false, "did you mean --tree=callee, or --flamegraph FILE --reverse (callers, "
+		       "as perf report -G)?" },
+	{ "--inverted", false, "did you mean --tree=callee, or --flamegraph FILE --reverse?" },
+	{ "--no-children", false, "--top shows self and total side by side: no option needed" },
+	{ "--stdio", false, "the output is text already: no option needed" },
+	{ "--dsos", true, "did you mean --dso FILE (repeatable)?" },
+	{ "--comms", true, "did you mean --comm COMM (repeatable)?" },
+};
+
+/* The option of ours with short key @c */
+static const struct argp_option *short_option(int c)
+{
+	const struct argp_option *opt;
+
+	for (opt = options; opt->name || opt->key || opt->doc; opt++)
+		if (opt->key == c)
+			return opt;
+	return NULL;
+}
+
+/* Our option in @word (not "--") takes the next word as its value */
+static bool takes_next(const char *word)
+{
+	const struct argp_option *opt;
+	const char *p;
+	size_t len;
+
+	if (word[1] == '-') {
+		if (strchr(word, '='))
+			return false;
+		len = strlen(word + 2);
+		/* getopt takes a prefix of one name */
+		for (opt = options; opt->name || opt->key || opt->doc; opt++)
+			if (opt->name && !strncmp(opt->name, word + 2, len))
+				return opt->arg && !(opt->flags & OPTION_ARG_OPTIONAL);
+		return false;
+	}
+	for (p = word + 1; *p; p++) {
+		opt = short_option(*p);
+		if (!opt)
+			return false;
+		if (opt->arg && !(opt->flags & OPTION_ARG_OPTIONAL))
+			return !p[1];
+	}
+	return false;
+}
+
+static bool foreign_match(const struct foreign_opt *f, const char *word)
+{
+	size_t len = strlen(f->opt);
+
+	if (strncmp(word, f->opt, len))
+		return false;
+	if (!word[len])
+		return true;
+	/* "-p1234", "--pid=1234" */
+	return f->value && (f->opt[1] != '-' || word[len] == '=');
+}
+
+#define NR_FOREIGN	(sizeof(foreign_opts) / sizeof(foreign_opts[0]))
+
+static void say_foreign(struct argp_state *state, const char *word, size_t f)
+{
+	argp_failure(state, EX_USAGE, 0, "%s is not an option of trace-cmd ustack: %s", word,
+		     foreign_opts[f].say);
+}
+
+/* A letter of theirs among ours ("-qa"): the first letter that is not ours */
+static void check_foreign_letters(struct argp_state *state, const char *word)
+{
+	const struct argp_option *opt;
+	char letter[3] = "-";
+	const char *p;
+	size_t f;
+
+	for (p = word + 1; *p; p++) {
+		opt = short_option(*p);
+		if (opt && opt->arg && !(opt->flags & OPTION_ARG_OPTIONAL))
+			return;		/* the rest is its value */
+		if (opt)
+			continue;
+		letter[1] = *p;
+		for (f = 0; f < NR_FOREIGN; f++)
+			if (!strcmp(foreign_opts[f].opt, letter))
+				say_foreign(state, letter, f);
+		return;
+	}
+}
+
+/*
+ * Before argp reads the command line: a spelling of perf or trace-cmd
+ * gets what to use instead, not a bare "invalid option". The words up
+ * to "--", values of our options skipped.
+ */
+static void check_foreign(struct argp_state *state)
+{
+	const char *word;
+	size_t f;
+	int i;
+
+	/* argp names the program only after ARGP_KEY_INIT: its errors need it */
+	if (!state->name)
+		state->name = state->argv[0];
+	for (i = 1; i < state->argc; i++) {
+		word = state->argv[i];
+		if (!strcmp(word, "--"))
+			return;
+		if (word[0] != '-' || !word[1])
+			continue;
+		for (f = 0; f < NR_FOREIGN; f++)
+			if (foreign_match(&foreign_opts[f], word))
+				say_foreign(state, word, f);
+		if (word[1] != '-')
+			check_foreign_letters(state, word);
+		if (takes_next(word))
+			i++;
+	}
+}
 
 static void add_event(struct ustack_opts *o, const char *arg, struct argp_state *state)
 {
@@ -464,49 +753,8 @@ static void add_debug_dir(struct ustack_opts *o, const char *dir,
 	o->resolve.debug_dirs = v;
 }
 
-/*
- * What --call-graph asks is handed to the stack source, which decides or
- * refuses when it opens (the synchronous fallback has no stack copies)
- */
-static void check_call_graph(struct ustack_opts *o, struct argp_state *state)
-{
-	if (o->dwarf_size && o->mode == MODE_REPORT)
-		argp_error(state, "--call-graph only applies when recording (report unwinds "
-			   "what the file holds)");
-}
-
-/*
- * What only shapes what is printed: record prints nothing but its
- * summary, and keeps every event in the file for report to choose from.
- */
-static const char *printed_only(const struct ustack_opts *o)
-{
-	if (o->profile[USTACK_PROFILE_TOP])
-		return "--top";
-	if (o->profile[USTACK_PROFILE_TREE])
-		return "--tree";
-	if (o->nr_sort)
-		return "--sort";
-	if (o->percent_limit >= 0)
-		return "--percent-limit";
-	if (o->event_root)
-		return "--event-root";
-	if (o->nr_tids)
-		return "--tid";
-	if (o->nr_dsos)
-		return "--dso";
-	if (o->since.set)
-		return "--since";
-	return o->until.set ? "--until" : NULL;
-}
-
 static void check_analysis(struct ustack_opts *o, struct argp_state *state)
 {
-	const char *opt = printed_only(o);
-
-	if (o->mode == MODE_RECORD && opt)
-		argp_error(state, "%s only applies to what is printed: use it live or with "
-			   "report (record keeps every event)", opt);
 	if ((o->nr_sort || o->percent_limit >= 0) && !o->profile[USTACK_PROFILE_TOP] &&
 	    !o->profile[USTACK_PROFILE_TREE])
 		argp_error(state, "--sort and --percent-limit are for --top and --tree");
@@ -519,55 +767,32 @@ static void check_analysis(struct ustack_opts *o, struct argp_state *state)
 		argp_error(state, "--since is after --until: no event would be shown");
 }
 
-/* Some -e has its -f */
-static bool any_filter(const struct ustack_opts *o)
-{
-	int i;
-
-	for (i = 0; i < o->nr_events; i++)
-		if (o->events[i].filter)
-			return true;
-	return false;
-}
-
 static void check_opts(struct ustack_opts *o, struct argp_state *state)
 {
-	bool capture = o->mode != MODE_REPORT;
-
-	if (o->mode == MODE_REPORT) {
-		if (o->cmd)
-			argp_error(state, "report takes no command");
-		if (o->output)
-			argp_error(state, "-o is for record (report reads -i)");
-		if (o->children || o->duration || o->buffer_kb || o->clock)
-			argp_error(state, "-c/-d/-b/-C only apply when recording");
-		if (o->nr_events && any_filter(o))
-			argp_error(state, "-f only applies when recording (report: -e "
-				   "alone chooses the events shown)");
-	} else if (o->input) {
-		argp_error(state, "-i is for report");
-	}
+	check_modes(o, state);
+	if (o->mode == MODE_REPORT && o->cmd)
+		argp_error(state, "report takes no command");
 	if (o->mode == MODE_LIVE && o->output && ustack_opts_profile(o) && !o->text_set &&
 	    !o->profile[USTACK_PROFILE_TOP] && !o->profile[USTACK_PROFILE_TREE])
 		argp_error(state, "-o is for what is printed (stacks, --folded, --perf-script, "
 			   "--top, --tree): --flamegraph, --pprof and --speedscope name their "
 			   "own files");
-	if (capture && o->cmd && o->nr_pids)
+	if (o->mode != MODE_REPORT && o->cmd && o->nr_pids)
 		argp_error(state, "use either -P or a command");
-	if (o->mode == MODE_RECORD && ustack_opts_profile(o))
-		argp_error(state, "--flamegraph/--pprof/--speedscope: write them from the "
-			   "recorded file (report -i FILE) or live");
 	if (o->reverse && !o->profile[USTACK_PROFILE_FLAMEGRAPH])
 		argp_error(state, "--reverse is for --flamegraph");
 	check_analysis(o, state);
-	check_call_graph(o, state);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct ustack_opts *o = state->input;
 
+	note_given(key);
 	switch (key) {
+	case ARGP_KEY_INIT:
+		check_foreign(state);
+		break;
 	case 'e':
 		add_event(o, arg, state);
 		break;

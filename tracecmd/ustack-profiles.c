@@ -317,11 +317,15 @@ static void write_file(const struct ustack_run *run, int f)
 void ustack_profiles_write(struct ustack_run *run)
 {
 	const struct ustack_opts *o = run->o;
-	char what[1024];
+	char what[1024], *program;
 	int f;
 
 	describe(o, what, sizeof(what));
 	ustack_profile_set_command(run->profile, what);
+	/* the command's file: pprof's main binary */
+	program = o->cmd ? ustack_child_program(o->cmd) : NULL;
+	ustack_profile_set_program(run->profile, program);
+	free(program);
 	ustack_profile_set_stats(run->profile, ustack_session_stats(run->session));
 	for (f = 0; f < USTACK_PROFILE_NR; f++)
 		if (o->profile[f] && formats[f].file)

@@ -395,8 +395,9 @@ print(sum(sum(p["weights"]) for p in d["profiles"]))' "$TMP/s.json"
 	msg="bad tid list ','"; bad --tid ,
 	msg="--event-root is for --folded"; bad --event-root
 	msg="--event-root is for --folded"; bad --event-root --perf-script
-	msg="-f only applies when recording"; bad -e syscalls -f 'common_pid == 1'
-	msg="-c/-d/-b/-C only apply when recording"; bad -c
+	# the rule of ustack-opts.c's mode_rules (cli-didyoumean.bats has them all)
+	msg="-f (--filter) does nothing in report mode"; bad -e syscalls -f 'common_pid == 1'
+	msg="-c (--children) does nothing in report mode"; bad -c
 }
 
 # The block of the man page (or README) example whose command line ends

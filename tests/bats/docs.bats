@@ -80,9 +80,9 @@ teardown() {
 	echo "want:"; echo "$want"; echo "got:"; echo "$output"
 	# Not compared, as the fallback may miss them for a short thread:
 	# libc's start_thread (found through a maps snapshot it may outrun:
-	# [libc.so.6]) and the task name (a thread gone before /proc was read
-	# keeps the name the kernel's saved_cmdlines had for its pid)
-	fallback() { sed -E 's/^[^;]*;(start_thread|\[libc\.so\.6\]);/TASK;LIBC;/' | sort; }
+	# libc.so.6+0xOFFSET) and the task name (a thread gone before /proc was
+	# read keeps the name the kernel's saved_cmdlines had for its pid)
+	fallback() { sed -E 's/^[^;]*;(start_thread|libc\.so\.6\+0x[0-9a-f]+);/TASK;LIBC;/' | sort; }
 	[ "$(fallback <<< "$output")" = "$(fallback <<< "$want")" ]
 }
 

@@ -181,7 +181,7 @@ live() {
 	grep -qF $'\t34 J\\x1b[1m\\xc2\\x85+0x0 ([jit])' "$TMP/perf.out"
 	# folded: ';' still becomes ':'
 	[ "$(cat "$TMP/folded.out")" = 'x\x1b]0:pwn\x07\xc2\x9b;main;J\x1b[1m\xc2\x85_[j] 1
-x\x1b]0:pwn\x07\xc2\x9b;main;evil\x1b[2J\x9b\xc2\x9b\\;[-] 2' ]
+x\x1b]0:pwn\x07\xc2\x9b;main;evil\x1b[2J\x9b\xc2\x9b\\;-+0x24 2' ]
 }
 
 @test "outputs: SVG, speedscope and pprof of names with control bytes and bytes that are not UTF-8 parse, with U+FFFD or \\u00XX in their place" {

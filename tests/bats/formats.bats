@@ -95,9 +95,8 @@ pprof_folded() {
 }
 
 # Folded lines as pprof names their frames: no _[i]/_[k] suffixes; a
-# frame we could not name is "[file]" in both (pprof names a location
-# without lines after its mapping), "[unknown]" without a file is pprof's
-# "<unknown>"
+# frame of a file without its symbol is "file+0xOFFSET" in both (pprof's
+# line names it so), "[unknown]" without a file is pprof's "<unknown>"
 folded_as_pprof() {
 	sed -E -e ':a; s/_\[[ikj]\](;| )/\1/; ta' \
 	       -e ':b; s/;\[unknown\](;| )/;<unknown>\1/; tb' | sort
@@ -490,7 +489,7 @@ print("grey" if s < 0.02 else round(h * 360))' "$1"
 
 @test "flamegraph in Chromium: colours and tooltips tell user, inlined, kernel, unresolved frames and tasks apart" {
 	need_browser
-	# a copy without symbols: its own frames can only be "[stripped]"
+	# a copy without symbols: its own frames can only be "stripped+0xOFFSET"
 	cp "$PROGS/profile/fanout" "$TMP/stripped"
 	strip -s "$TMP/stripped"
 	# perf samples a syscall tracepoint with the user registers (no kernel chain)
@@ -499,8 +498,10 @@ print("grey" if s < 0.02 else round(h * 360))' "$1"
 	capture "${src[@]}" -c --kernel --inline --lines --folded --flamegraph "$TMP/f.svg" -- \
 		sh -c "'$PROGS/profile/inlchain' 4; '$TMP/stripped' 4" > "$TMP/folded"
 	cat "$TMP/folded"
+	S=$(grep -o 'stripped+0x[0-9a-f]*' "$TMP/folded" | head -1)
+	[ -n "$S" ]
 	run --separate-stderr browse "$TMP/f.svg" kinds \
-		--hover 'outer_fn,inl_leaf,do_syscall_64,[stripped],inlchain'
+		--hover "outer_fn,inl_leaf,do_syscall_64,$S,inlchain"
 	echo "$output"; echo "$stderr"
 	[ "$status" -eq 0 ]
 	j="$output"
@@ -518,16 +519,16 @@ print("grey" if s < 0.02 else round(h * 360))' "$1"
 	tip inl_leaf | grep -qE '^source: .*/inlchain\.c:[0-9]+$'
 	tip do_syscall_64 | grep -qx 'kind: kernel function'
 	! tip do_syscall_64 | grep -q '^binary:'
-	tip '[stripped]' | grep -qx 'kind: unresolved (no symbol)'
-	tip '[stripped]' | grep -qx "binary: $TMP/stripped"
-	! tip '[stripped]' | grep -q '^source:'
+	tip "$S" | grep -qx 'kind: unresolved (no symbol)'
+	tip "$S" | grep -qx "binary: $TMP/stripped"
+	! tip "$S" | grep -q '^source:'
 	tip inlchain | grep -qx 'kind: task'
 	# the colours: user red to yellow, inlined aqua, kernel blue,
 	# unresolved grey, tasks lilac
 	h=$(hue "$(fill outer_fn)"); echo "user: $h"; [ "$h" -ge 0 ] && [ "$h" -le 52 ]
 	h=$(hue "$(fill inl_leaf)"); echo "inlined: $h"; [ "$h" -ge 170 ] && [ "$h" -le 190 ]
 	h=$(hue "$(fill do_syscall_64)"); echo "kernel: $h"; [ "$h" -ge 206 ] && [ "$h" -le 232 ]
-	[ "$(hue "$(fill '[stripped]')")" = grey ]
+	[ "$(hue "$(fill "$S")")" = grey ]
 	h=$(hue "$(fill inlchain)"); echo "task: $h"; [ "$h" -ge 266 ] && [ "$h" -le 290 ]
 	# the title is the command line as a shell reads it back (shlex
 	# splits like sh), one word a line

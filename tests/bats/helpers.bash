@@ -10,10 +10,11 @@ TRACEFS="${TRACEFS:-/sys/kernel/tracing}"
 
 # USTACK_SOURCE=perf|userstacktrace|tracefs-deferred runs the tests against
 # that stack source: the tool is called through a wrapper that adds
-# --stack-source (exec: signals and $! reach the tool itself).
+# --stack-source (exec: signals and $! reach the tool itself), except to
+# report, which refuses it (its file holds the stacks).
 if [ -n "${USTACK_SOURCE:-}" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
-	printf '#!/bin/sh\nexec "%s" --stack-source=%s "$@"\n' "$USTACK" "$USTACK_SOURCE" \
-		>"$BATS_RUN_TMPDIR/trace-cmd-ustack"
+	printf '#!/bin/sh\nfor a; do [ "$a" = -- ] && break; [ "$a" = report ] && exec "%s" "$@"; done\nexec "%s" --stack-source=%s "$@"\n' \
+		"$USTACK" "$USTACK" "$USTACK_SOURCE" >"$BATS_RUN_TMPDIR/trace-cmd-ustack"
 	chmod +x "$BATS_RUN_TMPDIR/trace-cmd-ustack"
 	USTACK="$BATS_RUN_TMPDIR/trace-cmd-ustack"
 fi

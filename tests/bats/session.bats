@@ -567,11 +567,11 @@ EOF
 	drv --folded --kernel
 	echo "$output"
 	[ "${lines[0]}" = "other;[stack lost] 1" ]
-	[ "${lines[1]}" = "prog;[unknown];[prog];main;a:b 1" ]
+	[ "${lines[1]}" = "prog;[unknown];prog+0x5000;main;a:b 1" ]
 	[ "${lines[2]}" = "prog;main;work;helper_[i];entry_SYSCALL_64_[k];do_sys_open_[k] 2" ]
 	[ "${#lines[@]}" = 3 ]
 	drv --folded --fold-pid --fold-event --skip-empty
-	[ "${lines[0]}" = "sys_enter_test;prog-100;[unknown];[prog];main;a:b 1" ]
+	[ "${lines[0]}" = "sys_enter_test;prog-100;[unknown];prog+0x5000;main;a:b 1" ]
 	[ "${lines[1]}" = "sys_enter_test;prog-100;main;work;helper_[i] 2" ]
 	[ "${#lines[@]}" = 2 ]
 }
@@ -713,7 +713,7 @@ EOF2
 	[ "${lines[2]}" = "  rp_middle+0x3 (resolve-pie)" ]
 	[ "${lines[3]}" = "  [unknown] (resolve-pie+0x10)" ]
 	drv --resolver --folded
-	[ "$output" = "prog;[resolve-pie];rp_middle;rp_leaf 1" ]
+	[ "$output" = "prog;resolve-pie+0x10;rp_middle;rp_leaf 1" ]
 }
 
 @test "end to end with the real resolver: a frame in padding between functions is [unknown] with its line (--lines)" {
@@ -1703,7 +1703,7 @@ EOF2
 	echo "$output"
 	grep -qx 'prog-100;rp_middle;rp_leaf 2' <<< "$output"
 	grep -qx 'prog-300;rp_middle;rp_leaf 1' <<< "$output"
-	grep -qx 'prog-100;\[resolve-pie\];rp_leaf 2' <<< "$output"
+	grep -qx 'prog-100;resolve-pie+0x10;rp_leaf 2' <<< "$output"
 	grep -q '^  frames unresolved: *2 of 10 (outside any segment 2)$' <<< "$output"
 }
 
