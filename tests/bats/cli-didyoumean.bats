@@ -106,9 +106,8 @@ refused() {
 	[ -n "$output" ]
 }
 
-@test "live refuses -o and -i: exit 64, one line naming it and 'live mode', the command not run" {
+@test "live refuses -i: exit 64, one line naming it and 'live mode', the command not run" {
 	mode=live
-	opt=-o refused -B "$NAME" -- -o "$TMP/x.dat" -- touch "$TMP/ran"
 	opt=-i refused -B "$NAME" -- -i "$FIX" -- touch "$TMP/ran"
 	assert_no_instance "$NAME"
 }
