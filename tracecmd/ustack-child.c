@@ -95,8 +95,11 @@ static int runnable(const char *path)
 	return access(path, X_OK);
 }
 
-/* @name looked up in $PATH as execvp() does: 0, or -1 with errno */
-static int find_in_path(const char *name)
+/*
+ * @name looked up in $PATH as execvp() does: 0, or -1 with errno; @found,
+ * when not NULL, set to the file (malloc'd)
+ */
+static int find_in_path(const char *name, char **found)
 {
 	const char *path = getenv("PATH");
 	int err = ENOENT;
@@ -111,7 +114,10 @@ static int find_in_path(const char *name)
 		if (asprintf(&file, "%s/%s", dir, name) < 0)
 			die("out of memory");
 		if (!runnable(file)) {
-			free(file);
+			if (found)
+				*found = file;
+			else
+				free(file);
 			free(dirs);
 			return 0;
 		}
@@ -142,9 +148,26 @@ void ustack_child_check(char **argv)
 	else if (strchr(argv[0], '/'))
 		ret = runnable(argv[0]);
 	else
-		ret = find_in_path(argv[0]);
+		ret = find_in_path(argv[0], NULL);
 	if (ret < 0)
 		die("cannot run %s: %s", argv[0], strerror(errno));
+}
+
+/**
+ * ustack_child_program - the file the command's exec will run
+ * @argv: the command (ustack_child_check() passed it)
+ *
+ * Returns it (malloc'd), or NULL when it is not found now.
+ */
+char *ustack_child_program(char **argv)
+{
+	char *file = NULL;
+
+	if (strchr(argv[0], '/'))
+		return strdup(argv[0]);
+	if (find_in_path(argv[0], &file) < 0)
+		return NULL;
+	return file;
 }
 
 /**
