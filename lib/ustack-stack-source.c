@@ -812,8 +812,8 @@ void ustack_stack_source_notice(const struct ustack_stack_source *ss, char *buf,
 	if (!ss->auto_unwind)
 		snprintf(buf, size, "%s", body);
 	else
-		snprintf(buf, size, "--call-graph=auto: %s%s%s", ss->auto_why, *body ? "; " : "",
-			 body);
+		snprintf(buf, size, "%s%s--call-graph=auto: %s", body, *body ? "; " : "",
+			 ss->auto_why);
 }
 
 /**
