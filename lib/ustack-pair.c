@@ -71,6 +71,7 @@
 #include "ustack-map-db.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
+#include "ustack-unwind.h"
 
 /*
  * The object pools (struct pool): at most POOL_MAX objects of a kind are
@@ -414,6 +415,32 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
 /* Binding frames (rule 3, fallback snapshots)                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A frame-pointer walk (no @st->how: the kernel's, whatever the source)
+ * through code built without frame pointers reads on through whatever
+ * %rbp held: words of data taken for return addresses, ASCII of the
+ * stack ("0x7265762f766e6579"). The first return address in no
+ * executable mapping ends the stack with a frame that says so; the ones
+ * after it would be garbage. Only where the mappings are known (the leaf
+ * has its file): a process with no snapshot or side-band keeps its
+ * frames unresolved, for the reason the summary counts.
+ */
+static void fp_end(struct ustack_session *s, struct ustk *st)
+{
+	unsigned int i;
+
+	if (st->how || st->nr < 2 || !st->frames[0].map)
+		return;
+	for (i = 1; i < st->nr; i++)
+		if (st->frames[i].id == USTACK_ID_NOMAP && !st->frames[i].map)
+			break;
+	if (i == st->nr)
+		return;
+	st->nr = i;
+	st->unwind_end = ustack_unwind_errcode(USTACK_UNWIND_E_FP_LEFT);
+	s->stats.unwind_stopped[USTACK_UNWIND_E_FP_LEFT]++;
+}
+
 /**
  * ustack_pair_bind - a stack's frames get their files from the mappings
  * @s:		the session
@@ -430,8 +457,11 @@ bool ustack_pair_bind(struct ustack_session *s, struct ustk *st, bool force)
 		.raw_off = st->raw_off, .raw_id = st->raw_id, .nr = st->nr,
 		.force = force,
 	};
+	bool final = ustack_map_db_bind(s->maps, &q, st->frames);
 
-	return ustack_map_db_bind(s->maps, &q, st->frames);
+	if (final || force)
+		fp_end(s, st);
+	return final;
 }
 
 /**

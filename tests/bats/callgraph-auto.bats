@@ -160,3 +160,14 @@ debian_reach() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"bad --call-graph 'bogus' (want auto, fp or dwarf[,SIZE])"* ]]
 }
+
+@test "auto: a frame-pointer walk through code without frame pointers ends in [unwind: ...], no garbage frame" {
+	run --separate-stderr "$USTACK" -B "$NAME" --call-graph=fp --folded \
+		-e syscalls:sys_enter_openat -- /usr/bin/python3 -c pass
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	grep -q '^python3;\[unwind: frame-pointer walk left the code\];' <<< "$output"
+	# no frame read off the stack as a return address: none unresolved
+	[[ "$stderr" == *"frames unresolved:    0 of "* ]]
+	[[ "$stderr" == *"unwind stopped:       "*"(frame-pointer walk left the code "* ]]
+}
