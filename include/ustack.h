@@ -167,6 +167,8 @@ struct ustack_sample_tally {
  *				source) gave a return address in no
  *				executable mapping: the frames from there
  *				are not the stack's (ustack_pair_bind())
+ * @USTACK_UNWIND_E_FP_NOT_CALL: a frame-pointer walk gave a return address
+ *				that follows no call instruction
  */
 enum ustack_unwind_err {
 	USTACK_UNWIND_OK,
@@ -181,6 +183,7 @@ enum ustack_unwind_err {
 	USTACK_UNWIND_E_LIBDW,
 	USTACK_UNWIND_E_NOMEM,
 	USTACK_UNWIND_E_FP_LEFT,
+	USTACK_UNWIND_E_FP_NOT_CALL,
 	USTACK_UNWIND_E_NR,
 };
 

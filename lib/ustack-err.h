@@ -51,6 +51,8 @@ enum ustack_err {
 	USTACK_ERR_NO_PERF,		/* perf refused its events */
 	/* a frame-pointer walk's return address in no executable mapping */
 	USTACK_ERR_UW_FP_LEFT,
+	/* one after no call instruction */
+	USTACK_ERR_UW_FP_NOT_CALL,
 	USTACK_ERR__END,
 };
 

@@ -182,8 +182,12 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 	open_session(run, tep, live, print);
 	if (print)
 		open_render(run, tep, live);
-	/* report unwinds whatever copies the file holds */
-	if (!caps || caps->unwind == USTACK_UNWIND_COPY)
+	/*
+	 * report unwinds whatever copies the file holds; a printed
+	 * frame-pointer walk has its return addresses checked against the
+	 * code (ustack_unwind_after_call()) through the same files
+	 */
+	if (!caps || caps->unwind == USTACK_UNWIND_COPY || print)
 		open_unwinder(run, live);
 }
 
