@@ -26,7 +26,32 @@ setup_file() {
 		return r;
 	}
 	__attribute__((noinline)) int mid_a(int n) { return leaf_b(n) + 1; }
-	int main(int argc, char **argv) { return mid_a(argc > 1 ? atoi(argv[1]) : 1) == 0; }
+	/*
+	 * getppid with %rbp at a frame whose return address is the
+	 * instruction after the syscall: in the code, after no call
+	 */
+	static unsigned long fake[2];
+	__attribute__((noinline)) long fake_frame(void)
+	{
+		long ret;
+
+		asm volatile("lea 1f(%%rip), %%rax\n\t"
+			     "mov %%rax, 8(%1)\n\t"
+			     "movq $0, (%1)\n\t"
+			     "push %%rbp\n\t"
+			     "mov %1, %%rbp\n\t"
+			     "mov $110, %%eax\n\t"
+			     "syscall\n"
+			     "1:\tpop %%rbp\n\t"
+			     : "=&a"(ret) : "r"(fake) : "rcx", "r11", "memory");
+		return ret;
+	}
+	int main(int argc, char **argv)
+	{
+		if (argc > 2)
+			return fake_frame() == 0;
+		return mid_a(argc > 1 ? atoi(argv[1]) : 1) == 0;
+	}
 	EOF
 	gcc -O1 -fno-omit-frame-pointer -o "$BATS_FILE_TMPDIR/fpprog" "$BATS_FILE_TMPDIR/fpprog.c"
 	gcc -O1 -fomit-frame-pointer -o "$BATS_FILE_TMPDIR/nofpprog" "$BATS_FILE_TMPDIR/fpprog.c"
@@ -170,4 +195,12 @@ debian_reach() {
 	# no frame read off the stack as a return address: none unresolved
 	[[ "$stderr" == *"frames unresolved:    0 of "* ]]
 	[[ "$stderr" == *"unwind stopped:       "*"(frame-pointer walk left the code "* ]]
+}
+
+@test "auto: a frame-pointer walk to a return address after no call instruction ends in [unwind: ...]" {
+	run --separate-stderr "$USTACK" -B "$NAME" -q --folded -e syscalls:sys_enter_getppid \
+		-- "$BATS_FILE_TMPDIR/fpprog" 1 fake
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$output" = "fpprog;[unwind: frame-pointer walk: return address after no call];fake_frame 1" ]
 }
