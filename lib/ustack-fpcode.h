@@ -3,9 +3,9 @@
  * Private to lib/: whether a program's code keeps frame pointers, read
  * from the file (--call-graph=auto, ustack-stack-source.c). The functions
  * its .eh_frame_hdr lists are looked at where they start: code built
- * with frame pointers begins nearly every function with push %rbp;
- * mov %rsp,%rbp, code built without them almost none. Answers are kept
- * by build id: a file seen again (the next exec of it) is not read again.
+ * with frame pointers begins most of its non-leaf functions with push
+ * %rbp; mov %rsp,%rbp, code built without them almost none. Answers are
+ * kept by build id: a file seen again is not read again.
  */
 #ifndef _USTACK_FPCODE_H
 #define _USTACK_FPCODE_H

@@ -99,7 +99,7 @@ static const char sideband_notice[] =
  * with frame pointers uses may lack them (Debian's libc does), but their
  * frames are mostly leaves (the system call wrappers), which leave %rbp
  * as their caller set it, and a walk that still leaves the code ends in
- * "[unwind: ...]" (ustack_pair_fp_check()).
+ * "[unwind: ...]" (fp_end() in ustack-pair.c).
  */
 static bool program_keeps_fp(struct ustack_stack_source *ss, const char *path)
 {

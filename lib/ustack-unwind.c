@@ -400,7 +400,7 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
  * forms; a prefix before them changes nothing here). @b are the 7 bytes
  * before the return address.
  */
-static bool call_before(const unsigned char b[7])
+static bool call_before(const unsigned char *b)
 {
 	unsigned int len, mod, rm;
 	int k;
@@ -448,26 +448,20 @@ static bool call_before(const unsigned char b[7])
 int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapping *map,
 			     uint64_t off)
 {
-	unsigned char b[7];
 	struct ustack_dso *dso;
+	const char *img;
 	uint64_t vaddr;
-	struct uelf *e;
+	size_t size;
 
 	dso = ustack_resolver_dso(u->r, map->path, map->build_id, map->build_id_len,
 				  map->tgid, map->flags);
-	if (!dso || !dso->file)
+	img = dso ? dso_image(dso, &size) : NULL;
+	if (!img)
 		return -1;
-	if (off < sizeof(b) || !ustack_resolve_dso_vaddr(dso, off - 1, &vaddr))
+	if (off < 7 || off > size || !ustack_resolve_dso_vaddr(dso, off - 1, &vaddr))
 		return 0;
-	e = dso->file;
-	if (e->mem) {
-		if (off > e->size)
-			return 0;
-		memcpy(b, (char *)e->mem + off - sizeof(b), sizeof(b));
-	} else if (e->fd < 0 || pread(e->fd, b, sizeof(b), off - sizeof(b)) != sizeof(b)) {
-		return -1;
-	}
-	return call_before(b);
+	/* the file's mapping: no system call per frame of every stack */
+	return call_before((const unsigned char *)img + off - 7);
 }
 
 #define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
