@@ -444,7 +444,7 @@ static void fp_end(struct ustack_session *s, struct ustk *st)
 	enum ustack_unwind_err why = USTACK_UNWIND_OK;
 	unsigned int i;
 
-	if (st->how || st->nr < 2 || !st->frames[0].map)
+	if (!s->opts.fp_check || st->how || st->nr < 2 || !st->frames[0].map)
 		return;
 	for (i = 1; i < st->nr && !why; i++)
 		why = fp_bad(s, &st->frames[i]);

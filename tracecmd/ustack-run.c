@@ -90,6 +90,8 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	so.comms = (const char * const *)o->comms;
 	so.nr_comms = o->nr_comms;
 	so.mem_budget = o->mem_budget;
+	/* no garbage frame after a frame-pointer walk leaves the code */
+	so.fp_check = true;
 	run->filter = open_filter(o);
 	so.filter = run->filter;
 	run->events = ustack_events_new(tep);
