@@ -50,6 +50,10 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  *		(ustack_session_error()); 0: no budget
  * @filter:	hand out only the samples it lets through (ustack-filter.h:
  *		events, threads, files, times; NULL: all); not owned
+ * @fp_check:	a frame-pointer stack ends at its first return address in
+ *		no executable mapping, or after no call instruction (read
+ *		through the unwinder's files, ustack_session_set_unwinder()),
+ *		in "[unwind: ...]"; else every frame is kept as mapped
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -68,6 +72,7 @@ struct ustack_session_opts {
 	unsigned int		unwind_max;
 	size_t			mem_budget;
 	struct ustack_filter	*filter;
+	bool			fp_check;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL

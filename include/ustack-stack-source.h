@@ -48,10 +48,15 @@ enum ustack_source {
  * @USTACK_UNWIND_COPY:	the kernel copies the user registers and the top
  *			of the stack, unwound here with the files' CFI
  *			(--call-graph=dwarf; ustack-unwind.h)
+ * @USTACK_UNWIND_AUTO:	asked only (env.unwind, --call-graph=auto): FP
+ *			where the code of the programs traced keeps frame
+ *			pointers, else COPY (ustack-fpcode.h); where the
+ *			source takes no copies, FP
  */
 enum ustack_unwind_mode {
 	USTACK_UNWIND_FP,
 	USTACK_UNWIND_COPY,
+	USTACK_UNWIND_AUTO,
 };
 
 /**
@@ -92,6 +97,9 @@ struct ustack_stack_caps {
  *		in its open (caps.unwind) or refuses
  * @copy_size:	USTACK_UNWIND_COPY: bytes of user stack to copy with the
  *		user registers at each stack
+ * @programs:	USTACK_UNWIND_AUTO: the files of the programs that start
+ *		traced (the command's, or each -p process's), NULL-ended;
+ *		NULL or none: every process (copies)
  * @held:	the traced tasks are held until ustack_stack_source_release()
  *		(a launched command, before its exec): nothing the run wants
  *		a stack of happens before it
@@ -107,6 +115,7 @@ struct ustack_stack_env {
 	unsigned int		max_stack;
 	enum ustack_unwind_mode	unwind;
 	unsigned int		copy_size;
+	const char *const	*programs;
 	bool			held;
 	void			(*enable_events)(void *ctx);
 	void			*ctx;

@@ -163,6 +163,12 @@ struct ustack_sample_tally {
  *				stack pointer going down)
  * @USTACK_UNWIND_E_LIBDW:	libdw failed otherwise (bad CFI, ...)
  * @USTACK_UNWIND_E_NOMEM:	out of memory
+ * @USTACK_UNWIND_E_FP_LEFT:	a frame-pointer walk (the kernel's, of any
+ *				source) gave a return address in no
+ *				executable mapping: the frames from there
+ *				are not the stack's (ustack_pair_bind())
+ * @USTACK_UNWIND_E_FP_NOT_CALL: a frame-pointer walk gave a return address
+ *				that follows no call instruction
  */
 enum ustack_unwind_err {
 	USTACK_UNWIND_OK,
@@ -176,6 +182,8 @@ enum ustack_unwind_err {
 	USTACK_UNWIND_E_BAD_FRAME,
 	USTACK_UNWIND_E_LIBDW,
 	USTACK_UNWIND_E_NOMEM,
+	USTACK_UNWIND_E_FP_LEFT,
+	USTACK_UNWIND_E_FP_NOT_CALL,
 	USTACK_UNWIND_E_NR,
 };
 

@@ -49,6 +49,10 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 		"--call-graph=dwarf needs the deferred or perf stack source "
 		"(--stack-source=tracefs-deferred or perf)",
 	[USTACK_ERR_NO_PERF - USTACK_ERR__START]	= "perf refused its events",
+	[USTACK_ERR_UW_FP_LEFT - USTACK_ERR__START]	=
+		"frame-pointer walk left the code",
+	[USTACK_ERR_UW_FP_NOT_CALL - USTACK_ERR__START]	=
+		"frame-pointer walk: return address after no call",
 };
 
 /**

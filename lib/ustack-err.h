@@ -49,6 +49,10 @@ enum ustack_err {
 	USTACK_ERR_NO_COPY_SIZE,	/* deferred, no user_stack_copy_size */
 	USTACK_ERR_NO_COPIES,		/* the source takes no stack copies */
 	USTACK_ERR_NO_PERF,		/* perf refused its events */
+	/* a frame-pointer walk's return address in no executable mapping */
+	USTACK_ERR_UW_FP_LEFT,
+	/* one after no call instruction */
+	USTACK_ERR_UW_FP_NOT_CALL,
 	USTACK_ERR__END,
 };
 

@@ -71,6 +71,7 @@
 #include "ustack-map-db.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
+#include "ustack-unwind.h"
 
 /*
  * The object pools (struct pool): at most POOL_MAX objects of a kind are
@@ -414,6 +415,46 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
 /* Binding frames (rule 3, fallback snapshots)                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Why a frame-pointer walk's return address is none: in no executable
+ * mapping, or (the file read through the unwinder's symbolizer, where the
+ * run has one) after no call instruction; USTACK_UNWIND_OK when it may be
+ */
+static enum ustack_unwind_err fp_bad(struct ustack_session *s, const struct ustack_frame *fr)
+{
+	if (fr->id == USTACK_ID_NOMAP && !fr->map)
+		return USTACK_UNWIND_E_FP_LEFT;
+	if (fr->map && s->unw && !ustack_unwind_after_call(s->unw, fr->map, fr->offset))
+		return USTACK_UNWIND_E_FP_NOT_CALL;
+	return USTACK_UNWIND_OK;
+}
+
+/*
+ * A frame-pointer walk (no @st->how: the kernel's, whatever the source)
+ * through code built without frame pointers reads on through whatever
+ * %rbp held: words of data taken for return addresses, ASCII of the
+ * stack ("0x7265762f766e6579"). The first return address that is none
+ * ends the stack with a frame that says why; the ones after it would be
+ * garbage. Only where the mappings are known (the leaf has its file): a
+ * process with no snapshot or side-band keeps its frames unresolved, for
+ * the reason the summary counts.
+ */
+static void fp_end(struct ustack_session *s, struct ustk *st)
+{
+	enum ustack_unwind_err why = USTACK_UNWIND_OK;
+	unsigned int i;
+
+	if (!s->opts.fp_check || st->how || st->nr < 2 || !st->frames[0].map)
+		return;
+	for (i = 1; i < st->nr && !why; i++)
+		why = fp_bad(s, &st->frames[i]);
+	if (!why)
+		return;
+	st->nr = i - 1;
+	st->unwind_end = ustack_unwind_errcode(why);
+	s->stats.unwind_stopped[why]++;
+}
+
 /**
  * ustack_pair_bind - a stack's frames get their files from the mappings
  * @s:		the session
@@ -430,8 +471,11 @@ bool ustack_pair_bind(struct ustack_session *s, struct ustk *st, bool force)
 		.raw_off = st->raw_off, .raw_id = st->raw_id, .nr = st->nr,
 		.force = force,
 	};
+	bool final = ustack_map_db_bind(s->maps, &q, st->frames);
 
-	return ustack_map_db_bind(s->maps, &q, st->frames);
+	if (final || force)
+		fp_end(s, st);
+	return final;
 }
 
 /**

@@ -15,6 +15,7 @@
 #include <tracefs.h>
 
 #include "ustack-err.h"
+#include "ustack-fpcode.h"
 #include "ustack-instance.h"
 #include "ustack-map-source-int.h"
 #include "ustack-perf-source.h"
@@ -56,6 +57,9 @@ struct stack_ops {
  *		size (bytes), 0 when they could not hold a whole copy
  * @copy_held:	the deferred source's stack copies start at
  *		ustack_stack_source_release() (env.held)
+ * @auto_unwind: --call-graph=auto: env.unwind was decided from the code
+ *		of env.programs (decide_unwind())
+ * @auto_why:	what decided it, for the notice
  */
 struct ustack_stack_source {
 	const struct stack_ops		*ops;
@@ -68,6 +72,8 @@ struct ustack_stack_source {
 	char				failed[PATH_MAX + 32];
 	int				copy_subbuf;
 	bool				copy_held;
+	bool				auto_unwind;
+	char				auto_why[PATH_MAX + 256];
 };
 
 /*
@@ -81,6 +87,73 @@ struct ustack_stack_source {
 
 static const char sideband_notice[] =
 	"addresses mapped through the mappings perf reports (side-band)";
+
+/* ------------------------------------------------------------------ */
+/* --call-graph=auto                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The first program whose code has no frame pointers (or cannot be read)
+ * decides for copies; frame pointers only when every one keeps them. The
+ * main executable speaks for its process: the libraries a program built
+ * with frame pointers uses may lack them (Debian's libc does), but their
+ * frames are mostly leaves (the system call wrappers), which leave %rbp
+ * as their caller set it, and a walk that still leaves the code ends in
+ * "[unwind: ...]" (fp_end() in ustack-pair.c).
+ */
+static bool program_keeps_fp(struct ustack_stack_source *ss, const char *path)
+{
+	struct ustack_fpcode code;
+	int ret = ustack_fpcode_check(path, &code);
+
+	if (ret < 0) {
+		snprintf(ss->auto_why, sizeof(ss->auto_why), "cannot read the code of %s (%s): "
+			 "stack copies unwound with the files' CFI", path, ustack_err_strerror(ret));
+		return false;
+	}
+	snprintf(ss->auto_why, sizeof(ss->auto_why), "%s %s frame pointers (%u of %u "
+		 "functions set %%rbp up): %s", path, code.keeps_fp ? "keeps" : "has no",
+		 code.fp, code.functions, code.keeps_fp ? "the kernel's frame-pointer walk" :
+		 "stack copies unwound with the files' CFI");
+	return code.keeps_fp;
+}
+
+/*
+ * Decided once, before the source opens, as perf_event_attr.sample_type
+ * is fixed when the events open (Documentation/architecture.md, "Which
+ * unwinding"): the events of a run take copies or do not. Copies unwound
+ * by CFI give the right stack for code with frame pointers as well, so
+ * one program without them is enough for copies; each process still has
+ * its own map of files, and the CFI of each.
+ */
+static void decide_unwind(struct ustack_stack_source *ss)
+{
+	const char *const *p = ss->env.programs;
+
+	ss->auto_unwind = true;
+	ss->env.unwind = USTACK_UNWIND_COPY;
+	if (!p || !*p) {
+		snprintf(ss->auto_why, sizeof(ss->auto_why), "every process is traced, whatever "
+			 "its code: stack copies unwound with the files' CFI");
+		return;
+	}
+	for (; *p; p++)
+		if (!program_keeps_fp(ss, *p))
+			return;
+	ss->env.unwind = USTACK_UNWIND_FP;
+	ss->env.copy_size = 0;
+}
+
+/* The copies decided on cannot be taken (@why): the frame-pointer walk */
+static void auto_without_copies(struct ustack_stack_source *ss, const char *why)
+{
+	size_t len = strlen(ss->auto_why);
+
+	ss->env.unwind = USTACK_UNWIND_FP;
+	ss->env.copy_size = 0;
+	snprintf(ss->auto_why + len, sizeof(ss->auto_why) - len, ", but %s: the kernel's "
+		 "frame-pointer walk", why);
+}
 
 /* ------------------------------------------------------------------ */
 /* What each source does                                              */
@@ -236,7 +309,11 @@ static int deferred_refusal(struct ustack_stack_source *ss)
 /* The instance traces the events; the kernel writes their stacks later */
 static int deferred_open(struct ustack_stack_source *ss)
 {
-	int ret = deferred_refusal(ss);
+	int ret;
+
+	if (ss->auto_unwind && ss->env.unwind == USTACK_UNWIND_COPY && !has_copy(ss))
+		auto_without_copies(ss, "this kernel has no user_stack_copy_size");
+	ret = deferred_refusal(ss);
 
 	if (ret < 0)
 		return ret;
@@ -389,8 +466,11 @@ static int userstacktrace_open(struct ustack_stack_source *ss)
 {
 	int ret;
 
-	if (ss->env.unwind == USTACK_UNWIND_COPY)
-		return USTACK_ERR_NO_COPIES;
+	if (ss->env.unwind == USTACK_UNWIND_COPY) {
+		if (!ss->auto_unwind)
+			return USTACK_ERR_NO_COPIES;
+		auto_without_copies(ss, "the synchronous option takes no stack copies");
+	}
 	side_band_clock(ss);
 	ret = set_option(ss, "userstacktrace");
 	if (ret < 0)
@@ -506,6 +586,8 @@ static int perf_refused(struct ustack_stack_source *ss)
 	snprintf(ss->why, sizeof(ss->why), "no perf stacks: %s",
 		 ustack_map_source_no_perf(ss->maps));
 	use(ss, &userstacktrace_ops);
+	if (ss->auto_unwind && ss->env.unwind == USTACK_UNWIND_COPY)
+		auto_without_copies(ss, "perf refused its events");
 	ss->env.unwind = USTACK_UNWIND_FP;
 	ss->env.copy_size = 0;
 	ret = ss->ops->open(ss);
@@ -536,6 +618,10 @@ int ustack_stack_source_choose(const struct ustack_stack_env *env,
 	if (!ss)
 		return -ENOMEM;
 	ss->env = *env;
+	if (ss->env.unwind == USTACK_UNWIND_AUTO)
+		decide_unwind(ss);
+	/* read here only */
+	ss->env.programs = NULL;
 	choose(ss);
 	*out = ss;
 	return 0;
@@ -720,7 +806,14 @@ bool ustack_stack_source_sideband_exec(const struct ustack_stack_source *ss)
  */
 void ustack_stack_source_notice(const struct ustack_stack_source *ss, char *buf, size_t size)
 {
-	ss->ops->notice(ss, buf, size);
+	char body[1024];
+
+	ss->ops->notice(ss, body, sizeof(body));
+	if (!ss->auto_unwind)
+		snprintf(buf, size, "%s", body);
+	else
+		snprintf(buf, size, "%s%s--call-graph=auto: %s", body, *body ? "; " : "",
+			 ss->auto_why);
 }
 
 /**

@@ -118,6 +118,8 @@ static const int err_code[USTACK_UNWIND_E_NR] = {
 	[USTACK_UNWIND_E_BAD_FRAME]	= USTACK_ERR_UW_BAD_FRAME,
 	[USTACK_UNWIND_E_LIBDW]		= USTACK_ERR_UW_LIBDW,
 	[USTACK_UNWIND_E_NOMEM]		= USTACK_ERR_NOMEM,
+	[USTACK_UNWIND_E_FP_LEFT]	= USTACK_ERR_UW_FP_LEFT,
+	[USTACK_UNWIND_E_FP_NOT_CALL]	= USTACK_ERR_UW_FP_NOT_CALL,
 };
 
 /**
@@ -390,6 +392,76 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 		return true;
 	}
 	return e->fd >= 0 && pread(e->fd, val, 8, off) == 8;
+}
+
+/*
+ * x86-64's calls, by their last bytes: E8 rel32, or FF /2 with its
+ * ModRM, SIB and displacement (the register, memory and RIP-relative
+ * forms; a prefix before them changes nothing here). @b are the 7 bytes
+ * before the return address.
+ */
+static bool call_before(const unsigned char *b)
+{
+	unsigned int len, mod, rm;
+	int k;
+
+	if (b[7 - 5] == 0xe8)
+		return true;
+	for (k = 2; k <= 7; k++) {
+		unsigned char modrm = b[7 - k + 1];
+
+		if (b[7 - k] != 0xff || ((modrm >> 3) & 7) != 2)
+			continue;
+		mod = modrm >> 6;
+		rm = modrm & 7;
+		len = 2;
+		if (mod != 3 && rm == 4) {
+			if (k < 3)
+				continue;
+			len++;
+			if (mod == 0 && (b[7 - k + 2] & 7) == 5)
+				len += 4;
+		}
+		if (mod == 0 && rm == 5)
+			len += 4;
+		else if (mod == 1)
+			len += 1;
+		else if (mod == 2)
+			len += 4;
+		if (len == (unsigned int)k)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * ustack_unwind_after_call - is a return address right after a call?
+ * @u:		the unwinder (its symbolizer's files)
+ * @map:	the file the address lies in
+ * @off:	its offset in the file
+ *
+ * What a frame-pointer walk gave as a return address: a word that is not
+ * one (data, the stack's own bytes) seldom follows a call instruction.
+ * Returns 1 when it does, 0 when it does not (or lies outside the file's
+ * code), -1 when the file cannot tell (not found, another build).
+ */
+int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapping *map,
+			     uint64_t off)
+{
+	struct ustack_dso *dso;
+	const char *img;
+	uint64_t vaddr;
+	size_t size;
+
+	dso = ustack_resolver_dso(u->r, map->path, map->build_id, map->build_id_len,
+				  map->tgid, map->flags);
+	img = dso ? dso_image(dso, &size) : NULL;
+	if (!img)
+		return -1;
+	if (off < 7 || off > size || !ustack_resolve_dso_vaddr(dso, off - 1, &vaddr))
+		return 0;
+	/* the file's mapping: no system call per frame of every stack */
+	return call_before((const unsigned char *)img + off - 7);
 }
 
 #define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))

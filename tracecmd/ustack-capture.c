@@ -141,22 +141,67 @@ static void open_instance(struct capture *c)
 static void enable_specs(void *data);
 
 /*
+ * --call-graph=auto decides from the programs that start traced: the
+ * command's file, or each -p process's; none (every process, or -p with
+ * --comm) leaves copies. A file that cannot be named is left out as
+ * unknown: the library takes copies for an empty list.
+ */
+static char **auto_programs(const struct ustack_opts *o)
+{
+	char **v = calloc(o->nr_pids + 2, sizeof(*v));
+	char link[64];
+	int i, n = 0;
+
+	if (!v)
+		die("out of memory");
+	if (o->cmd) {
+		v[n] = ustack_child_program(o->cmd);
+		n += v[n] != NULL;
+	}
+	for (i = 0; i < o->nr_pids && !o->cmd && !o->nr_comms; i++) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", o->pids[i]);
+		v[n] = realpath(link, NULL);
+		if (!v[n]) {
+			/* one unknown: copies for all */
+			n = 0;
+			break;
+		}
+		n++;
+	}
+	v[n] = NULL;
+	return v;
+}
+
+static void free_programs(char **v)
+{
+	char **p;
+
+	for (p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+/*
  * The stack source, chosen once by the rule in the library; --call-graph
  * is what it is asked, its caps what it does (once open)
  */
 static void choose_source(struct capture *c)
 {
 	const struct ustack_opts *o = c->o;
+	char **programs = o->call_graph == USTACK_UNWIND_AUTO ? auto_programs(o) : NULL;
 	struct ustack_stack_env env = {
 		.ui = c->ui, .want = o->source, .clock_given = o->clock != NULL,
 		.kernel = o->out.kernel, .max_stack = o->max_stack,
-		.unwind = o->dwarf_size ? USTACK_UNWIND_COPY : USTACK_UNWIND_FP,
-		.copy_size = o->dwarf_size, .held = o->cmd != NULL,
+		.unwind = o->call_graph,
+		.copy_size = o->call_graph == USTACK_UNWIND_FP ? 0 : o->dwarf_size,
+		.programs = (const char *const *)programs, .held = o->cmd != NULL,
 		.enable_events = enable_specs, .ctx = c,
 	};
 
 	if (ustack_stack_source_choose(&env, &c->src) < 0)
 		die("out of memory");
+	if (programs)
+		free_programs(programs);
 	c->caps = ustack_stack_source_caps(c->src);
 }
 

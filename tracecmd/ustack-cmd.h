@@ -106,7 +106,8 @@ struct ustack_opts {
 	bool			quiet;
 	enum ustack_source	source;		/* --stack-source, --fallback */
 	unsigned int		max_stack;	/* --max-stack, 0: the kernel's */
-	unsigned int		dwarf_size;	/* --call-graph=dwarf,SIZE asked; 0: fp */
+	enum ustack_unwind_mode	call_graph;	/* --call-graph: fp, dwarf or auto */
+	unsigned int		dwarf_size;	/* dwarf or auto: bytes of each stack copy */
 	size_t			mem_budget;	/* USTACK_MEMORY_BUDGET_MB, bytes */
 	bool			text_set;	/* --folded or --perf-script given */
 	/* each format's file, or "-" for standard output; NULL: not asked */

@@ -114,10 +114,11 @@ static struct argp_option options[] = {
 	  "perf source: at most N frames per stack (default and most: "
 	  "kernel.perf_event_max_stack); --call-graph=dwarf and report: at most N "
 	  "frames unwound from a stack copy", 2 },
-	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0,
-	  "perf source: the kernel's frame-pointer chain (fp, default), or the user "
-	  "registers and SIZE bytes of the user stack (default 8192) unwound with the "
-	  "files' CFI (dwarf), as perf record --call-graph", 2 },
+	{ "call-graph", OPT_CALL_GRAPH, "auto|fp|dwarf[,SIZE]", 0,
+	  "How user stacks are unwound: the kernel's frame-pointer walk (fp), or the "
+	  "user registers and SIZE bytes of the user stack (default 8192) unwound with "
+	  "the files' CFI (dwarf), as perf record --call-graph; auto (default): fp "
+	  "where the traced program's code keeps frame pointers, dwarf where not", 2 },
 	{ NULL, 0, NULL, 0, "Files:", 3 },
 	{ "output", 'o', "FILE", 0,
 	  "Print to FILE, not the standard output: stacks, --folded, --perf-script, "
@@ -578,19 +579,25 @@ static size_t mem_budget(void)
 }
 
 /*
- * --call-graph=fp|dwarf[,SIZE]: SIZE as perf takes it, a multiple of 8
- * (rounded up) that a perf record's 16-bit size leaves room for
+ * --call-graph=fp|dwarf[,SIZE]|auto[,SIZE]: SIZE as perf takes it, a
+ * multiple of 8 (rounded up) that a perf record's 16-bit size leaves room
+ * for; auto's SIZE is that of the copies where it takes them
  */
 static void parse_call_graph(struct ustack_opts *o, const char *arg, struct argp_state *state)
 {
 	const char *comma = strchr(arg, ',');
 
 	if (!strcmp(arg, "fp")) {
+		o->call_graph = USTACK_UNWIND_FP;
 		o->dwarf_size = 0;
 		return;
 	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		argp_error(state, "bad --call-graph '%s' (want fp or dwarf[,SIZE])", arg);
+	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ','))
+		o->call_graph = USTACK_UNWIND_COPY;
+	else if (!strncmp(arg, "auto", 4) && (!arg[4] || arg[4] == ','))
+		o->call_graph = USTACK_UNWIND_AUTO;
+	else
+		argp_error(state, "bad --call-graph '%s' (want auto, fp or dwarf[,SIZE])", arg);
 	o->dwarf_size = USTACK_DWARF_SIZE_DEFAULT;
 	if (comma)
 		o->dwarf_size = parse_ulong(comma + 1, "--call-graph dwarf size", 8,
@@ -983,6 +990,9 @@ void ustack_parse_args(struct ustack_opts *o, int argc, char **argv)
 	o->mem_budget = mem_budget();
 	o->out.mode = USTACK_OUTPUT_STACKS;
 	o->percent_limit = -1;
+	/* the unwinding that fits the traced program's code, copies of perf's size */
+	o->call_graph = USTACK_UNWIND_AUTO;
+	o->dwarf_size = USTACK_DWARF_SIZE_DEFAULT;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, o);
 	o->out.fold_event = o->event_root;
 	if (o->mode == MODE_RECORD && !o->output)

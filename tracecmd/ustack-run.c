@@ -90,6 +90,8 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	so.comms = (const char * const *)o->comms;
 	so.nr_comms = o->nr_comms;
 	so.mem_budget = o->mem_budget;
+	/* no garbage frame after a frame-pointer walk leaves the code */
+	so.fp_check = true;
 	run->filter = open_filter(o);
 	so.filter = run->filter;
 	run->events = ustack_events_new(tep);
@@ -184,8 +186,12 @@ void ustack_run_open(struct ustack_run *run, const struct ustack_opts *o,
 	open_session(run, tep, live, out != NULL);
 	if (out)
 		open_render(run, tep, live);
-	/* report unwinds whatever copies the file holds */
-	if (!caps || caps->unwind == USTACK_UNWIND_COPY)
+	/*
+	 * report unwinds whatever copies the file holds; a printed
+	 * frame-pointer walk has its return addresses checked against the
+	 * code (ustack_unwind_after_call()) through the same files
+	 */
+	if (!caps || caps->unwind == USTACK_UNWIND_COPY || out)
 		open_unwinder(run, live);
 }
 

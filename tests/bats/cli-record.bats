@@ -63,7 +63,9 @@ record_workers() {
 	local pid
 
 	rm -rf "$TMP/w" && mkdir "$TMP/w"
-	"$USTACK" record -o "$TMP/w.dat" "$@" -e syscalls:sys_enter_getppid \
+	# the perf source's samples written unread: without stack copies,
+	# which auto would take for sh
+	"$USTACK" record -o "$TMP/w.dat" --call-graph=fp "$@" -e syscalls:sys_enter_getppid \
 		-e syscalls:sys_enter_getuid -- sh -c "$PROGS/workers $TMP/w 0 2 20000" \
 		2> "$TMP/rec.err" &
 	pid=$!

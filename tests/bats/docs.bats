@@ -110,7 +110,9 @@ man_example() {
 	# the fallback's notice, word for word, where this machine takes
 	# the same path (no deferred stacks, the perf side-band)
 	if ! has_deferred && [[ "$stderr" == *"(side-band)"* ]]; then
-		notice() { grep '^trace-cmd ustack: no deferred user stacks'; }
+		# the program as the example names it, from the top of the tree
+		notice() { grep '^trace-cmd ustack: no deferred user stacks' |
+			   sed "s|auto: $ROOT/|auto: |"; }
 		[ "$(notice <<< "$stderr")" = "$(notice <<< "$want")" ]
 	fi
 }

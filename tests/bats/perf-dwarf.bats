@@ -63,10 +63,10 @@ teardown() {
 	grep -q '^  main+0x[0-9a-f]* (cfi-deep) # cfi$' <<< "$output"
 }
 
-@test "perf dwarf: --call-graph takes fp or dwarf[,SIZE] and needs the deferred or perf source" {
+@test "perf dwarf: --call-graph takes auto, fp or dwarf[,SIZE] and dwarf needs the deferred or perf source" {
 	run "$USTACK" --call-graph=bogus -- true
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"bad --call-graph 'bogus' (want fp or dwarf[,SIZE])"* ]]
+	[[ "$output" == *"bad --call-graph 'bogus' (want auto, fp or dwarf[,SIZE])"* ]]
 	run "$USTACK" --call-graph=dwarf --stack-source=userstacktrace -- true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--call-graph=dwarf needs the deferred or perf stack source"* ]]

@@ -106,7 +106,7 @@ compare() {
 	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=userstacktrace \
 		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
 	[ "$status" -eq 0 ]
-	[[ "${stderr_lines[0]}" == *"at most 8 frames"*"(--stack-source=userstacktrace)" ]]
+	[[ "${stderr_lines[0]}" == *"at most 8 frames"*"(--stack-source=userstacktrace); --call-graph=auto: "* ]]
 	[[ "$output" == *"  [truncated]"* ]]
 }
 
