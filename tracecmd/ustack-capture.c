@@ -36,6 +36,7 @@
 #include "ustack-session.h"
 #include "ustack-stack-source.h"
 #include "ustack-stopsig.h"
+#include "ustack-syscalls.h"
 #include "ustack-stream.h"
 #include "ustack-tracedat-outfile.h"
 #include "ustack-tempfile.h"
@@ -259,28 +260,22 @@ static void enable_spec(struct capture *c, const struct event_spec *ev)
 	die("cannot enable %s%s%s: %s", ev->system, colon, event, strerror(errno));
 }
 
-static bool system_exists(const char *sys)
-{
-	char file[256];
-
-	snprintf(file, sizeof(file), "events/%s", sys);
-	return tracefs_dir_exists(NULL, file);
-}
-
-/* Every system call (its enter event) when no -e is given. */
+/*
+ * Every system call when no -e is given: through raw_syscalls:sys_enter,
+ * one tracepoint for them all (the perf source opens one event a CPU,
+ * not one a call and a CPU), each shown as its call's event
+ * (syscalls:sys_enter_openat: lib/ustack-syscalls.c).
+ */
 static void default_events(struct ustack_opts *o)
 {
 	o->events = calloc(1, sizeof(*o->events));
 	if (!o->events)
 		die("out of memory");
 	o->nr_events = 1;
-	if (system_exists("syscalls")) {
-		o->events[0].system = strdup("syscalls");
-		o->events[0].event = strdup("sys_enter_*");
-	} else {
-		o->events[0].system = strdup("raw_syscalls");
-		o->events[0].event = strdup("sys_enter");
-	}
+	o->events[0].system = strdup(USTACK_SYSCALLS_RAW_SYSTEM);
+	o->events[0].event = strdup(USTACK_SYSCALLS_RAW_EVENT);
+	if (!o->events[0].system || !o->events[0].event)
+		die("out of memory");
 }
 
 /* -e's events into the instance, for a source whose stacks it writes */

@@ -80,8 +80,8 @@ static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to trace (live and record):", 1 },
 	{ "event", 'e', "SYSTEM[:EVENT]", 0,
 	  "Trace this event (shell patterns allowed; repeatable). Default: every "
-	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events). "
-	  "Report: only show these events", 1 },
+	  "system call through raw_syscalls:sys_enter, each named by its call "
+	  "(syscalls:sys_enter_openat). Report: only show these events", 1 },
 	{ "filter", 'f', "FILTER", 0, "Filter for the preceding -e (kernel filter syntax)", 1 },
 	{ "pid", 'P', "PID[,PID...]", 0,
 	  "Trace these tasks (report: only show these pids)", 1 },
