@@ -61,6 +61,9 @@
  * @systems:	"system/event" patterns of the formats the data needs
  * @sampled:	a source that samples the events itself: them, by id
  * @nr_sampled:	entries in @sampled
+ * @no_kframes:	--kernel, sampled: the first syscalls:* event, which
+ *		has no kernel frames there (say_no_kframes()), or NULL
+ * @nr_no_kframes: how many such events are sampled
  * @direct:	recording without reading: the summary is the kernel's count
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
@@ -81,6 +84,8 @@ struct capture {
 	const char		**systems;
 	struct ustack_perf_source_event *sampled;
 	size_t			nr_sampled;
+	const char		*no_kframes;
+	size_t			nr_no_kframes;
 	bool			direct;
 	unsigned int		helpers;
 	int			until_exec;	/* the command, before its exec */
@@ -813,6 +818,10 @@ static void sampled_events(struct capture *c, struct tep_handle *tep)
 			continue;
 		out[n].id = evs[i]->id;
 		out[n++].filter = e->filter;
+		if (c->o->out.kernel && !strcmp(evs[i]->system, USTACK_SYSCALLS_SYSTEM)) {
+			if (!c->nr_no_kframes++)
+				c->no_kframes = evs[i]->name;
+		}
 	}
 	for (j = 0; j < c->o->nr_events; j++) {
 		e = &c->o->events[j];
@@ -892,6 +901,28 @@ static void skip_until_exec(struct capture *c)
 		ustack_session_skip_until_exec(c->run.session, pid);
 }
 
+/*
+ * --kernel with syscalls:* events sampled as perf events: the per-call
+ * tracepoints fire with the task's user registers (the kernel's
+ * perf_syscall_enter() and _exit()), so perf finds no kernel context to
+ * walk, for us as for perf record -g. Said once, not left to an empty
+ * kernel part.
+ */
+static void say_no_kframes(struct capture *c)
+{
+	char more[64] = "";
+
+	if (!c->no_kframes)
+		return;
+	if (c->nr_no_kframes > 1)
+		snprintf(more, sizeof(more), " and %zu other syscalls:* event%s",
+			 c->nr_no_kframes - 1, c->nr_no_kframes > 2 ? "s" : "");
+	ustack_warning("--kernel: %s:%s%s get no kernel frames from perf events: their "
+		       "tracepoints fire with the task's user registers (perf record -g gets "
+		       "none either); %s:%s has them", USTACK_SYSCALLS_SYSTEM, c->no_kframes,
+		       more, USTACK_SYSCALLS_RAW_SYSTEM, USTACK_SYSCALLS_RAW_EVENT);
+}
+
 /* Which source and what it means, once (nothing for deferred stacks) */
 static void say_path(struct capture *c)
 {
@@ -900,6 +931,8 @@ static void say_path(struct capture *c)
 	ustack_stack_source_notice(c->src, notice, sizeof(notice));
 	if (*notice && !c->o->quiet)
 		ustack_warning("%s", notice);
+	if (!c->o->quiet)
+		say_no_kframes(c);
 }
 
 /* Everything up to tracing_on: the instance, the session, the readers. */

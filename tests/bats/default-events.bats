@@ -3,7 +3,9 @@
 #
 # The default event set (issue 46, item 2): every system call through one
 # tracepoint, raw_syscalls:sys_enter, each event named by its call
-# (syscalls:sys_enter_getppid) in every output, live and recorded. Runs on any stack source (USTACK_SOURCE);
+# (syscalls:sys_enter_getppid) in every output, live and recorded; and
+# --kernel with syscalls:* events on the perf source says why they have
+# no kernel frames (item 7). Runs on any stack source (USTACK_SOURCE);
 # the perf events counted need the perf source. Every run uses its own
 # -B instance and checks it is gone afterwards.
 
@@ -128,6 +130,23 @@ perf_events_opened() {
 		python3 -c 'import ctypes; ctypes.CDLL(None).syscall(999)'
 	[ "$status" -eq 0 ]
 	grep -q '^sys_enter_999;python3;.* 1$' <<< "$output"
+}
+
+@test "--kernel on the perf source: syscalls:* events say once why they have no kernel frames" {
+	[ "$(stack_source)" = perf ] || skip "the perf source's syscall tracepoints"
+	run --separate-stderr "$USTACK" -B "$NAME" --kernel --folded \
+		-e syscalls:sys_enter_getppid -e syscalls:sys_enter_getpid -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[ "$(grep -c 'no kernel frames' <<< "$stderr")" -eq 1 ]
+	grep -q "^trace-cmd ustack: --kernel: syscalls:sys_enter_[a-z]* and 1 other syscalls:\* event get no kernel frames from perf events: their tracepoints fire with the task's user registers (perf record -g gets none either); raw_syscalls:sys_enter has them$" <<< "$stderr"
+	# no notice without --kernel, nor for the default set, which has them
+	run --separate-stderr "$USTACK" -B "$NAME" --folded -e syscalls:sys_enter_getppid \
+		-- "$PROGS/deep" 2
+	! grep -q 'no kernel frames' <<< "$stderr" || false
+	run --separate-stderr "$USTACK" -B "$NAME" --kernel --folded -- "$PROGS/deep" 2
+	[ "$status" -eq 0 ]
+	! grep -q 'no kernel frames' <<< "$stderr" || false
 }
 
 @test "--kernel with the default set: kernel frames above the user ones" {
