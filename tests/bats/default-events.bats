@@ -62,7 +62,7 @@ perf_events_opened() {
 	run --separate-stderr "$USTACK" -B "$NAME" -q -- "$PROGS/deep" 3
 	[ "$status" -eq 0 ]
 	# the raw event's fields, under the call's name
-	[ "$(grep -cE '^ *deep-[0-9]+ +\[[0-9]+\] [0-9.]+: sys_enter_getppid: NR [0-9]+ ' \
+	[ "$(grep -cE '^ *deep-[0-9]+ +\[[0-9]+\] +[0-9.]+: sys_enter_getppid: NR [0-9]+ ' \
 		<<< "$output")" -eq 3 ]
 	! grep -q ' sys_enter: ' <<< "$output" || false
 	run --separate-stderr "$USTACK" -B "$NAME" -q --folded --event-root -- "$PROGS/deep" 3
