@@ -109,7 +109,7 @@ perf_events_opened() {
 	[ "$stderr" = "trace-cmd ustack: -e syscalls:sys_exit_getppid: $TMP/d.dat has no such event" ]
 }
 
-@test "raw_syscalls:sys_enter named by its call in the flame graph, pprof, speedscope, --top" {
+@test "raw_syscalls:sys_enter named by its call in the flame graph, pprof, speedscope, --top, --tree" {
 	"$USTACK" record -B "$NAME" -q -o "$TMP/d.dat" -e raw_syscalls:sys_enter \
 		-- "$PROGS/deep" 3 2> "$TMP/err"
 	"$USTACK" report -q -i "$TMP/d.dat" -e syscalls:sys_enter_getppid --event-root \
@@ -122,6 +122,11 @@ perf_events_opened() {
 	run --separate-stderr "$USTACK" report -i "$TMP/d.dat" --top=3 -e syscalls:sys_enter_getppid
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "# 3 events: syscalls:sys_enter_getppid 3" ]]
+	run --separate-stderr "$USTACK" report -i "$TMP/d.dat" --tree --event-root \
+		-e syscalls:sys_enter_getppid
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "# 3 events: syscalls:sys_enter_getppid 3" ]]
+	grep -qE '^ +100\.00% +3  sys_enter_getppid$' <<< "$output"
 }
 
 @test "a call number the build's headers do not name is sys_enter_NUMBER" {
