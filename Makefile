@@ -128,6 +128,12 @@ lib/ustack-flamegraph-js.h: lib/ustack-flamegraph.js
 	  echo ';'; } > $@
 lib/ustack-flamegraph.o: lib/ustack-flamegraph-js.h
 
+# System call names by number, from the headers of the machine built for
+lib/ustack-syscalls-table.h: scripts/gen-syscalls-table .build-flags
+	@echo "  GEN     $@"
+	$(Q)scripts/gen-syscalls-table '$(CC)' > $@.tmp && mv $@.tmp $@
+lib/ustack-syscalls.o: lib/ustack-syscalls-table.h
+
 $(PROGRAM): $(CMD_OBJ) lib/libustack.a
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libustack.a $(LIBS)
@@ -207,6 +213,7 @@ FUZZ_SECONDS	?= 600
 	@echo "  FUZZCC  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 .fuzz/lib/ustack-flamegraph.o: lib/ustack-flamegraph-js.h
+.fuzz/lib/ustack-syscalls.o: lib/ustack-syscalls-table.h
 
 .fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIBOBJ)
 	@echo "  FUZZLD  $@"
@@ -272,7 +279,7 @@ doc:
 	rm -f $(MANPAGE:.1=.xml)
 
 clean:
-	rm -f lib/*.o lib/*.d lib/libustack.a lib/ustack-flamegraph-js.h tracecmd/*.o tracecmd/*.d $(PROGRAM) \
+	rm -f lib/*.o lib/*.d lib/libustack.a lib/ustack-flamegraph-js.h lib/ustack-syscalls-table.h tracecmd/*.o tracecmd/*.d $(PROGRAM) \
 		$(TOOL_BIN) $(TOOL_BIN:=.d) .build-flags
 	rm -rf .fuzz
 	-$(MAKE) -s -C tests/progs clean

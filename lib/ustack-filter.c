@@ -14,8 +14,10 @@
 #include "ustack-array.h"
 #include "ustack-filter.h"
 #include "ustack-hash.h"
+#include "ustack-syscalls.h"
 
-#define MAX_EVENT_MEMO	64
+/* an event per system call named: some hundreds */
+#define MAX_EVENT_MEMO	512
 #define MAP_MEMO	512	/* a power of two */
 
 struct fevent {
@@ -180,10 +182,17 @@ bool ustack_filter_any(const struct ustack_filter *f)
 		     f->until.set);
 }
 
+/*
+ * A system call shown by its name (ustack-syscalls.h) is also its trace
+ * event, raw_syscalls:sys_enter: -e takes either name.
+ */
 static bool event_listed(const struct ustack_filter *f, const struct tep_event *ev)
 {
+	const struct tep_event *raw = ustack_syscalls_origin(ev);
 	size_t i;
 
+	if (raw && raw->system && raw->name && event_listed(f, raw))
+		return true;
 	for (i = 0; i < f->nr_events; i++) {
 		if (fnmatch(f->events[i].system, ev->system, 0))
 			continue;
@@ -193,7 +202,7 @@ static bool event_listed(const struct ustack_filter *f, const struct tep_event *
 	return false;
 }
 
-/* A format's answer is kept: a run has a handful of events */
+/* A format's answer is kept: a run has a few hundred events at most */
 static bool event_wanted(struct ustack_filter *f, const struct tep_event *ev)
 {
 	bool ok;

@@ -18,6 +18,7 @@
 #include "ustack-output.h"
 #include "ustack-render.h"
 #include "ustack-render-int.h"
+#include "ustack-syscalls.h"
 #include "ustack-fold.h"
 #include "ustack-array.h"
 #include "ustack-hash.h"
@@ -127,6 +128,24 @@ static void put(struct ustack_output *o, const char *s)
 }
 
 /*
+ * The event's part of its line: CPU, time, name and fields; a system call
+ * shown by its name (ustack-syscalls.h) keeps raw_syscalls:sys_enter's
+ * fields (NR and arguments)
+ */
+static void print_event(struct ustack_output *o, const struct ustack_sample *s)
+{
+	if (!ustack_syscalls_origin(s->event)) {
+		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",
+				TEP_PRINT_CPU, TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
+		return;
+	}
+	tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: ",
+			TEP_PRINT_CPU, TEP_PRINT_TIME);
+	trace_seq_printf(&o->seq, "%s: ", s->event->name);
+	tep_print_event(o->tep, &o->seq, s->record, "%s", TEP_PRINT_INFO);
+}
+
+/*
  * The event line: task name, event and its fields (of the trace, all of
  * it) escaped as a whole.
  */
@@ -140,8 +159,7 @@ static void print_header(struct ustack_output *o, const struct ustack_sample *s)
 	if (s->record && ustack_events_record_fits(o->tep, s->event, s->record)) {
 		/* the name the task had at the event, not the pid's last one */
 		trace_seq_printf(&o->seq, "%16.*s-%-7d ", len, comm, s->pid);
-		tep_print_event(o->tep, &o->seq, s->record, "[%03d] %6.1000d: %s: %s",
-				TEP_PRINT_CPU, TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
+		print_event(o, s);
 	} else {
 		trace_seq_printf(&o->seq, "%16.*s-%-7d [%03d] %llu.%06llu: %s:",
 				 len, comm, s->pid, s->cpu,

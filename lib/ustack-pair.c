@@ -965,7 +965,10 @@ struct usample *ustack_pair_sample_new(struct ustack_session *s, struct tep_reco
 			return NULL;
 		}
 		smp->bytes = sizeof(*smp->rec) + (rec->size > 0 ? rec->size : 0);
-		smp->pub.event = tep_find_event(s->tep, tep_data_type(s->tep, rec));
+		/* a raw_syscalls:sys_enter is shown as its call's event */
+		smp->pub.event = ustack_syscalls_event(s->syscalls,
+						       tep_find_event(s->tep, tep_data_type(s->tep, rec)),
+						       rec);
 		smp->pub.record = smp->rec;
 	}
 	smp->bytes += sizeof(*smp);

@@ -31,6 +31,7 @@
 #include "ustack-perf-source.h"
 #include "ustack-session-opts.h"
 #include "ustack-sideband.h"
+#include "ustack-syscalls.h"
 #include "ustack-tasks.h"
 
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
@@ -176,6 +177,7 @@ struct ustack_session {
 
 	struct ustack_map_db		*maps;
 	struct ustack_sb_prev		*sb_prev;	/* a trace.dat's repeated samples */
+	struct ustack_syscalls		*syscalls;	/* raw_syscalls:sys_enter by call */
 	struct ustack_tasks		tasks;
 
 	struct ucpu			*cpus;

@@ -119,8 +119,9 @@ struct ustack_session *ustack_session_new(struct ustack_events *ev,
 	s->nocookie_deadline = UINT64_MAX;
 	s->maps = ustack_map_db_new(&s->tasks);
 	s->sb_prev = ustack_sideband_prev_new();
+	s->syscalls = ustack_syscalls_new();
 	if (ustack_hash_table_init(&s->stacks, 1024) || ustack_hash_table_init(&s->frame_sets, 64) ||
-	    !s->maps || !s->sb_prev) {
+	    !s->maps || !s->sb_prev || !s->syscalls) {
 		ustack_session_free(s);
 		return NULL;
 	}
@@ -148,6 +149,8 @@ void ustack_session_free(struct ustack_session *s)
 	ustack_hash_table_release(&s->frame_sets);
 	free(s->cpus);
 	ustack_sideband_prev_free(s->sb_prev);
+	/* after the flush: the samples handed out pointed at its events */
+	ustack_syscalls_free(s->syscalls);
 	ustack_pair_drain_pools(s);
 	free(s->uframes);
 	free(s->used);

@@ -36,6 +36,7 @@
 #include "ustack-session.h"
 #include "ustack-stack-source.h"
 #include "ustack-stopsig.h"
+#include "ustack-syscalls.h"
 #include "ustack-stream.h"
 #include "ustack-tracedat-outfile.h"
 #include "ustack-tempfile.h"
@@ -62,6 +63,9 @@
  * @systems:	"system/event" patterns of the formats the data needs
  * @sampled:	a source that samples the events itself: them, by id
  * @nr_sampled:	entries in @sampled
+ * @no_kframes:	--kernel, sampled: the first syscalls:* event, which
+ *		has no kernel frames there (say_no_kframes()), or NULL
+ * @nr_no_kframes: how many such events are sampled
  * @direct:	recording without reading: the summary is the kernel's count
  * @helpers:	USTACK_HELPER_* events we enabled for ourselves
  * @last_progress: when the progress line was last written
@@ -83,6 +87,8 @@ struct capture {
 	const char		**systems;
 	struct ustack_perf_source_event *sampled;
 	size_t			nr_sampled;
+	const char		*no_kframes;
+	size_t			nr_no_kframes;
 	bool			direct;
 	unsigned int		helpers;
 	int			until_exec;	/* the command, before its exec */
@@ -307,28 +313,22 @@ static void enable_spec(struct capture *c, const struct event_spec *ev)
 	die("cannot enable %s%s%s: %s", ev->system, colon, event, strerror(errno));
 }
 
-static bool system_exists(const char *sys)
-{
-	char file[256];
-
-	snprintf(file, sizeof(file), "events/%s", sys);
-	return tracefs_dir_exists(NULL, file);
-}
-
-/* Every system call (its enter event) when no -e is given. */
+/*
+ * Every system call when no -e is given: through raw_syscalls:sys_enter,
+ * one tracepoint for them all (the perf source opens one event a CPU,
+ * not one a call and a CPU), each shown as its call's event
+ * (syscalls:sys_enter_openat: lib/ustack-syscalls.c).
+ */
 static void default_events(struct ustack_opts *o)
 {
 	o->events = calloc(1, sizeof(*o->events));
 	if (!o->events)
 		die("out of memory");
 	o->nr_events = 1;
-	if (system_exists("syscalls")) {
-		o->events[0].system = strdup("syscalls");
-		o->events[0].event = strdup("sys_enter_*");
-	} else {
-		o->events[0].system = strdup("raw_syscalls");
-		o->events[0].event = strdup("sys_enter");
-	}
+	o->events[0].system = strdup(USTACK_SYSCALLS_RAW_SYSTEM);
+	o->events[0].event = strdup(USTACK_SYSCALLS_RAW_EVENT);
+	if (!o->events[0].system || !o->events[0].event)
+		die("out of memory");
 }
 
 /* -e's events into the instance, for a source whose stacks it writes */
@@ -927,6 +927,10 @@ static void sampled_events(struct capture *c, struct tep_handle *tep)
 			continue;
 		out[n].id = evs[i]->id;
 		out[n++].filter = e->filter;
+		if (c->o->out.kernel && !strcmp(evs[i]->system, USTACK_SYSCALLS_SYSTEM)) {
+			if (!c->nr_no_kframes++)
+				c->no_kframes = evs[i]->name;
+		}
 	}
 	for (j = 0; j < c->o->nr_events; j++) {
 		e = &c->o->events[j];
@@ -1006,6 +1010,28 @@ static void skip_until_exec(struct capture *c)
 		ustack_session_skip_until_exec(c->run.session, pid);
 }
 
+/*
+ * --kernel with syscalls:* events sampled as perf events: the per-call
+ * tracepoints fire with the task's user registers (the kernel's
+ * perf_syscall_enter() and _exit()), so perf finds no kernel context to
+ * walk, for us as for perf record -g. Said once, not left to an empty
+ * kernel part.
+ */
+static void say_no_kframes(struct capture *c)
+{
+	char more[64] = "";
+
+	if (!c->no_kframes)
+		return;
+	if (c->nr_no_kframes > 1)
+		snprintf(more, sizeof(more), " and %zu other syscalls:* event%s",
+			 c->nr_no_kframes - 1, c->nr_no_kframes > 2 ? "s" : "");
+	ustack_warning("--kernel: %s:%s%s get no kernel frames from perf events: their "
+		       "tracepoints fire with the task's user registers (perf record -g gets "
+		       "none either); %s:%s has them", USTACK_SYSCALLS_SYSTEM, c->no_kframes,
+		       more, USTACK_SYSCALLS_RAW_SYSTEM, USTACK_SYSCALLS_RAW_EVENT);
+}
+
 /* Which source and what it means, once (nothing for deferred stacks) */
 static void say_path(struct capture *c)
 {
@@ -1014,6 +1040,8 @@ static void say_path(struct capture *c)
 	ustack_stack_source_notice(c->src, notice, sizeof(notice));
 	if (*notice && !c->o->quiet)
 		ustack_warning("%s", notice);
+	if (!c->o->quiet)
+		say_no_kframes(c);
 }
 
 /* Everything up to tracing_on: the instance, the session, the readers. */

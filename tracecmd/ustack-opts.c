@@ -87,8 +87,8 @@ static struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "What to trace (live and record):", 1 },
 	{ "event", 'e', "SYSTEM[:EVENT]", 0,
 	  "Trace this event (shell patterns allowed; repeatable). Default: every "
-	  "syscalls:sys_enter_* (raw_syscalls:sys_enter without syscall events). "
-	  "Report: only show these events", 1 },
+	  "system call through raw_syscalls:sys_enter, each named by its call "
+	  "(syscalls:sys_enter_openat). Report: only show these events", 1 },
 	/* not a line of exactly 79 columns: argp then adds a line of blanks */
 	{ "filter", 'f', "FILTER", 0, "Filter of the preceding -e (kernel filter syntax)", 1 },
 	{ "pid", 'P', "PID[,PID...]", 0,

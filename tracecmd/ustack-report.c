@@ -28,6 +28,7 @@
 #include "ustack-events.h"
 #include "ustack-map-procmaps.h"
 #include "ustack-session.h"
+#include "ustack-syscalls.h"
 #include "ustack-tracedat.h"
 #include "ustack-warn.h"
 
@@ -173,12 +174,16 @@ static bool all_unknown(struct report *r, const char *file)
 }
 
 /*
- * report -e: each pattern must name an event the file has a format of;
- * a typo would otherwise show nothing and say nothing.
+ * report -e: each pattern must name an event the file has a format of, or
+ * a system call its raw_syscalls:sys_enter events are shown as
+ * (syscalls:sys_enter_openat); a typo would otherwise show nothing and
+ * say nothing.
  */
 static void check_events(const struct ustack_opts *o, struct tep_handle *tep)
 {
 	struct tep_event **all = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	bool raw = tep_find_event_by_name(tep, USTACK_SYSCALLS_RAW_SYSTEM,
+					  USTACK_SYSCALLS_RAW_EVENT) != NULL;
 	const struct event_spec *e;
 	int i, j;
 
@@ -188,9 +193,12 @@ static void check_events(const struct ustack_opts *o, struct tep_handle *tep)
 			if (!fnmatch(e->system, all[j]->system, 0) &&
 			    (!e->event || !fnmatch(e->event, all[j]->name, 0)))
 				break;
-		if (!all || !all[j])
-			die("-e %s%s%s: %s has no such event", e->system, e->event ? ":" : "",
-			    e->event ? e->event : "", o->input);
+		if (all && all[j])
+			continue;
+		if (raw && ustack_syscalls_match(e->system, e->event))
+			continue;
+		die("-e %s%s%s: %s has no such event", e->system, e->event ? ":" : "",
+		    e->event ? e->event : "", o->input);
 	}
 }
 
