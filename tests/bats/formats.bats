@@ -314,7 +314,7 @@ EOF
 	# the app names the page after the imported file and shows its profile
 	[ "$(jq -r .title <<< "$output")" = "$(jq -r .name "$TMP/s.json") - speedscope" ]
 	jq -r .text <<< "$output" | grep -qx 'syscalls:sys_enter_getppid'
-	[ "$(jq '.errors | length' <<< "$output")" -eq 0 ]
+	[ "$(jq '.errors + .dialogs | length' <<< "$output")" -eq 0 ]
 	echo "# screenshot: $SHOTS/speedscope.png" >&3
 	# a file that is no speedscope profile leaves the app on its welcome page
 	echo '{"shared": {"frames": []}}' > "$TMP/bad.json"
@@ -322,6 +322,7 @@ EOF
 		node "$ROOT/tests/browser/speedscope.cjs" "$app" "$TMP/bad.json" "$TMP/bad.png"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r .title <<< "$output")" = speedscope ]
+	jq -r '.dialogs[]' <<< "$output" | grep -q '^Unrecognized format'
 }
 
 # The boxes of a flame graph, from the data its script gets (the element

@@ -9,7 +9,8 @@
  * Every request goes to a made-up origin that the script answers from
  * local files: no server, no network. title: the document title the app
  * sets from the imported profile; text: the visible text (profile name,
- * errors); errors: exceptions the page threw.
+ * errors); errors: exceptions the page threw; dialogs: the messages of
+ * the app's alert()s (how it refuses a file it cannot import).
  */
 'use strict';
 
@@ -29,8 +30,16 @@ async function run(dir, file, shot) {
 	const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
 	const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
 	const errors = [];
+	const dialogs = [];
+	let refused;
+	const refusal = new Promise((resolve) => { refused = resolve; });
 
 	page.on('pageerror', (e) => errors.push(String(e)));
+	page.on('dialog', (d) => {
+		dialogs.push(d.message());
+		refused();
+		d.dismiss().catch(() => {});
+	});
 	await page.route('**/*', (route) => {
 		const url = new URL(route.request().url());
 		let p;
@@ -45,9 +54,16 @@ async function run(dir, file, shot) {
 	});
 	await page.goto(ORIGIN + '/index.html#profileURL=' +
 			encodeURIComponent(ORIGIN + '/profile.json'), { waitUntil: 'load' });
-	/* the app imports, then renames the document after the profile */
-	await page.waitForFunction(() => document.title !== 'speedscope', null,
-				   { timeout: 20000 }).catch(() => {});
+	/*
+	 * the app imports, then renames the document after the profile, or
+	 * refuses the file in an alert(): whichever comes first (waiting out
+	 * the timeout for a refused file took 20 s a test run)
+	 */
+	await Promise.race([
+		page.waitForFunction(() => document.title !== 'speedscope', null,
+				     { timeout: 20000 }).catch(() => {}),
+		refusal,
+	]);
 	await page.waitForTimeout(500);
 	const out = await page.evaluate(() => ({
 		title: document.title,
@@ -55,6 +71,7 @@ async function run(dir, file, shot) {
 		canvases: document.querySelectorAll('canvas').length,
 	}));
 	out.errors = errors;
+	out.dialogs = dialogs;
 	await page.screenshot({ path: shot });
 	await browser.close();
 	return out;
