@@ -208,6 +208,23 @@ bool ustack_tracedat_lib_warning(const char *msg)
 	return true;
 }
 
+/*
+ * A copy of /proc/kallsyms is some 1 MB compressed, most of a short
+ * recording, and only kernel stacks and kernel addresses in events need
+ * it. libtracecmd copies the file it is given instead: an empty one
+ * gives an empty section. (Its path for a file that does not exist
+ * leaves the section's compression open in libtracecmd 1.3 and writes
+ * a file no one reads.)
+ */
+#define NO_KALLSYMS "/dev/null"
+
+static int set_kallsyms(struct tracecmd_output *out, const struct ustack_tracedat_out *o)
+{
+	if (o->kallsyms)
+		return 0;
+	return tracecmd_output_set_kallsyms(out, NO_KALLSYMS);
+}
+
 /* One attempt at the whole file */
 static int write_once(const struct ustack_tracedat_out *o)
 {
@@ -231,7 +248,7 @@ static int write_once(const struct ustack_tracedat_out *o)
 	tracecmd_set_quiet(out, true);
 	/* kallsyms dominates the size; compress when libtracecmd can. */
 	tracecmd_output_set_compression(out, "any");
-	if (tracecmd_output_write_headers(out, list) < 0)
+	if (set_kallsyms(out, o) < 0 || tracecmd_output_write_headers(out, list) < 0)
 		goto out_close;
 	add_options(out, o);
 	if (tracecmd_add_buffer_info(out, o->instance, o->nr_cpus) < 0 ||
