@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# What a recording holds (issue 47): kernel symbols only when something
-# in it names kernel addresses; a short recording no larger than perf
-# record's.
+# What a recording holds (issue 47): the perf source's samples as
+# ustack:sample records whose format the file carries (stock trace-cmd
+# report shows their fields), recordings of samples as text still read;
+# kernel symbols only when something in it names kernel addresses; a
+# short recording no larger than perf record's.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -60,4 +62,50 @@ kallsyms_bytes() {
 	theirs=$(stat -c %s "$TMP/perf.data")
 	echo "ours $ours perf $theirs"
 	[ "$ours" -le "$theirs" ]
+}
+
+# PERF_CONTEXT_USER, the marker before the user frames of a perf chain
+CONTEXT_USER=18446744073709551104
+
+@test "stock trace-cmd report shows the perf samples' fields: pid, tid, cpu, chain, payload; repeats flagged" {
+	command -v trace-cmd >/dev/null || skip "no trace-cmd"
+	record --stack-source=perf -e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	# shown when it fails
+	grep ' sample: ' <<< "$output" || true
+	whole=$(grep -E ' sample: +pid=([0-9]+) tid=\1 cpu=[0-9]+ flags=0x0 chain=' <<< "$output")
+	[ "$(grep -c . <<< "$whole")" -eq 1 ]
+	# the chain: the user marker, then deep's 20 chain_ frames, main and libc's
+	chain=$(sed 's/.* chain=\(.*\) raw=.*/\1/' <<< "$whole")
+	[ "$(wc -w <<< "$chain")" -ge 23 ]
+	[ "$(cut -d' ' -f1 <<< "$chain")" = "$CONTEXT_USER" ]
+	# the payload: sys_enter_getppid's bytes, its common_type first
+	[[ "$whole" =~ raw=([0-9a-f]{2}( |$)){16,} ]]
+	# the other two repeat it: flag SAME, no arrays
+	[ "$(grep -Ec ' sample: +pid=[0-9]+ tid=[0-9]+ cpu=[0-9]+ flags=0x2 chain= raw=$' <<< "$output")" -eq 2 ]
+	[ "$(grep -c 'ustack-sb sample' <<< "$output")" -eq 0 ]
+}
+
+# USTACK_TEXT_SAMPLES=1 writes the samples as text print records, as
+# every recording before issue 47 did
+@test "samples recorded as text (older recordings) report the same stacks as ustack:sample records" {
+	record --stack-source=perf -e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 2 200 0
+	mv "$TMP/t.dat" "$TMP/bin.dat"
+	USTACK_TEXT_SAMPLES=1 record --stack-source=perf -e syscalls:sys_enter_getppid -- \
+		"$PROGS/burst/burst" 2 200 0
+	run --separate-stderr "$USTACK" report -q -i "$TMP/bin.dat" --folded
+	[ "$status" -eq 0 ]
+	bin=$output
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	echo "binary: $bin"
+	echo "text: $output"
+	[ "$output" = "$bin" ]
+	[ "$(awk '{ n += $NF } END { print n }' <<< "$bin")" -eq 400 ]
+	command -v trace-cmd >/dev/null || return 0
+	run trace-cmd report -i "$TMP/t.dat"
+	[ "$(grep -c 'ustack-sb sample' <<< "$output")" -eq 400 ]
+	run trace-cmd report -i "$TMP/bin.dat"
+	[ "$(grep -c 'ustack-sb sample' <<< "$output")" -eq 0 ]
 }
