@@ -12,6 +12,7 @@ load helpers
 
 setup_file() {
 	build_progs
+	make -s -C "$ROOT" tests/tools/ustack-sample-test >&2
 }
 
 setup() {
@@ -108,4 +109,18 @@ CONTEXT_USER=18446744073709551104
 	[ "$(grep -c 'ustack-sb sample' <<< "$output")" -eq 400 ]
 	run trace-cmd report -i "$TMP/bin.dat"
 	[ "$(grep -c 'ustack-sb sample' <<< "$output")" -eq 0 ]
+}
+
+@test "ustack:sample records read from a file are bounded: arrays past the record, partial entries, bad cpu or tid refused" {
+	run "$ROOT/tests/tools/ustack-sample-test"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "${lines[0]}" = "whole 0" ]
+	[ "${lines[1]}" = "whole pid 10 tid 11 cpu 1 chain 3:fffffffffffffe00,401000,402000 raw 16 cut 1" ]
+	# the repeat is its thread's last sample again, CUT included
+	[ "${lines[2]}" = "same 0" ]
+	[ "${lines[3]}" = "same pid 10 tid 11 cpu 1 chain 3:fffffffffffffe00,401000,402000 raw 16 cut 1" ]
+	# USTACK_SB_UNSEEN_REPEAT, then USTACK_SB_MALFORMED for each damage
+	[ "${lines[4]}" = "unseen -3" ]
+	[ "$(printf '%s\n' "${lines[@]:5}")" = "$(printf '%s -2\n' short past below odd samefull cpu tid0)" ]
 }
