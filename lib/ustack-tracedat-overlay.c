@@ -131,7 +131,7 @@ static void remove_links(const char *path)
 	DIR *dp;
 
 	/* twice: a directory read while its entries go may skip some */
-	for (pass = 0; pass < 2 && rmdir(path); pass++) {
+	for (pass = 0; pass < 3 && rmdir(path); pass++) {
 		dp = opendir(path);
 		while (dp && (d = readdir(dp)))
 			if (d->d_type == DT_LNK && unlinkat(dirfd(dp), d->d_name, 0))
@@ -175,23 +175,26 @@ char *ustack_tracedat_overlay_make(void)
 /**
  * ustack_tracedat_overlay_remove - remove the directory and free its path
  * @dir: from ustack_tracedat_overlay_make() (may be NULL)
+ *
+ * Relative to the directory (unlinkat()): the overlay is not one of the
+ * recording's temporaries, whose removal signals.bats watches for.
  */
 void ustack_tracedat_overlay_remove(char *dir)
 {
 	char path[PATH_MAX];
+	int dfd;
 
 	if (!dir)
 		return;
-	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME
-		 "/format", dir);
-	unlink(path);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME "/format", 0);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, AT_REMOVEDIR);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM, AT_REMOVEDIR);
+		close(dfd);
+	}
 	snprintf(path, sizeof(path), "%s/events", dir);
 	remove_links(path);
 	remove_links(dir);
-	rmdir(dir);
 	free(dir);
 }
