@@ -58,7 +58,10 @@ kallsyms_bytes() {
 @test "a recording of /bin/true is no larger than perf record -g's" {
 	command -v perf >/dev/null || skip "no perf"
 	record -e syscalls:sys_enter_getppid -- /bin/true
-	perf record -q -g -o "$TMP/perf.data" -e syscalls:sys_enter_getppid -- /bin/true 2>/dev/null
+	# perf's own failures (an abort in its build-id pass, seen on this
+	# machine's perf 6.1) are not ours to report
+	perf record -q -g -o "$TMP/perf.data" -e syscalls:sys_enter_getppid -- /bin/true 2>/dev/null ||
+		skip "perf record failed on its own"
 	ours=$(stat -c %s "$TMP/t.dat")
 	theirs=$(stat -c %s "$TMP/perf.data")
 	echo "ours $ours perf $theirs"
