@@ -143,6 +143,7 @@ bool ustack_events_newtask(const struct ustack_events *ev, const struct tep_reco
 			   int *pid, bool *thread);
 const char *ustack_events_task_comm(const struct ustack_events *ev, const struct tep_record *rec,
 				    int *pid, char *comm, size_t size);
+int ustack_events_sample(const struct ustack_events *ev, const struct tep_record *rec);
 const char *ustack_events_sideband_text(const struct ustack_events *ev,
 					const struct tep_record *rec);
 

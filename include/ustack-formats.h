@@ -21,5 +21,6 @@ static inline bool ustack_is_glob(const char *s)
 
 struct tep_handle *ustack_formats_header(void);
 struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms);
+bool ustack_formats_name_symbols(const char * const *globs);
 
 #endif /* _USTACK_FORMATS_H */

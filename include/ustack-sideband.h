@@ -149,6 +149,11 @@ int ustack_sideband_format_prev(struct ustack_sb_prev *prev, const struct ustack
 			  char *buf, size_t size);
 int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, uint64_t ts,
 			 struct ustack_sb_rec *rec);
+/* Samples as ustack:sample records (lib/ustack-sample-event.h) */
+bool ustack_sideband_sample_binary(const struct ustack_sb_rec *rec);
+bool ustack_sideband_prev_repeats(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec);
+int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, size_t size,
+				uint64_t ts, struct ustack_sb_rec *rec);
 
 /*
  * Records for what exists now, from /proc: every process (@pids NULL) or

@@ -31,6 +31,8 @@ struct ustack_tracedat;
  * @page_size:	bytes in each sub-buffer of @cpu_files and @sideband, the
  *		instance's, which becomes the file's page size; 0 when the
  *		kernel cannot say (the top level's is taken)
+ * @kallsyms:	store /proc/kallsyms (kernel stacks or kernel addresses
+ *		to name); without, the file's kallsyms section is empty
  */
 struct ustack_tracedat_out {
 	const char	*file;
@@ -42,6 +44,7 @@ struct ustack_tracedat_out {
 	const char	*clock;
 	char		**procmaps;
 	const char	*sideband;
+	bool		kallsyms;
 };
 
 int ustack_tracedat_write(const struct ustack_tracedat_out *out);

@@ -45,6 +45,8 @@ enum {
 struct tracecmd_output *tracecmd_output_create(const char *output_file);
 /* Before the headers; NULL: libtracefs' tracing directory, looked up again */
 int tracecmd_output_set_trace_dir(struct tracecmd_output *handle, const char *tracing_dir);
+/* Before the headers; a path that does not exist: no kallsyms stored */
+int tracecmd_output_set_kallsyms(struct tracecmd_output *handle, const char *kallsyms);
 int tracecmd_output_set_compression(struct tracecmd_output *handle, const char *compression);
 int tracecmd_output_write_headers(struct tracecmd_output *handle,
 				  struct tracecmd_event_list *list);

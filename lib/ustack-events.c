@@ -15,6 +15,7 @@
 #include <event-parse.h>
 
 #include "ustack-events.h"
+#include "ustack-sample-event.h"
 #include "ustack-sideband.h"
 
 struct fmt_cookie {
@@ -67,6 +68,12 @@ struct fmt_other {
 	struct tep_format_field	*comm;
 };
 
+/* ustack:sample (ustack-sample-event.h): @ok when its fields are where we write them */
+struct fmt_sample {
+	int			id;
+	bool			ok;
+};
+
 struct ustack_events {
 	struct tep_handle	*tep;
 	/*
@@ -88,6 +95,7 @@ struct ustack_events {
 	struct fmt_other	exec;		/* a: pid */
 	struct fmt_other	newtask;	/* a: pid, b: clone_flags, comm */
 	struct fmt_other	rename;		/* a: pid (if any), comm: newcomm */
+	struct fmt_sample	sample;
 };
 
 /* ------------------------------------------------------------------ */
@@ -255,6 +263,31 @@ static void setup_rename(struct ustack_events *ev)
 		f->id = e->id;
 }
 
+static void setup_sample(struct ustack_events *ev)
+{
+	static const struct {
+		const char	*name;
+		int		offset;
+	} want[] = {
+		{ "pid", USTACK_SAMPLE_OFF_PID }, { "tid", USTACK_SAMPLE_OFF_TID },
+		{ "cpu", USTACK_SAMPLE_OFF_CPU }, { "flags", USTACK_SAMPLE_OFF_FLAGS },
+		{ "chain", USTACK_SAMPLE_OFF_CHAIN }, { "raw", USTACK_SAMPLE_OFF_RAW },
+	};
+	struct tep_event *e = find(ev, USTACK_SAMPLE_SYSTEM, USTACK_SAMPLE_NAME);
+	struct tep_format_field *f;
+	size_t i;
+
+	if (!e)
+		return;
+	ev->sample.id = e->id;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		f = field(e, want[i].name);
+		if (!f || f->offset != want[i].offset || f->size != 4)
+			return;
+	}
+	ev->sample.ok = true;
+}
+
 /**
  * ustack_events_new - find our events in a set of formats
  * @tep: the formats (live tracefs or a trace.dat); not owned
@@ -271,6 +304,7 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	ev->cookie.id = ev->stack.id = ev->copy.id = ev->inode.id = -1;
 	ev->kstack.id = ev->ustack.id = -1;
 	ev->print.id = ev->exec.id = ev->newtask.id = ev->rename.id = -1;
+	ev->sample.id = -1;
 	setup_common(ev);
 	setup_cookie(ev);
 	setup_stack(ev);
@@ -282,6 +316,7 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	setup_other(ev, &ev->newtask, "task", "task_newtask", "pid", "clone_flags");
 	ev->newtask.comm = field(find(ev, "task", "task_newtask"), "comm");
 	setup_rename(ev);
+	setup_sample(ev);
 	return ev;
 }
 
@@ -421,6 +456,8 @@ enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
 		return USTACK_REC_KSTACK;
 	if (type == ev->ustack.id)
 		return USTACK_REC_USTACK;
+	if (type == ev->sample.id)
+		return USTACK_REC_OURS;
 	if (type == ev->print.id) {
 		text = ustack_events_print_text(ev, rec);
 		return text && is_marker(text) ? USTACK_REC_OURS : USTACK_REC_EVENT;
@@ -699,6 +736,22 @@ unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct t
 			addrs[n] = va;
 	}
 	return n;
+}
+
+/**
+ * ustack_events_sample - is @rec a ustack:sample record?
+ * @ev:		the events
+ * @rec:	any record
+ *
+ * Returns 1 for one whose format is the one we write (decode it with
+ * ustack_sideband_decode_prev()), -1 for one whose format is not, 0 for
+ * any other record.
+ */
+int ustack_events_sample(const struct ustack_events *ev, const struct tep_record *rec)
+{
+	if (ev->sample.id < 0 || rec_type(ev, rec) != ev->sample.id)
+		return 0;
+	return ev->sample.ok ? 1 : -1;
 }
 
 /**

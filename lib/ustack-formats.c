@@ -266,3 +266,41 @@ struct tep_handle *ustack_formats_local(const char * const *globs, bool kallsyms
 		parse_kallsyms(tep);
 	return tep;
 }
+
+/* Does @fmt print an argument as a kernel symbol (%ps, %pS, %pF, %pB...)? */
+static bool prints_symbol(const char *fmt)
+{
+	const char *p;
+
+	for (p = fmt; p && (p = strstr(p, "%p")); p += 2)
+		if (p[2] && strchr("sSfFB", p[2]))
+			return true;
+	return false;
+}
+
+/**
+ * ustack_formats_name_symbols - do some events show kernel symbols?
+ * @globs: NULL-terminated "system/event" shell patterns of the traced
+ *	events (ftrace's own formats are not looked at)
+ *
+ * A trace.dat needs the kernel's symbols for the events whose print
+ * format names a kernel address (%pS and the like): report shows them
+ * with the symbol. Returns true for those, and when the formats cannot
+ * be read (the symbols are then kept, as before).
+ */
+bool ustack_formats_name_symbols(const char * const *globs)
+{
+	struct tep_handle *tep = ustack_formats_local(globs, false);
+	struct tep_event **events;
+	bool ret = false;
+	int i;
+
+	if (!tep)
+		return true;
+	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	for (i = 0; events && events[i] && !ret; i++)
+		if (strcmp(events[i]->system, "ftrace"))
+			ret = prints_symbol(events[i]->print_fmt.format);
+	tep_free(tep);
+	return ret;
+}

@@ -339,6 +339,20 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 			sideband_unread(s, ret);
 		return s->err;
 	}
+	/* a sample stored as bytes (ustack:sample) */
+	ret = kind == USTACK_REC_OURS ? ustack_events_sample(s->ev, rec) : 0;
+	if (ret) {
+		if (ret > 0)
+			ret = ustack_sideband_decode_prev(s->sb_prev, rec->data, rec->size,
+							  rec->ts, &sb);
+		else
+			ret = USTACK_SB_MALFORMED;
+		if (!ret)
+			ustack_session_sideband(s, &sb);
+		else
+			sideband_unread(s, ret);
+		return s->err;
+	}
 	if (s->err)
 		return s->err;
 	c = ustack_pair_get_cpu(s, rec->cpu);

@@ -18,6 +18,11 @@
  * key=value pairs separated by one blank; path= and comm= come last and
  * take the rest of the text (names may hold blanks).
  *
+ * A trace.dat stores the samples without registers as ustack:sample
+ * records, bytes not text (ustack-sample-event.h, decoded by
+ * ustack_sideband_decode_prev() below); the text of a sample is that of
+ * the others and of every sample in earlier recordings.
+ *
  * A sample (the perf stack source) keeps the tracepoint's payload in hex
  * and its callchain short: "u" and "k" for the user and kernel context
  * markers, "x" and the value for another marker, and each address as
@@ -54,6 +59,7 @@
 
 #include "ustack-array.h"
 #include "ustack-sideband.h"
+#include "ustack-sample-event.h"
 #include "ustack-unwind.h"
 
 static const char *const kind_names[] = {
@@ -947,6 +953,121 @@ int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, ui
 		return USTACK_SB_MALFORMED;
 	if (!sl || sl->tid != rec->tid || sl->pid != rec->pid)
 		return USTACK_SB_UNSEEN_REPEAT;
+	rec->chain = sl->data;
+	rec->nr_chain = sl->nr_chain;
+	rec->raw = sl->data + sl->nr_chain;
+	rec->raw_size = sl->raw_size;
+	rec->cut = sl->cut;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Samples as ustack:sample records (ustack-sample-event.h)            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ustack_sideband_sample_binary - is @rec stored as a ustack:sample record?
+ * @rec: the record
+ *
+ * Samples of the frame-pointer chain are; those with registers or a stack
+ * copy, deferred chains and the other records stay text.
+ */
+bool ustack_sideband_sample_binary(const struct ustack_sb_rec *rec)
+{
+	return repeatable(rec) && !rec->regs_mask && !rec->unwind_max;
+}
+
+/**
+ * ustack_sideband_prev_repeats - does @rec repeat its thread's last sample?
+ * @prev:	the writer's last samples
+ * @rec:	a sample of ustack_sideband_sample_binary(), about to be written
+ *
+ * When not, @rec becomes its thread's last sample: the writer then writes
+ * it whole. The reader's ustack_sideband_decode_prev() keeps the same.
+ */
+bool ustack_sideband_prev_repeats(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec)
+{
+	struct prev_slot *sl = prev_slot(prev, rec->tid);
+
+	if (repeats(sl, rec))
+		return true;
+	remember(sl, rec);
+	return false;
+}
+
+static uint32_t get_u32(const unsigned char *data, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, data + off, 4);
+	return v;
+}
+
+/* A __data_loc field's array within the record: its offset and length */
+static int data_loc(const unsigned char *data, size_t size, size_t field, size_t *off,
+		    size_t *len)
+{
+	uint32_t loc = get_u32(data, field);
+
+	*off = loc & 0xffff;
+	*len = loc >> 16;
+	return *off < USTACK_SAMPLE_HDR || *off + *len > size ? -1 : 0;
+}
+
+/**
+ * ustack_sideband_decode_prev - a ustack:sample record as a side-band sample
+ * @prev:	the reader's last samples
+ * @data:	the record's data (common fields first)
+ * @size:	its bytes
+ * @ts:		its time
+ * @rec:	filled in, as ustack_sideband_parse_prev(): the payload and the
+ *		chain point into @prev, valid until the next call
+ *
+ * Every sample of the file goes through here or through
+ * ustack_sideband_parse_prev(), in file order. Returns 0, or
+ * USTACK_SB_MALFORMED (a field out of its bounds) or
+ * USTACK_SB_UNSEEN_REPEAT.
+ */
+int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, size_t size,
+				uint64_t ts, struct ustack_sb_rec *rec)
+{
+	const unsigned char *d = data;
+	size_t chain_off, chain_len, raw_off, raw_len;
+	struct prev_slot *sl;
+	uint32_t flags;
+
+	if (size < USTACK_SAMPLE_HDR ||
+	    data_loc(d, size, USTACK_SAMPLE_OFF_CHAIN, &chain_off, &chain_len) ||
+	    data_loc(d, size, USTACK_SAMPLE_OFF_RAW, &raw_off, &raw_len))
+		return USTACK_SB_MALFORMED;
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = USTACK_SB_SAMPLE;
+	rec->ts = ts;
+	rec->pid = (int32_t)get_u32(d, USTACK_SAMPLE_OFF_PID);
+	rec->tid = (int32_t)get_u32(d, USTACK_SAMPLE_OFF_TID);
+	rec->cpu = (int)get_u32(d, USTACK_SAMPLE_OFF_CPU);
+	flags = get_u32(d, USTACK_SAMPLE_OFF_FLAGS);
+	if (rec->tid <= 0 || rec->pid <= 0 || rec->cpu < 0 || rec->cpu > USTACK_SB_CPU_MAX ||
+	    chain_len % 8 || chain_len / 8 > SAMPLE_CHAIN_MAX || raw_len > SAMPLE_RAW_MAX)
+		return USTACK_SB_MALFORMED;
+	sl = prev_slot(prev, rec->tid);
+	if (flags & USTACK_SAMPLE_SAME) {
+		if (chain_len || raw_len)
+			return USTACK_SB_MALFORMED;
+		if (sl->tid != rec->tid || sl->pid != rec->pid)
+			return USTACK_SB_UNSEEN_REPEAT;
+		rec->same = true;
+	} else {
+		/* the arrays copied where they are aligned: the slot */
+		rec->cut = flags & USTACK_SAMPLE_CUT;
+		rec->nr_chain = chain_len / 8;
+		rec->chain = (const uint64_t *)(d + chain_off);
+		rec->raw_size = raw_len;
+		rec->raw = d + raw_off;
+		remember(sl, rec);
+		if (sl->tid != rec->tid)
+			return USTACK_SB_MALFORMED;
+	}
 	rec->chain = sl->data;
 	rec->nr_chain = sl->nr_chain;
 	rec->raw = sl->data + sl->nr_chain;

@@ -11,7 +11,10 @@
  *		type_len 30 (time extend) carries the bits of a delta above
  *		27 in the next u32
  *
- * The record's fields are placed where the print event's format says.
+ * The record's fields are placed where the print event's format says;
+ * the perf source's samples of the frame-pointer chain are ustack:sample
+ * records instead (ustack-sample-event.h; USTACK_TEXT_SAMPLES=1 in the
+ * environment writes them as text, as earlier recordings have them).
  * Times must not go backwards: a record older than the one before it
  * (one that came late from its perf ring) is written with the previous
  * time, which is also the order live fed it in.
@@ -28,6 +31,7 @@
 
 #include "ustack-tracedat-sbfile.h"
 #include "ustack-sideband.h"
+#include "ustack-sample-event.h"
 
 #define TYPE_TIME_EXTEND	30
 #define TS_BITS			27
@@ -54,6 +58,7 @@ struct ustack_tracedat_sbfile {
 	int		type_off;
 	int		pid_off;
 	int		buf_off;
+	bool		binary;		/* samples as ustack:sample records */
 	bool		failed;
 	struct ustack_sb_prev	*prev;	/* repeated samples written short */
 };
@@ -61,7 +66,7 @@ struct ustack_tracedat_sbfile {
 static bool find_fields(struct ustack_tracedat_sbfile *f, struct tep_handle *tep)
 {
 	struct tep_event *e = tep_find_event_by_name(tep, "ftrace", "print");
-	struct tep_format_field *type, *pid, *buf;
+	struct tep_format_field *type, *pid, *buf, *ip;
 
 	if (!e)
 		return false;
@@ -74,6 +79,10 @@ static bool find_fields(struct ustack_tracedat_sbfile *f, struct tep_handle *tep
 	f->type_off = type->offset;
 	f->pid_off = pid->offset;
 	f->buf_off = buf->offset;
+	/* ustack:sample takes the kernel's common fields, which end at 8 */
+	ip = tep_find_field(e, "ip");
+	f->binary = f->type_off == 0 && f->pid_off == 4 && ip && ip->offset == 8 &&
+		    !getenv("USTACK_TEXT_SAMPLES");
 	return true;
 }
 
@@ -192,6 +201,46 @@ static int build_data(struct ustack_tracedat_sbfile *f, const struct ustack_sb_r
 	return f->buf_off + len + 1;
 }
 
+/*
+ * A sample as a ustack:sample record: the chain and the payload copied as
+ * they came, or nothing of them for a repeat. -1: it does not fit @room
+ * (written as text, cut, instead).
+ */
+static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
+			char *data, int room)
+{
+	size_t chain = (size_t)rec->nr_chain * 8;
+	size_t len = USTACK_SAMPLE_HDR + chain + rec->raw_size;
+	uint32_t v, flags = rec->cut ? USTACK_SAMPLE_CUT : 0;
+	uint16_t type = USTACK_SAMPLE_ID;
+	int32_t tid = rec->tid;
+
+	if (len > (size_t)room || len > 0xffff)
+		return -1;
+	if (ustack_sideband_prev_repeats(f->prev, rec)) {
+		flags |= USTACK_SAMPLE_SAME;
+		chain = 0;
+		len = USTACK_SAMPLE_HDR;
+	}
+	memset(data, 0, USTACK_SAMPLE_HDR);
+	memcpy(data + f->type_off, &type, 2);
+	memcpy(data + f->pid_off, &tid, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_PID, &rec->pid, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_TID, &tid, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_CPU, &rec->cpu, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_FLAGS, &flags, 4);
+	v = (uint32_t)chain << 16 | USTACK_SAMPLE_HDR;
+	memcpy(data + USTACK_SAMPLE_OFF_CHAIN, &v, 4);
+	v = (uint32_t)(len - USTACK_SAMPLE_HDR - chain) << 16 | (uint32_t)(USTACK_SAMPLE_HDR + chain);
+	memcpy(data + USTACK_SAMPLE_OFF_RAW, &v, 4);
+	if (len > USTACK_SAMPLE_HDR) {
+		memcpy(data + USTACK_SAMPLE_HDR, rec->chain, chain);
+		if (rec->raw_size)
+			memcpy(data + USTACK_SAMPLE_HDR + chain, rec->raw, rec->raw_size);
+	}
+	return len;
+}
+
 /**
  * ustack_tracedat_sbfile_add - append one record
  * @f:		the file
@@ -208,7 +257,11 @@ int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct us
 
 	/* an event with its length word and a time extend fit one page */
 	max = f->page_size - f->hdr_size - 16;
-	len = build_data(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
+	len = -1;
+	if (f->binary && ustack_sideband_sample_binary(rec))
+		len = build_sample(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
+	if (len < 0)
+		len = build_data(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
 	if (len < 0 || f->failed)
 		return -1;
 	padded = (len + 3) & ~3;

@@ -26,6 +26,8 @@
 
 #include "tracecmd-private-decls.h"
 #include "ustack-tracedat-interpose.h"
+#include "ustack-tracedat-overlay.h"
+#include "ustack-sample-event.h"
 #include "ustack-err.h"
 #include "ustack-open.h"
 #include "ustack-tracedat-check.h"
@@ -70,6 +72,22 @@ static struct tracecmd_event_list *event_list(const char **systems)
 		list = e;
 	}
 	return list;
+}
+
+/* The side-band's binary samples need ustack:sample's format too */
+static struct tracecmd_event_list *add_sample_format(struct tracecmd_event_list *list)
+{
+	struct tracecmd_event_list *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return list;
+	e->glob = strdup(USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME);
+	if (!e->glob) {
+		free(e);
+		return list;
+	}
+	e->next = list;
+	return e;
 }
 
 static void free_event_list(struct tracecmd_event_list *list)
@@ -124,7 +142,8 @@ static void add_options(struct tracecmd_output *out, const struct ustack_traceda
  * copied into the file stays the top level's: readers go by the page
  * sizes. ustack_tracedat_write() then checks what libtracecmd wrote.
  */
-static struct tracecmd_output *create_output(const struct ustack_tracedat_out *o)
+static struct tracecmd_output *create_output(const struct ustack_tracedat_out *o,
+					     const char *overlay)
 {
 	char *top = strdup(tracefs_tracing_dir() ? tracefs_tracing_dir() : "");
 	struct tracecmd_output *out;
@@ -133,13 +152,17 @@ static struct tracecmd_output *create_output(const struct ustack_tracedat_out *o
 	if (!o->page_size || !o->instance || !top || !*top ||
 	    asprintf(&dir, "%s/instances/%s", top, o->instance) < 0) {
 		free(top);
-		return tracecmd_output_create(o->file);
+		out = tracecmd_output_create(o->file);
+		if (out && overlay)
+			tracecmd_output_set_trace_dir(out, overlay);
+		return out;
 	}
 	tracefs_set_tracing_dir(dir);
 	out = tracecmd_output_create(o->file);
 	tracefs_set_tracing_dir(top);
+	/* the formats: the real directory's, and ours through the overlay */
 	if (out)
-		tracecmd_output_set_trace_dir(out, NULL);
+		tracecmd_output_set_trace_dir(out, overlay);
 	free(dir);
 	free(top);
 	return out;
@@ -208,8 +231,25 @@ bool ustack_tracedat_lib_warning(const char *msg)
 	return true;
 }
 
-/* One attempt at the whole file */
-static int write_once(const struct ustack_tracedat_out *o)
+/*
+ * A copy of /proc/kallsyms is some 1 MB compressed, most of a short
+ * recording, and only kernel stacks and kernel addresses in events need
+ * it. libtracecmd copies the file it is given instead: an empty one
+ * gives an empty section. (Its path for a file that does not exist
+ * leaves the section's compression open in libtracecmd 1.3 and writes
+ * a file no one reads.)
+ */
+#define NO_KALLSYMS "/dev/null"
+
+static int set_kallsyms(struct tracecmd_output *out, const struct ustack_tracedat_out *o)
+{
+	if (o->kallsyms)
+		return 0;
+	return tracecmd_output_set_kallsyms(out, NO_KALLSYMS);
+}
+
+/* One attempt at the whole file; @overlay: the formats' directory, or NULL */
+static int write_once(const struct ustack_tracedat_out *o, const char *overlay)
 {
 	struct tracecmd_event_list *list;
 	struct tracecmd_output *out;
@@ -225,13 +265,15 @@ static int write_once(const struct ustack_tracedat_out *o)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	out = create_output(o);
+	if (overlay)
+		list = add_sample_format(list);
+	out = create_output(o, overlay);
 	if (!out)
 		goto out_free;
 	tracecmd_set_quiet(out, true);
 	/* kallsyms dominates the size; compress when libtracecmd can. */
 	tracecmd_output_set_compression(out, "any");
-	if (tracecmd_output_write_headers(out, list) < 0)
+	if (set_kallsyms(out, o) < 0 || tracecmd_output_write_headers(out, list) < 0)
 		goto out_close;
 	add_options(out, o);
 	if (tracecmd_add_buffer_info(out, o->instance, o->nr_cpus) < 0 ||
@@ -286,15 +328,21 @@ static bool readable(const char *file)
 int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 {
 	unsigned int errors;
-	char why[512];
-	int i, ret = -1;
+	char why[512], *overlay = NULL;
+	int i, ret = -1, err;
 
+	/* the side-band may hold ustack:sample records */
+	if (o->sideband) {
+		overlay = ustack_tracedat_overlay_make();
+		if (!overlay)
+			return -1;
+	}
 	for (i = 0; i < WRITE_TRIES && ret; i++) {
 		errno = 0;
 		if (i && truncate(o->file, 0) < 0)
-			return -1;
+			break;
 		errors = size_errors;
-		ret = write_once(o);
+		ret = write_once(o, overlay);
 		if (errno == ENOSPC || errno == EDQUOT || errno == EROFS || errno == EFBIG)
 			break;
 		if (!ret && (size_errors != errors || (i && !readable(o->file)))) {
@@ -302,6 +350,9 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 			ret = -1;
 		}
 	}
+	err = errno;
+	ustack_tracedat_overlay_remove(overlay);
+	errno = err;
 	if (ret || !check_page_size(o, why, sizeof(why)))
 		return ret;
 	ustack_warning("%s", why);

@@ -731,6 +731,36 @@ static int write_file(const char *file, void *data)
 	return ustack_tracedat_write(out);
 }
 
+/*
+ * Kernel symbols go into the file for kernel stacks (--kernel) and for
+ * traced events that print kernel addresses as symbols: a short
+ * recording is otherwise mostly its copy of /proc/kallsyms.
+ */
+static bool needs_kallsyms(struct capture *c)
+{
+	const char **globs;
+	int nr = 0, j;
+	bool ret;
+
+	if (c->o->out.kernel)
+		return true;
+	globs = calloc(c->o->nr_events + 1, sizeof(*globs));
+	if (!globs)
+		return true;
+	for (j = 0; j < c->o->nr_events; j++) {
+		const struct event_spec *e = &c->o->events[j];
+		char *glob;
+
+		if (asprintf(&glob, "%s/%s", e->system, e->event ? e->event : "*") >= 0)
+			globs[nr++] = glob;
+	}
+	ret = nr < c->o->nr_events || ustack_formats_name_symbols(globs);
+	for (j = 0; j < nr; j++)
+		free((char *)globs[j]);
+	free(globs);
+	return ret;
+}
+
 static void write_tracedat(struct capture *c)
 {
 	struct ustack_tracedat_out out = { 0 };
@@ -753,6 +783,7 @@ static void write_tracedat(struct capture *c)
 	out.systems = c->systems;
 	out.clock = clock;
 	out.procmaps = maps;
+	out.kallsyms = needs_kallsyms(c);
 	/*
 	 * Once the file is in place the run ends in order: the stop signals
 	 * come back blocked, and a second one stays pending until the

@@ -130,12 +130,13 @@ static void feed_lost(int cpu, long long missed, void *data)
 		ustack_session_add_lost(r->run.session, cpu, missed);
 }
 
-/* The top buffer: only our side-band records, whatever else it holds */
+/* The top buffer: only our side-band records and samples, whatever else it holds */
 static void feed_top(struct tep_record *rec, void *data)
 {
 	struct report *r = data;
 
-	if (!r->run.output_failed && ustack_events_sideband_text(r->run.events, rec))
+	if (!r->run.output_failed && (ustack_events_sideband_text(r->run.events, rec) ||
+				      ustack_events_sample(r->run.events, rec)))
 		feed_session(r, rec);
 }
 

@@ -210,8 +210,8 @@ record_workers() {
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	if [ "$(stack_source)" = perf ]; then
-		# the samples are side-band print records of the top buffer
-		[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 2 ]
+		# the samples are ustack:sample records of the top buffer
+		[ "$(grep -Ec ' sample: +pid=[0-9]+ tid=' <<< "$output")" -eq 2 ]
 		return
 	fi
 	[ "$(grep -c 'sys_enter_getppid:' <<< "$output")" -eq 2 ]

@@ -138,7 +138,7 @@ compare() {
 	[[ "$stderr" == *"truncated stacks:     2"* ]]
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 3 ]
+	[ "$(grep -Ec ' sample: +pid=[0-9]+ tid=' <<< "$output")" -eq 3 ]
 }
 
 @test "perf source: record writes the samples unread; its summary counts them, cut ones too; PROCMAPS names the sampled process" {
@@ -210,7 +210,7 @@ rings_mapped() {
 	done
 }
 
-@test "perf source: a thread's repeated stack is stored short (same=1) and report gives each whole" {
+@test "perf source: a thread's repeated stack is stored short (flag same) and report gives each whole" {
 	"$USTACK" record -B "$NAME" -q --stack-source=perf -o "$TMP/t.dat" \
 		-e syscalls:sys_enter_getppid -- "$PROGS/burst/burst" 2 300 0 >/dev/null
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
@@ -222,9 +222,9 @@ rings_mapped() {
 	grep -qx "burst;start_thread;thread;${levels}bu_loop 300" <<< "$output"
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c 'ustack-sb sample ' <<< "$output")" -eq 600 ]
-	# the payload and chain of most are their thread's last one's
-	[ "$(grep -c 'ustack-sb sample .* same=1$' <<< "$output")" -gt 500 ]
+	[ "$(grep -Ec ' sample: +pid=[0-9]+ tid=' <<< "$output")" -eq 600 ]
+	# the payload and chain of most are their thread's last one's (ustack:sample's SAME)
+	[ "$(grep -Ec ' sample: +pid=.* flags=0x2 chain= raw=$' <<< "$output")" -gt 500 ]
 }
 
 @test "perf source: report needs nothing of the recording machine but the files (--symfs)" {

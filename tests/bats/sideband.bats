@@ -146,9 +146,9 @@ lines_like() {
 	command -v trace-cmd >/dev/null || return 0
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	# the perf source's samples are print records too
+	# the perf source's samples are ustack:sample records of the top buffer
 	if [ "$(stack_source)" = perf ]; then
-		[ "$(lines_like 'print: .*ustack-sb sample ')" -eq 201 ]
+		[ "$(lines_like ' sample: +pid=[0-9]+ tid=')" -eq 201 ]
 	else
 		[ "$(lines_like 'sys_enter_getppid:')" -eq 201 ]
 	fi

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The format text of the ustack:sample event (see ustack-sample-event.h),
+ * written as tracefs writes a format file.
+ */
+#include <stdio.h>
+
+#include "ustack-sample-event.h"
+
+/**
+ * ustack_sample_event_format - the format file of ustack:sample
+ * @buf:	where to
+ * @size:	its room
+ * @common:	the common fields' lines, as the kernel's ftrace:print format
+ *		has them (each ending in a newline); the layout above needs
+ *		them to end at byte 8
+ *
+ * Returns the length, as snprintf().
+ */
+int ustack_sample_event_format(char *buf, size_t size, const char *common)
+{
+	return snprintf(buf, size,
+		"name: " USTACK_SAMPLE_NAME "\n"
+		"ID: %d\n"
+		"format:\n"
+		"%s"
+		"\n"
+		"\tfield:int pid;\toffset:%d;\tsize:4;\tsigned:1;\n"
+		"\tfield:int tid;\toffset:%d;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned int cpu;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int flags;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc u64[] chain;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc unsigned char[] raw;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"pid=%%d tid=%%d cpu=%%u flags=0x%%x chain=%%s raw=%%s\", "
+		"REC->pid, REC->tid, REC->cpu, REC->flags, "
+		"__print_array(__get_dynamic_array(chain), __get_dynamic_array_len(chain) / 8, 8), "
+		"__print_hex(__get_dynamic_array(raw), __get_dynamic_array_len(raw))\n",
+		USTACK_SAMPLE_ID, common, USTACK_SAMPLE_OFF_PID, USTACK_SAMPLE_OFF_TID,
+		USTACK_SAMPLE_OFF_CPU, USTACK_SAMPLE_OFF_FLAGS, USTACK_SAMPLE_OFF_CHAIN,
+		USTACK_SAMPLE_OFF_RAW);
+}

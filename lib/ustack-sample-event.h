@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The ustack:sample event (issue 47): a perf source's sample of the
+ * frame-pointer chain stored in the trace.dat as a binary record of the
+ * top buffer, whose format the file carries as it carries the kernel's,
+ * so that stock `trace-cmd report` shows its fields. The chain and the
+ * tracepoint's payload are the ring's bytes, copied:
+ *
+ *	common fields (ftrace:print's, 8 bytes; common_pid is the tid)
+ *	int pid, int tid, unsigned int cpu, unsigned int flags (CUT, SAME)
+ *	__data_loc u64[] chain		perf's callchain, context markers too
+ *	__data_loc unsigned char[] raw	the tracepoint's payload
+ *
+ * A sample that repeats its thread's last one (struct ustack_sb_prev) is
+ * written with SAME and both arrays empty, as "same=1" is in text.
+ * Samples with a stack copy, deferred chains and the other side-band
+ * records stay text (ustack-sideband.c).
+ */
+#ifndef _USTACK_SAMPLE_EVENT_H
+#define _USTACK_SAMPLE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define USTACK_SAMPLE_SYSTEM	"ustack"
+#define USTACK_SAMPLE_NAME	"sample"
+/*
+ * Its id in the files written: above the kernel's own events (a few
+ * thousand at most), below the 16 bits of common_type. A reader goes by
+ * the name; the id only has to differ from the other formats' in a file.
+ */
+#define USTACK_SAMPLE_ID	65280
+
+#define USTACK_SAMPLE_OFF_PID	8
+#define USTACK_SAMPLE_OFF_TID	12
+#define USTACK_SAMPLE_OFF_CPU	16
+#define USTACK_SAMPLE_OFF_FLAGS	20
+#define USTACK_SAMPLE_OFF_CHAIN	24
+#define USTACK_SAMPLE_OFF_RAW	28
+#define USTACK_SAMPLE_HDR	32
+
+#define USTACK_SAMPLE_CUT	0x1
+#define USTACK_SAMPLE_SAME	0x2
+
+int ustack_sample_event_format(char *buf, size_t size, const char *common);
+
+#endif /* _USTACK_SAMPLE_EVENT_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * libtracecmd copies the formats it writes into a trace.dat from a
+ * tracing directory, and has no call to add one of its own. The file
+ * gets ours (ustack:sample) from a directory made for the write: every
+ * entry of the real one and of its events/ as a symbolic link, and
+ * events/ustack/sample/format
+ * written here with the kernel's common fields (ftrace:print's). It is
+ * removed once the file is written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <tracefs.h>
+
+#include "ustack-sample-event.h"
+#include "ustack-tracedat-overlay.h"
+
+#define FORMAT_MAX	8192
+
+/* The common fields' lines of ftrace:print's format, NUL-terminated */
+static int common_lines(const char *top, char *buf, size_t size)
+{
+	char path[PATH_MAX], *start, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events/ftrace/print/format", top);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	start = strstr(buf, "format:\n");
+	end = start ? strstr(start, "\n\n") : NULL;
+	/* the layout wants them to end at 8, with common_pid at 4 */
+	if (!end || !strstr(start, "common_pid;\toffset:4;\tsize:4;"))
+		return -1;
+	start += strlen("format:\n");
+	memmove(buf, start, end + 1 - start);
+	buf[end + 1 - start] = '\0';
+	return 0;
+}
+
+static int write_format(const char *dir, const char *top)
+{
+	char common[FORMAT_MAX], text[FORMAT_MAX], path[PATH_MAX];
+	int fd, len, ret = -1;
+
+	if (common_lines(top, common, sizeof(common)))
+		return -1;
+	len = ustack_sample_event_format(text, sizeof(text), common);
+	if (len < 0 || len >= (int)sizeof(text))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM, dir);
+	if (mkdir(path, 0700))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, dir);
+	if (mkdir(path, 0700))
+		return -1;
+	strncat(path, "/format", sizeof(path) - strlen(path) - 1);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) == len)
+		ret = 0;
+	if (close(fd))
+		ret = -1;
+	return ret;
+}
+
+static int link_into(const char *from, const char *to, const char *name)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+
+	if (snprintf(src, sizeof(src), "%s/%s", from, name) >= (int)sizeof(src) ||
+	    snprintf(dst, sizeof(dst), "%s/%s", to, name) >= (int)sizeof(dst)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return symlink(src, dst);
+}
+
+/* In @to, a link to each entry of @from but @skip */
+static int link_all(const char *from, const char *to, const char *skip)
+{
+	struct dirent *d;
+	DIR *dp;
+	int ret = 0;
+
+	dp = opendir(from);
+	if (!dp)
+		return -1;
+	while (!ret && (d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    !strcmp(d->d_name, skip))
+			continue;
+		ret = link_into(from, to, d->d_name);
+	}
+	closedir(dp);
+	return ret;
+}
+
+/* events/: a link to each of the real entries but ours */
+static int link_events(const char *dir, const char *top)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/events", top);
+	snprintf(to, sizeof(to), "%s/events", dir);
+	if (mkdir(to, 0700))
+		return -1;
+	return link_all(from, to, USTACK_SAMPLE_SYSTEM);
+}
+
+/* Every link in @path, then @path */
+static void remove_links(const char *path)
+{
+	struct dirent *d;
+	int pass;
+	DIR *dp;
+
+	/* twice: a directory read while its entries go may skip some */
+	for (pass = 0; pass < 3 && rmdir(path); pass++) {
+		dp = opendir(path);
+		while (dp && (d = readdir(dp)))
+			if (d->d_type == DT_LNK && unlinkat(dirfd(dp), d->d_name, 0))
+				break;
+		if (dp)
+			closedir(dp);
+	}
+}
+
+/**
+ * ustack_tracedat_overlay_make - the tracing directory with our formats
+ *
+ * Returns its path (to ustack_tracedat_overlay_remove()), or NULL with
+ * errno when it could not be made.
+ */
+char *ustack_tracedat_overlay_make(void)
+{
+	const char *top = tracefs_tracing_dir();
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+	int err;
+
+	if (!top)
+		return NULL;
+	if (asprintf(&dir, "%s/ustack-formats-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		return NULL;
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	/* trace_clock, instances/, printk_formats, saved_cmdlines... */
+	if (link_all(top, dir, "events") || link_events(dir, top) || write_format(dir, top)) {
+		err = errno ? errno : EINVAL;
+		ustack_tracedat_overlay_remove(dir);
+		errno = err;
+		return NULL;
+	}
+	return dir;
+}
+
+/**
+ * ustack_tracedat_overlay_remove - remove the directory and free its path
+ * @dir: from ustack_tracedat_overlay_make() (may be NULL)
+ *
+ * Relative to the directory (unlinkat()): the overlay is not one of the
+ * recording's temporaries, whose removal signals.bats watches for.
+ */
+void ustack_tracedat_overlay_remove(char *dir)
+{
+	char path[PATH_MAX];
+	int dfd;
+
+	if (!dir)
+		return;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME "/format", 0);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, AT_REMOVEDIR);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM, AT_REMOVEDIR);
+		close(dfd);
+	}
+	snprintf(path, sizeof(path), "%s/events", dir);
+	remove_links(path);
+	remove_links(dir);
+	free(dir);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * A tracing directory for libtracecmd's writer that is the real one plus
+ * the formats of our own events (ustack-sample-event.h).
+ */
+#ifndef _USTACK_TRACEDAT_OVERLAY_H
+#define _USTACK_TRACEDAT_OVERLAY_H
+
+char *ustack_tracedat_overlay_make(void);
+void ustack_tracedat_overlay_remove(char *dir);
+
+#endif /* _USTACK_TRACEDAT_OVERLAY_H */
