@@ -13,6 +13,7 @@
 #include "ustack-filter.h"
 #include "ustack-session-opts.h"
 #include "ustack-session-int.h"
+#include "ustack-syscalls.h"
 #include "ustack-tasks.h"
 
 static unsigned int count_unresolved(const struct ustack_frame *frames, unsigned int nr)
@@ -96,6 +97,35 @@ static bool sample_wanted(const struct ustack_session *s, const struct ustack_sa
 	return ustack_filter_match(opts->filter, pub, s->first_event_ts);
 }
 
+/* Frames whose files are asked for the task's ABI, at most */
+#define ABI_FRAMES	8
+
+/*
+ * A system call's number means another call to a 32-bit task (i386's 64
+ * is getppid, x86-64's semget): the files of its stack say which table
+ * names it. Every file a process maps is of its ABI, so the first one
+ * that answers decides. Without one (no stack, no known mapping, files
+ * gone) the sample keeps the native name it got at the event.
+ */
+static void syscall_abi(struct ustack_session *s, struct ustack_sample *pub)
+{
+	enum ustack_syscall_abi abi = USTACK_SYSCALL_ABI_UNKNOWN;
+	const struct tep_event *raw = ustack_syscalls_origin(pub->event);
+	unsigned int i, asked = 0;
+
+	if (!raw || !pub->record)
+		return;
+	for (i = 0; i < pub->nr_frames && asked < ABI_FRAMES && !abi; i++) {
+		if (!pub->frames[i].map)
+			continue;
+		abi = ustack_syscalls_file_abi(s->syscalls, pub->frames[i].map->path);
+		asked++;
+	}
+	if (abi != USTACK_SYSCALL_ABI_UNKNOWN && abi != USTACK_SYSCALL_ABI_NATIVE)
+		pub->event = ustack_syscalls_event(s->syscalls, (struct tep_event *)raw,
+						   pub->record, abi);
+}
+
 /**
  * ustack_pair_out_deliver - a complete sample, counted, to the caller if
  *	the filters let it through
@@ -119,6 +149,7 @@ void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp)
 		pub->stack_flags = st->flags;
 		pub->frame_how = st->how;
 		pub->unwind_end = st->unwind_end;
+		syscall_abi(s, pub);
 	}
 	count_sample(s, pub, st);
 	/* after a failure the samples may lack what was not kept: none goes out */

@@ -965,10 +965,13 @@ struct usample *ustack_pair_sample_new(struct ustack_session *s, struct tep_reco
 			return NULL;
 		}
 		smp->bytes = sizeof(*smp->rec) + (rec->size > 0 ? rec->size : 0);
-		/* a raw_syscalls:sys_enter is shown as its call's event */
+		/*
+		 * a raw_syscalls:sys_enter is shown as its call's event; a
+		 * 32-bit task's once its stack says so (ustack-pair-out.c)
+		 */
 		smp->pub.event = ustack_syscalls_event(s->syscalls,
 						       tep_find_event(s->tep, tep_data_type(s->tep, rec)),
-						       rec);
+						       rec, USTACK_SYSCALL_ABI_UNKNOWN);
 		smp->pub.record = smp->rec;
 	}
 	smp->bytes += sizeof(*smp);
