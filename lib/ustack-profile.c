@@ -1037,15 +1037,22 @@ const char *ustack_profile_dso(const struct ustack_profile *p, const struct pfra
  * ustack_profile_sync_note - what the profile files' subtitles say of synchronous stacks
  * @st:	the session's counters
  *
+ * The perf source's stacks are named by how they were unwound (the
+ * kernel's frame-pointer walk, stack copies unwound with CFI, or both
+ * under --call-graph=auto), as the run's notice and summary name them.
  * Returns NULL when there were none.
  */
 const char *ustack_profile_sync_note(const struct ustack_stats *st)
 {
 	if (!st->sync)
 		return NULL;
-	if (st->perf == st->sync)
-		return "perf events: synchronous stacks";
-	return "fallback: synchronous stacks, 8 frames at most";
+	if (st->perf != st->sync)
+		return "fallback: synchronous stacks, 8 frames at most";
+	if (!st->unwound)
+		return "perf events: frame pointers";
+	if (st->unwound >= st->perf)
+		return "perf events: stack copies unwound with CFI";
+	return "perf events: frame pointers and stack copies unwound with CFI";
 }
 
 /**

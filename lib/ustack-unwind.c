@@ -713,11 +713,14 @@ static void step_failed(struct uw_walk *w)
 }
 
 /*
- * Is @pc a return address into the file's entry point? The dynamic
- * linker's _start has no CFI to say the stack ends there (the
- * executable's has), yet nothing called it.
+ * Is frame @pc in the file's entry point, the outermost frame? The
+ * dynamic linker's _start has no CFI to say the stack ends there (the
+ * executable's has), yet nothing called it. An @activation frame (the
+ * sample's own pc) is there when it is the entry itself: the task has
+ * not run yet, as at sched_process_exec; a return address, when it
+ * points into the start-up code that calls from there.
  */
-static bool at_entry(Dwfl_Module *mod, uint64_t pc)
+static bool at_entry(Dwfl_Module *mod, uint64_t pc, bool activation)
 {
 	Dwarf_Addr bias;
 	GElf_Ehdr eh;
@@ -725,6 +728,8 @@ static bool at_entry(Dwfl_Module *mod, uint64_t pc)
 
 	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
 		return false;
+	if (activation)
+		return pc - bias == eh.e_entry;
 	return pc - bias > eh.e_entry && pc - bias - eh.e_entry <= ENTRY_CODE;
 }
 
@@ -755,7 +760,7 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 		return;
 	if (has_cfi(s, mod, pc, activation))
 		w->next_how = USTACK_UNWIND_HOW_CFI;
-	else if (!activation && at_entry(mod, pc))
+	else if (at_entry(mod, pc, activation))
 		w->outermost = true;
 	else
 		w->pending = USTACK_UNWIND_E_NO_CFI;
