@@ -203,5 +203,8 @@ int ustack_perf_sideband_drain(struct ustack_perf_sideband *p, char **buf, size_
 int ustack_perf_sideband_drain_last(struct ustack_perf_sideband *p, char **buf, size_t *len, size_t *alloc);
 size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, void *ctx);
 bool ustack_perf_sideband_clockid(const char *trace_clock, int *clockid);
+/* Build ids in mmap2 records, unless the kernel leaks their flag (ustack-perf-buildid.c) */
+bool ustack_perf_sideband_build_ids(const char **why);
+bool ustack_perf_sideband_build_ids_off(void);
 
 #endif /* _USTACK_SIDEBAND_H */

@@ -7,7 +7,9 @@
  * Why each attribute:
  *  - mmap + mmap2: executable mappings (file and anonymous: JIT code), with
  *    offset, protection and, where the kernel can (build_id, Linux 5.12),
- *    the file's build id instead of its device and inode;
+ *    the file's build id instead of its device and inode; not on a kernel
+ *    that would then mark other tracers' records of the mapping as build
+ *    ids too (ustack-perf-buildid.c);
  *  - comm + comm_exec: names, and which of them come with an exec (the
  *    address space is replaced then, and perf says nothing of unmaps);
  *  - task: fork and exit, so that children start with their parent's
@@ -87,7 +89,7 @@ static void fill_attr(struct perf_event_attr *attr, const struct ustack_perf_sid
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;
-	attr->build_id = 1;
+	attr->build_id = ustack_perf_sideband_build_ids(NULL);
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	attr->inherit = o->tids ? 1 : 0;
@@ -480,7 +482,10 @@ static const char *get_str(const char *rec, size_t off, size_t size)
  * PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff at 8..39, then either
  * maj, min, ino, ino_generation or (MISC_MMAP_BUILD_ID) build_id_size, two
  * reserved bytes and 20 bytes of build id at 40..63, prot and flags at 64,
- * the file name at 72.
+ * the file name at 72. Events opened without build ids never get one
+ * written by the kernel: where the side-band asks for none, the flag was
+ * left in the shared header by another tracer's event
+ * (ustack-perf-buildid.c), and the record has device and inode.
  */
 static bool parse_mmap2(const char *rec, uint16_t misc, size_t size, struct ustack_sb_rec *out)
 {
@@ -490,7 +495,7 @@ static bool parse_mmap2(const char *rec, uint16_t misc, size_t size, struct usta
 	out->start = get64(rec, 16);
 	out->len = get64(rec, 24);
 	out->pgoff = get64(rec, 32);
-	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	if ((misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && !ustack_perf_sideband_build_ids_off()) {
 		out->build_id_len = (unsigned char)rec[40];
 		if (out->build_id_len > USTACK_BUILD_ID_MAX)
 			out->build_id_len = USTACK_BUILD_ID_MAX;

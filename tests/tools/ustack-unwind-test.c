@@ -125,13 +125,14 @@ static int open_event(int pid, int id, unsigned int stack_size)
 		.enable_on_exec		= 1,
 		.mmap			= 1,
 		.mmap2			= 1,
-		.build_id		= 1,
 		.comm			= 1,
 		.task			= 1,
 		.sample_id_all		= 1,
 		.wakeup_events		= 1,
 	};
 
+	/* as the side-band: none where the kernel leaks their flag to others */
+	attr.build_id = ustack_perf_sideband_build_ids(NULL);
 	return syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
