@@ -70,6 +70,9 @@ enum ustack_sb_kind {
  * @regs_mask:	SAMPLE: the user registers in @regs (perf's sample_regs_user
  *		bits), 0: none (no --call-graph=dwarf)
  * @regs:	SAMPLE: their values, lowest bit first; not owned
+ * @regs_abi:	SAMPLE: perf's PERF_SAMPLE_REGS_ABI_* word of @regs (1: a
+ *		32-bit task's), 0 where not known (a trace.dat keeps the
+ *		registers only: their code segment says it)
  * @stack_size:	SAMPLE: bytes of user stack copied from the stack pointer up
  * @stack:	SAMPLE: the copy; not owned
  * @stack_valid: SAMPLE: a bit per 8-byte word of @stack, set for the
@@ -111,6 +114,7 @@ struct ustack_sb_rec {
 	uint32_t		unwind_max;
 	uint64_t		regs_mask;
 	const uint64_t		*regs;
+	uint32_t		regs_abi;
 	uint32_t		stack_size;
 	const void		*stack;
 	const uint8_t		*stack_valid;

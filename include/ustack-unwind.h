@@ -75,6 +75,7 @@ struct ustack_uregs {
 
 int ustack_unwind_uregs_from_perf(struct ustack_uregs *regs, uint64_t sample_mask,
 			   const uint64_t *vals, size_t nr);
+bool ustack_unwind_uregs_abi32(const struct ustack_uregs *regs);
 
 /*
  * The file and file offset of @va in process @tgid when the stack was
@@ -99,6 +100,8 @@ typedef const struct ustack_mapping *(*ustack_unwind_map_fn)(void *ctx, int tgid
  *		all of it
  * @stack_used:	NULL, or a bit per word of @stack, set here for each word
  *		the unwind read (what a recording has to keep)
+ * @abi32:	the task ran 32-bit code (i386, perf's PERF_SAMPLE_REGS_ABI_32):
+ *		its frames are walked with libdw's i386 backend
  */
 struct ustack_unwind_input {
 	int				tgid;
@@ -111,6 +114,7 @@ struct ustack_unwind_input {
 	void				*map_ctx;
 	const uint8_t			*stack_valid;
 	uint8_t				*stack_used;
+	bool				abi32;
 };
 
 /**

@@ -219,12 +219,21 @@ static void cache_add(const struct uelf *e, const struct ustack_fpcode *code)
 	pthread_mutex_unlock(&cache_lock);
 }
 
+/* A 32-bit x86 file: its prologues are another encoding, its stacks i386's */
+static bool is_i386(struct uelf *e)
+{
+	GElf_Ehdr eh;
+
+	return e->class == ELFCLASS32 && gelf_getehdr(e->elf, &eh) && eh.e_machine == EM_386;
+}
+
 /**
  * ustack_fpcode_check - does a program's code keep frame pointers?
  * @path:	the file (an executable, a library)
  * @out:	what its functions' starts say
  *
- * A file with a build id seen before is not read again. Returns 0, or a
+ * A file with a build id seen before is not read again; a 32-bit x86
+ * one is only said to be (@out->i386). Returns 0, or a
  * negative code (lib/ustack-err.h): not ELF, unreadable, no .eh_frame_hdr
  * (USTACK_ERR_UW_NO_CFI), a table that does not fit its section.
  */
@@ -239,6 +248,11 @@ int ustack_fpcode_check(const char *path, struct ustack_fpcode *out)
 	ret = uelf_open(NULL, path, &e);
 	if (ret < 0)
 		return ret;
+	if (is_i386(e)) {
+		out->i386 = true;
+		uelf_close(e);
+		return 0;
+	}
 	if (e->build_id_len && cache_find(e, out)) {
 		uelf_close(e);
 		return 0;

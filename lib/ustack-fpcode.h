@@ -19,11 +19,15 @@
  * @fp:		of them, those that set up %rbp as their frame pointer
  * @keeps_fp:	@fp is a fifth of @functions or more: a walk by frame pointers goes
  *		through this file's frames
+ * @i386:	a 32-bit x86 file (ELFCLASS32, EM_386): its code is not
+ *		looked at (the counts stay 0); --call-graph=auto takes the
+ *		kernel's frame-pointer walk for it
  */
 struct ustack_fpcode {
 	unsigned int	functions;
 	unsigned int	fp;
 	bool		keeps_fp;
+	bool		i386;
 };
 
 int ustack_fpcode_check(const char *path, struct ustack_fpcode *out);

@@ -144,6 +144,7 @@ int ustack_pair_unwind_copy(struct ustack_session *s, struct ustk *st,
 	sb.tid = st->pid;
 	sb.regs_mask = cp->regs_mask;
 	sb.regs = cp->regs;
+	sb.regs_abi = cp->abi;
 	sb.stack = cp->stack;
 	sb.stack_size = cp->stack_size;
 	tgid = ustack_tasks_tgid(&s->tasks, st->pid);

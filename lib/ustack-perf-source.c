@@ -184,6 +184,8 @@ static bool parse_dwarf(const char *rec, size_t size, size_t off, struct ustack_
 			return false;
 		out->regs_mask = USTACK_REGS_USER_X86_64;
 		out->regs = (const uint64_t *)(rec + off);
+		/* PERF_SAMPLE_REGS_ABI_32: a 32-bit task's, not unwound as x86-64 */
+		out->regs_abi = abi;
 		off += nr * 8;
 	}
 	if (off + 8 > size)

@@ -94,28 +94,44 @@ static const char sideband_notice[] =
 
 /*
  * The first program whose code has no frame pointers (or cannot be read)
- * decides for copies; frame pointers only when every one keeps them. The
- * main executable speaks for its process: the libraries a program built
- * with frame pointers uses may lack them (Debian's libc does), but their
- * frames are mostly leaves (the system call wrappers), which leave %rbp
- * as their caller set it, and a walk that still leaves the code ends in
- * "[unwind: ...]" (fp_end() in ustack-pair.c).
+ * decides for copies; frame pointers only when every one keeps them, or
+ * one is a 32-bit program (program_i386()). The main executable speaks
+ * for its process: the libraries a program built with frame pointers
+ * uses may lack them (Debian's libc does), but their frames are mostly
+ * leaves (the system call wrappers), which leave %rbp as their caller
+ * set it, and a walk that still leaves the code ends in "[unwind: ...]"
+ * (fp_end() in ustack-pair.c).
  */
-static bool program_keeps_fp(struct ustack_stack_source *ss, const char *path)
+static bool program_keeps_fp(struct ustack_stack_source *ss, const char *path, int ret,
+			     const struct ustack_fpcode *c)
 {
-	struct ustack_fpcode code;
-	int ret = ustack_fpcode_check(path, &code);
-
 	if (ret < 0) {
 		snprintf(ss->auto_why, sizeof(ss->auto_why), "cannot read the code of %s (%s): "
 			 "stack copies unwound with the files' CFI", path, ustack_err_strerror(ret));
 		return false;
 	}
 	snprintf(ss->auto_why, sizeof(ss->auto_why), "%s %s frame pointers (%u of %u "
-		 "functions set %%rbp up): %s", path, code.keeps_fp ? "keeps" : "has no",
-		 code.fp, code.functions, code.keeps_fp ? "the kernel's frame-pointer walk" :
+		 "functions set %%rbp up): %s", path, c->keeps_fp ? "keeps" : "has no",
+		 c->fp, c->functions, c->keeps_fp ? "the kernel's frame-pointer walk" :
 		 "stack copies unwound with the files' CFI");
-	return code.keeps_fp;
+	return c->keeps_fp;
+}
+
+/*
+ * A 32-bit (i386) program: the kernel walks its frame pointers, as perf
+ * record -g does. Its copies would be unwound with i386 CFI
+ * (ustack-unwind.h), but its system calls go through the 32-bit vdso,
+ * whose CFI the symbolizer does not have (it knows the tool's own
+ * 64-bit vdso): the walk, whatever the others' code.
+ */
+static bool program_i386(struct ustack_stack_source *ss, const char *path, int ret,
+			 const struct ustack_fpcode *code)
+{
+	if (ret < 0 || !code->i386)
+		return false;
+	snprintf(ss->auto_why, sizeof(ss->auto_why), "%s is a 32-bit (i386) program: the "
+		 "kernel's frame-pointer walk, as perf record -g", path);
+	return true;
 }
 
 /*
@@ -129,6 +145,9 @@ static bool program_keeps_fp(struct ustack_stack_source *ss, const char *path)
 static void decide_unwind(struct ustack_stack_source *ss)
 {
 	const char *const *p = ss->env.programs;
+	struct ustack_fpcode code;
+	bool copy = false;
+	int ret;
 
 	ss->auto_unwind = true;
 	ss->env.unwind = USTACK_UNWIND_COPY;
@@ -137,9 +156,16 @@ static void decide_unwind(struct ustack_stack_source *ss)
 			 "its code: stack copies unwound with the files' CFI");
 		return;
 	}
-	for (; *p; p++)
-		if (!program_keeps_fp(ss, *p))
-			return;
+	for (; *p; p++) {
+		ret = ustack_fpcode_check(*p, &code);
+		if (program_i386(ss, *p, ret, &code))
+			break;
+		/* the first without frame pointers says why copies */
+		if (!copy && !program_keeps_fp(ss, *p, ret, &code))
+			copy = true;
+	}
+	if (copy && !*p)
+		return;
 	ss->env.unwind = USTACK_UNWIND_FP;
 	ss->env.copy_size = 0;
 }

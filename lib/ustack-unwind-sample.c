@@ -6,6 +6,7 @@
  * mappings it had then, live and from a trace.dat alike.
  */
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "ustack-unwind-sample.h"
 #include "ustack-map-history.h"
@@ -58,5 +59,6 @@ int ustack_unwind_sample(struct ustack_unwinder *u, struct ustack_map_history *h
 	in.stack_used = used;
 	in.map = history_map;
 	in.map_ctx = h;
+	in.abi32 = sb->regs_abi == PERF_SAMPLE_REGS_ABI_32 || ustack_unwind_uregs_abi32(&regs);
 	return ustack_unwind(u, &in, out, max, res);
 }

@@ -13,7 +13,12 @@
  * .eh_frame and FDE tables ready. A module whose mapping changed (exec, a library
  * loaded where another one was) drops that process's Dwfl.
  *
- * Where a frame has no CFI libdw's x86-64 backend steps by the frame
+ * A 32-bit (i386) task's copy (perf's PERF_SAMPLE_REGS_ABI_32, its code
+ * segment) is walked by libdw's i386 backend: its process gets a Dwfl
+ * attached as i386, its registers in i386's DWARF numbering, its memory
+ * read by 4-byte words.
+ *
+ * Where a frame has no CFI libdw's backend steps by the frame
  * pointer. Whether it did is read from whether the frame's address has
  * an FDE; a step whose CFI failed for want of memory is not replaced by
  * the frame-pointer guess (that gives a wrong frame): the walk ends
@@ -52,6 +57,14 @@ static const uint8_t dwarf_to_perf[16] = {
 };
 
 #define DWARF_REG_SP	7
+
+/* DWARF register numbers of i386 (its psABI) 0..7, in perf's numbering. */
+static const uint8_t dwarf32_to_perf[8] = {
+	USTACK_REG_AX, USTACK_REG_CX, USTACK_REG_DX, USTACK_REG_BX,
+	USTACK_REG_SP, USTACK_REG_BP, USTACK_REG_SI, USTACK_REG_DI,
+};
+
+#define DWARF32_REG_SP	4
 
 /* One walk: the sample, where its frames go, and what went wrong. */
 struct uw_walk {
@@ -93,6 +106,7 @@ struct uw_space {
 	struct ustack_unwinder	*u;
 	int			tgid;
 	Dwfl			*dwfl;
+	bool			abi32;		/* attached as i386 */
 	struct uw_walk		*walk;
 	struct uw_cfi_slot	cfi[UW_CFI_CACHE];
 };
@@ -103,6 +117,8 @@ struct ustack_unwinder {
 	size_t			nr_spaces;
 	Elf			*machine;	/* an x86-64 header for libdw's backend */
 	Elf64_Ehdr		ehdr;
+	Elf			*machine32;	/* an i386 one, for 32-bit tasks */
+	Elf32_Ehdr		ehdr32;
 };
 
 /* The error model's code for each end: its text is kept there, once. */
@@ -202,6 +218,41 @@ static bool reg_get(const struct ustack_uregs *regs, enum ustack_reg r, uint64_t
 	return true;
 }
 
+/* x86-64 Linux's code segment selector of 32-bit user code (__USER32_CS) */
+#define USER32_CS	0x23
+
+/**
+ * ustack_unwind_uregs_abi32 - were the registers a 32-bit task's?
+ * @regs: user registers at the event
+ *
+ * The code segment says whether the task ran 32-bit code, as the kernel
+ * decides for perf's PERF_SAMPLE_REGS_ABI_32: a recorded copy keeps its
+ * registers, not the sample's abi word.
+ */
+bool ustack_unwind_uregs_abi32(const struct ustack_uregs *regs)
+{
+	uint64_t cs;
+
+	return reg_get(regs, USTACK_REG_CS, &cs) && (cs & 0xffff) == USER32_CS;
+}
+
+/* The i386 header: libdw's i386 backend for a 32-bit task's frames */
+static int machine32_init(struct ustack_unwinder *u)
+{
+	Elf32_Ehdr *eh = &u->ehdr32;
+
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS32;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_386;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	u->machine32 = elf_memory((char *)eh, sizeof(*eh));
+	return u->machine32 ? 0 : -1;
+}
+
 /* libdwfl wants an ELF header to pick its backend before any module. */
 static int machine_init(struct ustack_unwinder *u)
 {
@@ -217,7 +268,7 @@ static int machine_init(struct ustack_unwinder *u)
 	eh->e_ehsize = sizeof(*eh);
 	elf_version(EV_CURRENT);
 	u->machine = elf_memory((char *)eh, sizeof(*eh));
-	return u->machine ? 0 : -1;
+	return u->machine ? machine32_init(u) : -1;
 }
 
 /**
@@ -269,6 +320,8 @@ void ustack_unwinder_free(struct ustack_unwinder *u)
 	ustack_hash_table_release(&u->spaces);
 	if (u->machine)
 		elf_end(u->machine);
+	if (u->machine32)
+		elf_end(u->machine32);
 	free(u);
 }
 
@@ -467,12 +520,14 @@ int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapp
 #define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
 
 /*
- * 8 bytes at @off of the copy: the one or two words under them must be
- * kept (@stack_valid), and are marked read (@stack_used).
+ * @n bytes (a word: 8, or a 32-bit task's 4) at @off of the copy: the one
+ * or two 8-byte words under them must be kept (@stack_valid), and are
+ * marked read (@stack_used).
  */
-static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, Dwarf_Word *result)
+static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, size_t n,
+		      Dwarf_Word *result)
 {
-	uint64_t first = off / 8, last = (off + 7) / 8;
+	uint64_t first = off / 8, last = (off + n - 1) / 8;
 
 	if (last * 8 >= in->stack_size)
 		last = first;
@@ -483,7 +538,8 @@ static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, Dwarf_
 		in->stack_used[first / 8] |= 1U << (first % 8);
 		in->stack_used[last / 8] |= 1U << (last % 8);
 	}
-	memcpy(result, (const char *)in->stack + off, 8);
+	*result = 0;
+	memcpy(result, (const char *)in->stack + off, n);
 	return true;
 }
 
@@ -492,10 +548,11 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	struct uw_space *s = arg;
 	struct uw_walk *w = s->walk;
 	const struct ustack_unwind_input *in = w->in;
+	size_t n = in->abi32 ? 4 : 8;
 
-	if (addr >= in->stack_addr && in->stack_size >= 8 &&
-	    addr - in->stack_addr <= in->stack_size - 8) {
-		if (copy_read(in, addr - in->stack_addr, result))
+	if (addr >= in->stack_addr && in->stack_size >= n &&
+	    addr - in->stack_addr <= in->stack_size - n) {
+		if (copy_read(in, addr - in->stack_addr, n, result))
 			return true;
 		if (!w->read_failed) {
 			w->read_failed = true;
@@ -503,8 +560,11 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 		}
 		return false;
 	}
-	if (file_read(s, addr, result))
+	if (file_read(s, addr, result)) {
+		if (in->abi32)
+			*result &= 0xffffffff;
 		return true;
+	}
 	if (!w->read_failed) {
 		w->read_failed = true;
 		w->bad_read = addr;
@@ -528,12 +588,13 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct uw_space *s = arg;
 	const struct ustack_uregs *regs = s->walk->in->regs;
+	const uint8_t *map = s->abi32 ? dwarf32_to_perf : dwarf_to_perf;
+	unsigned i, n = s->abi32 ? sizeof(dwarf32_to_perf) : sizeof(dwarf_to_perf);
 	Dwarf_Word v;
 	uint64_t ip;
-	unsigned i;
 
-	for (i = 0; i < 16; i++) {
-		if (!reg_get(regs, dwarf_to_perf[i], &v))
+	for (i = 0; i < n; i++) {
+		if (!reg_get(regs, map[i], &v))
 			continue;
 		if (!dwfl_thread_state_registers(thread, i, 1, &v))
 			return false;
@@ -551,7 +612,7 @@ static const Dwfl_Thread_Callbacks uw_thread_callbacks = {
 	.set_initial_registers	= uw_set_initial_registers,
 };
 
-static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
+static struct uw_space *space_new(struct ustack_unwinder *u, int tgid, bool abi32)
 {
 	struct uw_space *s;
 
@@ -562,9 +623,11 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid)
 		return NULL;
 	s->u = u;
 	s->tgid = tgid;
+	s->abi32 = abi32;
 	s->dwfl = dwfl_begin(&uw_callbacks);
 	if (!s->dwfl ||
-	    !dwfl_attach_state(s->dwfl, u->machine, tgid, &uw_thread_callbacks, s) ||
+	    !dwfl_attach_state(s->dwfl, abi32 ? u->machine32 : u->machine, tgid,
+			       &uw_thread_callbacks, s) ||
 	    ustack_hash_table_add(&u->spaces, &s->node, ustack_hash_u64(tgid))) {
 		space_free(s);
 		return NULL;
@@ -778,7 +841,7 @@ static bool frame_sp_ok(struct uw_walk *w, Dwfl_Frame *state, uint64_t pc)
 
 	if (w->nr && !pc)
 		return false;
-	if (dwfl_frame_reg(state, DWARF_REG_SP, &sp))
+	if (dwfl_frame_reg(state, w->in->abi32 ? DWARF32_REG_SP : DWARF_REG_SP, &sp))
 		return true;
 	if (w->nr && !after_signal && sp <= w->last_sp)
 		return false;
@@ -844,8 +907,13 @@ static int walk_once(struct ustack_unwinder *u, struct uw_walk *w)
 	struct uw_space *s = space_find(u, w->in->tgid);
 	int ret;
 
+	/* one process, 64-bit then 32-bit code (or back): another backend */
+	if (s && s->abi32 != w->in->abi32) {
+		ustack_unwinder_forget(u, w->in->tgid);
+		s = NULL;
+	}
 	if (!s)
-		s = space_new(u, w->in->tgid);
+		s = space_new(u, w->in->tgid, w->in->abi32);
 	if (!s) {
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return 0;
