@@ -865,6 +865,16 @@ static void remember(struct prev_slot *sl, const struct ustack_sb_rec *r)
 	sl->raw_size = r->raw_size;
 }
 
+/* A repeated sample takes the payload and chain its thread had last */
+static void recall(const struct prev_slot *sl, struct ustack_sb_rec *rec)
+{
+	rec->chain = sl->data;
+	rec->nr_chain = sl->nr_chain;
+	rec->raw = sl->data + sl->nr_chain;
+	rec->raw_size = sl->raw_size;
+	rec->cut = sl->cut;
+}
+
 static size_t put_same(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
 	char *p = buf, *end = buf + size;
@@ -953,11 +963,7 @@ int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, ui
 		return USTACK_SB_MALFORMED;
 	if (!sl || sl->tid != rec->tid || sl->pid != rec->pid)
 		return USTACK_SB_UNSEEN_REPEAT;
-	rec->chain = sl->data;
-	rec->nr_chain = sl->nr_chain;
-	rec->raw = sl->data + sl->nr_chain;
-	rec->raw_size = sl->raw_size;
-	rec->cut = sl->cut;
+	recall(sl, rec);
 	return 0;
 }
 
@@ -1068,10 +1074,6 @@ int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, s
 		if (sl->tid != rec->tid)
 			return USTACK_SB_MALFORMED;
 	}
-	rec->chain = sl->data;
-	rec->nr_chain = sl->nr_chain;
-	rec->raw = sl->data + sl->nr_chain;
-	rec->raw_size = sl->raw_size;
-	rec->cut = sl->cut;
+	recall(sl, rec);
 	return 0;
 }
