@@ -52,6 +52,10 @@ struct ustack_perf_source_event {
  * @unread:	recorded without being read (the stack source's choice:
  *		no stack copies to unwind): the reader only copies, and the
  *		rings are perf record's size
+ * @exec_copy_size: --call-graph=auto chose the frame-pointer walk, live:
+ *		a process that executes a program without frame pointers
+ *		gets events of its own with stack copies of this size
+ *		(ustack_perf_sideband_add_task()); 0: none
  */
 struct ustack_perf_source_opts {
 	const struct ustack_perf_source_event	*events;
@@ -61,7 +65,11 @@ struct ustack_perf_source_opts {
 	unsigned int				dwarf_size;
 	bool					defer;
 	bool					unread;
+	unsigned int				exec_copy_size;
 };
+
+/* The most processes given stack copies at their exec, at once */
+#define USTACK_EXEC_SETS_MAX		64
 
 /**
  * struct ustack_perf_source_stack - a sample's callchain, split by context

@@ -200,6 +200,9 @@ struct ustack_perf_sideband_opts {
 struct ustack_perf_sideband *ustack_perf_sideband_open(const struct ustack_perf_sideband_opts *opts, char *why,
 				     size_t why_size);
 void ustack_perf_sideband_close(struct ustack_perf_sideband *p);
+int ustack_perf_sideband_add_task(struct ustack_perf_sideband *p,
+				  const struct ustack_perf_source_opts *src, int pid);
+bool ustack_perf_sideband_drop_task(struct ustack_perf_sideband *p, int pid);
 void ustack_perf_sideband_enable(struct ustack_perf_sideband *p);
 int ustack_perf_sideband_nr_fds(const struct ustack_perf_sideband *p);
 int ustack_perf_sideband_fd(const struct ustack_perf_sideband *p, int i);

@@ -169,6 +169,11 @@ struct ustack_sample_tally {
  *				are not the stack's (ustack_pair_bind())
  * @USTACK_UNWIND_E_FP_NOT_CALL: a frame-pointer walk gave a return address
  *				that follows no call instruction
+ * @USTACK_UNWIND_E_FP_NO_FP:	a frame-pointer walk of a process whose
+ *				program keeps no frame pointers (a run that
+ *				chose the walk at its start, then executed
+ *				it): only the frames that passed the checks
+ *				above are kept, and they may still be wrong
  */
 enum ustack_unwind_err {
 	USTACK_UNWIND_OK,
@@ -184,6 +189,7 @@ enum ustack_unwind_err {
 	USTACK_UNWIND_E_NOMEM,
 	USTACK_UNWIND_E_FP_LEFT,
 	USTACK_UNWIND_E_FP_NOT_CALL,
+	USTACK_UNWIND_E_FP_NO_FP,
 	USTACK_UNWIND_E_NR,
 };
 
@@ -219,6 +225,9 @@ struct ustack_stats {
 	uint64_t	copies_capped;	/* stack copies cut to fit a sub-buffer */
 	uint64_t	sb_malformed;	/* side-band records of a file not readable */
 	uint64_t	sb_unseen_repeat; /* same=1 samples whose first was not read */
+	uint64_t	exec_copies;	/* processes given stack copies at their exec */
+	uint64_t	exec_capped;	/* ... not, USTACK_EXEC_SETS_MAX were open */
+	uint64_t	exec_failed;	/* ... not, perf refused */
 };
 
 #endif /* _USTACK_H */

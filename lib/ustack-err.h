@@ -53,6 +53,8 @@ enum ustack_err {
 	USTACK_ERR_UW_FP_LEFT,
 	/* one after no call instruction */
 	USTACK_ERR_UW_FP_NOT_CALL,
+	/* one of a process whose program keeps no frame pointers */
+	USTACK_ERR_UW_FP_NO_FP,
 	USTACK_ERR__END,
 };
 

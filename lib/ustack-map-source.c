@@ -48,6 +48,10 @@ struct map_ops {
  * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
  * @no_perf:	why there is no side-band, once it was refused
+ * @exec:	side-band, the perf source's events with stack copies, for
+ *		the processes that execute a program without frame pointers
+ *		(@exec.dwarf_size 0: none, see exec_copies())
+ * @nr_exec:	how many processes have such events open
  */
 struct ustack_map_source {
 	const struct map_ops	*ops;
@@ -62,6 +66,8 @@ struct ustack_map_source {
 	struct ustack_map_procmaps	*procmaps;
 	pid_t			self;		/* getpid() is a syscall: once */
 	char			no_perf[256];
+	struct ustack_perf_source_opts exec;
+	unsigned int		nr_exec;
 };
 
 /* ------------------------------------------------------------------ */
@@ -154,6 +160,38 @@ static void sample_unread(struct ustack_map_source *ms, const struct ustack_sb_r
 	}
 }
 
+/*
+ * A process that executed a program without frame pointers, in a run that
+ * walks them: events of its own, with stack copies, as long as it lives
+ * (ustack-pair-fpexec.c). Only where it is shown, at most
+ * USTACK_EXEC_SETS_MAX at once: each is an event per traced tracepoint
+ * and CPU, each a file descriptor.
+ */
+static void exec_copies(struct ustack_map_source *ms, const struct ustack_sb_rec *rec)
+{
+	struct ustack_session *s = ms->feed->session;
+
+	if (rec->kind == USTACK_SB_EXIT) {
+		if (rec->pid == rec->tid && ustack_perf_sideband_drop_task(ms->perf, rec->pid))
+			ms->nr_exec--;
+		return;
+	}
+	if (rec->kind != USTACK_SB_MMAP || !ustack_session_exec_no_fp(s, rec->pid))
+		return;
+	if (ms->nr_exec >= USTACK_EXEC_SETS_MAX) {
+		ustack_session_exec_copies(s, rec->pid, USTACK_EXEC_COPIES_CAPPED);
+		return;
+	}
+	if (ustack_perf_sideband_add_task(ms->perf, &ms->exec, rec->pid) < 0) {
+		/* gone already: nothing more of it will come */
+		if (errno != ESRCH)
+			ustack_session_exec_copies(s, rec->pid, USTACK_EXEC_COPIES_FAILED);
+		return;
+	}
+	ms->nr_exec++;
+	ustack_session_exec_copies(s, rec->pid, USTACK_EXEC_COPIES_OPENED);
+}
+
 /**
  * ustack_map_source_sideband - one side-band record the readers got
  * @ms:		the mapping source
@@ -176,6 +214,8 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 	} else {
 		ms->last_tgid = 0;
 		ustack_session_sideband(ms->feed->session, rec);
+		if (ms->exec.dwarf_size && ms->perf)
+			exec_copies(ms, rec);
 		if (rec->kind == USTACK_SB_LOST)
 			ms->tally.lost += rec->lost;
 		else
@@ -250,6 +290,11 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 	}
 	ms->max_stack = src ? src->max_stack : 0;
 	ms->ops = &sideband_ops;
+	if (src && src->exec_copy_size && !ms->unread) {
+		ms->exec = *src;
+		ms->exec.dwarf_size = src->exec_copy_size;
+		ustack_session_exec_copies(feed->session, 0, USTACK_EXEC_COPIES_ON);
+	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ustack-events.h"
 #include "ustack-output.h"
+#include "ustack-perf-source.h"
 #include "ustack-render.h"
 #include "ustack-render-int.h"
 #include "ustack-syscalls.h"
@@ -698,6 +699,21 @@ static void print_unwind_stopped(FILE *fp, const struct ustack_stats *st)
 	put_reasons(fp, st->unwind_stopped, USTACK_UNWIND_OK + 1, USTACK_UNWIND_E_NR, unwind_str);
 }
 
+/*
+ * A frame-pointer run's processes that executed a program without frame
+ * pointers: given stack copies of their own, or not (ustack-pair-fpexec.c)
+ */
+static void print_exec_copies(FILE *fp, const struct ustack_stats *st)
+{
+	if (!st->exec_copies && !st->exec_capped && !st->exec_failed)
+		return;
+	fprintf(fp, "  copies after exec:    %" PRIu64 " of %" PRIu64
+		" processes without frame pointers (over the cap of %d: %" PRIu64
+		", refused by perf: %" PRIu64 ")\n", st->exec_copies,
+		st->exec_copies + st->exec_capped + st->exec_failed, USTACK_EXEC_SETS_MAX,
+		st->exec_capped, st->exec_failed);
+}
+
 static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
 {
 	fprintf(fp, "  ring-buffer losses:   %" PRIu64 "%s\n", lost,
@@ -764,6 +780,7 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 		fprintf(fp, "  stacks unwound:       %" PRIu64 " (stack copies, CFI)\n",
 			st->unwound);
 	print_unwind_stopped(fp, st);
+	print_exec_copies(fp, st);
 	if (st->copies_capped)
 		fprintf(fp, "  stack copies capped:  %" PRIu64
 			" (cut to fit a sub-buffer: raise buffer_subbuf_size_kb)\n",

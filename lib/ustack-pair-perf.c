@@ -19,6 +19,7 @@
 #include "ustack-perf-source.h"
 #include "ustack-session-int.h"
 #include "ustack-tasks.h"
+#include "ustack-unwind.h"
 
 static int perf_kframes(struct usample *smp, const struct ustack_perf_source_stack *cs)
 {
@@ -167,6 +168,20 @@ void ustack_pair_perf_memo_release(struct ustack_session *s)
 	}
 }
 
+/* A repeated walk that ended in "[unwind: ...]" is counted as its first was */
+static void count_unwind_end(struct ustack_session *s, const struct ustk *st)
+{
+	int why;
+
+	if (!st->unwind_end)
+		return;
+	for (why = USTACK_UNWIND_OK + 1; why < USTACK_UNWIND_E_NR; why++)
+		if (ustack_unwind_errcode(why) == st->unwind_end) {
+			s->stats.unwind_stopped[why]++;
+			return;
+		}
+}
+
 /*
  * A frame-pointer chain as its thread's last one, nothing remapped since:
  * the same frames, without mapping them again (counted as fill_perf() does)
@@ -180,6 +195,7 @@ static bool perf_repeat(struct ustack_session *s, struct usample *smp,
 		return false;
 	if (cs->truncated)
 		s->stats.truncated++;
+	count_unwind_end(s, st);
 	ustack_pair_complete_with(s, smp, st, USTACK_SAMPLE_SYNC);
 	return true;
 }
@@ -204,6 +220,9 @@ int ustack_pair_perf_sample(struct ustack_session *s, const struct ustack_sb_rec
 	int pid, tgid;
 	bool fp;
 
+	/* a process given stack copies at its exec: one stack an event */
+	if (s->fpexec_twins && ustack_pair_fpexec_twin(s, sb))
+		return 0;
 	rec.ts = sb->ts;
 	rec.cpu = sb->cpu;
 	rec.size = sb->raw_size;

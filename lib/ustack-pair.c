@@ -444,13 +444,16 @@ static void fp_end(struct ustack_session *s, struct ustk *st)
 	enum ustack_unwind_err why = USTACK_UNWIND_OK;
 	unsigned int i;
 
-	if (!s->opts.fp_check || st->how || st->nr < 2 || !st->frames[0].map)
+	if (!s->opts.fp_check || st->how || !st->nr || !st->frames[0].map)
 		return;
 	for (i = 1; i < st->nr && !why; i++)
 		why = fp_bad(s, &st->frames[i]);
+	if (why)
+		st->nr = i - 1;
+	else if (ustack_pair_fpexec_no_fp(s, st->tgid))
+		why = USTACK_UNWIND_E_FP_NO_FP;
 	if (!why)
 		return;
-	st->nr = i - 1;
 	st->unwind_end = ustack_unwind_errcode(why);
 	s->stats.unwind_stopped[why]++;
 }

@@ -59,6 +59,16 @@ struct ring {
 	size_t		data_size;	/* a power of two */
 };
 
+/*
+ * The events of one task opened after the start (ustack_perf_sideband_add_task()):
+ * fds[first] to fds[first + nr - 1], -1 once closed
+ */
+struct task_set {
+	int		pid;
+	size_t		first;
+	size_t		nr;
+};
+
 struct ustack_perf_sideband {
 	int		*fds;
 	size_t		nr_fds;
@@ -66,6 +76,12 @@ struct ustack_perf_sideband {
 	struct ring	*rings;		/* one per CPU that has an event */
 	int		nr_rings;
 	int		*ring_fd;	/* the fd that owns each ring */
+	int		*ring_cpu;	/* the CPU of each ring */
+	int		clockid;	/* of the samples' times */
+	struct task_set	*sets;
+	size_t		nr_sets;
+	size_t		alloc_sets;
+	uint64_t	lost_closed;	/* the counts of lost records of closed events */
 	uint64_t	lost_told;	/* by the LOST records drained so far */
 	uint64_t	last_ts;	/* the latest time a drained record had */
 };
@@ -195,6 +211,7 @@ static int open_cpu(struct ustack_perf_sideband *p, const struct ustack_perf_sid
 				*err = errno;
 				return -1;
 			}
+			p->ring_cpu[p->nr_rings] = cpu;
 			p->ring_fd[p->nr_rings++] = fd;
 			owner = fd;
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
@@ -242,8 +259,10 @@ struct ustack_perf_sideband *ustack_perf_sideband_open(const struct ustack_perf_
 		goto fail;
 	p->rings = calloc(nr_cpus, sizeof(*p->rings));
 	p->ring_fd = calloc(nr_cpus, sizeof(*p->ring_fd));
-	if (!p->rings || !p->ring_fd)
+	p->ring_cpu = calloc(nr_cpus, sizeof(*p->ring_cpu));
+	if (!p->rings || !p->ring_fd || !p->ring_cpu)
 		goto fail;
+	p->clockid = opts->clockid;
 	for (cpu = 0; cpu < nr_cpus; cpu++)
 		if (open_cpu(p, opts, cpu, ring_bytes, &err))
 			goto fail;
@@ -272,11 +291,95 @@ void ustack_perf_sideband_close(struct ustack_perf_sideband *p)
 	for (r = 0; r < p->nr_rings; r++)
 		munmap(p->rings[r].base, p->rings[r].map_size);
 	for (i = 0; i < p->nr_fds; i++)
-		close(p->fds[i]);
+		if (p->fds[i] >= 0)
+			close(p->fds[i]);
 	free(p->fds);
 	free(p->rings);
 	free(p->ring_fd);
+	free(p->ring_cpu);
+	free(p->sets);
 	free(p);
+}
+
+/* Close fds[@first] to fds[@end - 1], keeping their counts of lost records */
+static void close_fds(struct ustack_perf_sideband *p, size_t first, size_t end)
+{
+	uint64_t v[2];
+	size_t i;
+
+	for (i = first; i < end; i++) {
+		if (p->fds[i] < 0)
+			continue;
+		if (read(p->fds[i], v, sizeof(v)) == sizeof(v))
+			p->lost_closed += v[1];
+		close(p->fds[i]);
+		p->fds[i] = -1;
+	}
+}
+
+/**
+ * ustack_perf_sideband_add_task - open events of @src for one task, enabled
+ * @p:		the side-band, its events open
+ * @src:	the events, and how their samples are taken
+ * @pid:	the task (inherited by the tasks it creates from now on)
+ *
+ * One event per traced tracepoint and CPU, writing into that CPU's ring,
+ * sampling from the moment it returns: the task's samples then come
+ * twice, from these and from the events it inherited, one after the
+ * other (the session keeps one of each pair). Returns 0; -1 with errno
+ * set (ESRCH: the task is gone, EMFILE: out of file descriptors), with
+ * nothing left open.
+ */
+int ustack_perf_sideband_add_task(struct ustack_perf_sideband *p,
+				  const struct ustack_perf_source_opts *src, int pid)
+{
+	size_t first = p->nr_fds, i;
+	int r, err;
+
+	if (ustack_array_grow((void **)&p->sets, &p->alloc_sets, p->nr_sets + 1,
+			      sizeof(*p->sets)))
+		return -1;
+	for (r = 0; r < p->nr_rings; r++)
+		if (ustack_perf_source_open(src, pid, p->ring_cpu[r], p->clockid, p->ring_fd[r],
+					    add_fd, p) < 0)
+			goto fail;
+	for (i = first; i < p->nr_fds; i++)
+		if (ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			goto fail;
+	p->sets[p->nr_sets].pid = pid;
+	p->sets[p->nr_sets].first = first;
+	p->sets[p->nr_sets++].nr = p->nr_fds - first;
+	return 0;
+ fail:
+	err = errno;
+	close_fds(p, first, p->nr_fds);
+	p->nr_fds = first;
+	errno = err;
+	return -1;
+}
+
+/**
+ * ustack_perf_sideband_drop_task - close the events ustack_perf_sideband_add_task() opened
+ * @p:		the side-band (may be NULL)
+ * @pid:	their task, which exited
+ *
+ * Their copies in the tasks it created go with them. Returns true when
+ * @pid had some.
+ */
+bool ustack_perf_sideband_drop_task(struct ustack_perf_sideband *p, int pid)
+{
+	struct task_set *set;
+	size_t i;
+
+	for (i = 0; p && i < p->nr_sets; i++) {
+		set = &p->sets[i];
+		if (set->pid != pid)
+			continue;
+		close_fds(p, set->first, set->first + set->nr);
+		set->pid = 0;
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -292,7 +395,8 @@ void ustack_perf_sideband_enable(struct ustack_perf_sideband *p)
 	size_t i;
 
 	for (i = 0; p && i < p->nr_fds; i++)
-		ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		if (p->fds[i] >= 0)
+			ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* One fd per ring to poll(): readable past the wakeup watermark. */
@@ -407,8 +511,10 @@ static bool lost_total(const struct ustack_perf_sideband *p, uint64_t *total)
 	uint64_t v[2];
 	size_t i;
 
-	*total = 0;
+	*total = p->lost_closed;
 	for (i = 0; i < p->nr_fds; i++) {
+		if (p->fds[i] < 0)
+			continue;
 		if (read(p->fds[i], v, sizeof(v)) != sizeof(v))
 			return false;
 		*total += v[1];

@@ -211,6 +211,12 @@ struct ustack_session {
 	bool				used_set;
 	unsigned int			used_cut;	/* ... the limit it stopped at */
 
+	/* programs without frame pointers in a frame-pointer run (ustack-pair-fpexec.c) */
+	bool				fpexec_told;	/* ... walked by them, told once */
+	bool				fpexec_copies;	/* ... get copies at their exec */
+	bool				fpexec_twins;	/* ... some did: samples come twice */
+	bool				fpexec_capped_told;
+
 	uint64_t			maps_gen;	/* bumped at each mapping change */
 	struct perf_memo		memo[MEMO_SLOTS];
 
@@ -322,6 +328,12 @@ void ustack_pair_sync_stack(struct ustack_session *s, struct usample *smp, struc
 
 /* lib/ustack-pair-perf.c: a sample of the perf stack source */
 int ustack_pair_perf_sample(struct ustack_session *s, const struct ustack_sb_rec *sb);
+
+void ustack_pair_fpexec_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec);
+
+bool ustack_pair_fpexec_no_fp(struct ustack_session *s, int tgid);
+
+bool ustack_pair_fpexec_twin(struct ustack_session *s, const struct ustack_sb_rec *sb);
 /* lib/ustack-pair-perf.c: a deferred user chain of perf samples */
 int ustack_pair_perf_deferred(struct ustack_session *s, const struct ustack_sb_rec *sb);
 /* lib/ustack-pair-perf.c: forget the last stack of every thread */

@@ -466,6 +466,7 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	}
 	if (rec->kind == USTACK_SB_DEFERRED)
 		return ustack_pair_perf_deferred(s, rec);
+	ustack_pair_fpexec_sideband(s, rec);
 	/*
 	 * Counted as the recorder counts them (ustack_map_source_sideband()),
 	 * so that record's summary and report's agree: a LOST record tells of

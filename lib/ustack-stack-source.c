@@ -452,6 +452,13 @@ static int perf_start(struct ustack_stack_source *ss)
 	 * what its unwind used
 	 */
 	ss->perf.unread = ss->feed.maps.record && !copies(ss);
+	/*
+	 * auto chose the frame-pointer walk for the programs that start
+	 * traced: a program without them executed later gets stack copies
+	 * of its own, live (ustack-pair-fpexec.c)
+	 */
+	if (ss->auto_unwind && !copies(ss) && !ss->perf.defer && !ss->feed.maps.record)
+		ss->perf.exec_copy_size = USTACK_DWARF_SIZE_DEFAULT;
 	raise_file_limit();
 	ret = open_sideband(ss, &ss->perf);
 	if (ret <= 0)

@@ -29,10 +29,14 @@ void ustack_tasks_init(struct ustack_tasks *t, struct tep_handle *tep, bool live
 void ustack_tasks_release(struct ustack_tasks *t)
 {
 	struct ustack_hnode *pos, *tmp;
+	struct ustack_task *task;
 	size_t i;
 
-	ustack_hash_table_for_each_safe(&t->table, i, pos, tmp)
-		free(ustack_hash_table_entry(pos, struct ustack_task, node));
+	ustack_hash_table_for_each_safe(&t->table, i, pos, tmp) {
+		task = ustack_hash_table_entry(pos, struct ustack_task, node);
+		free(task->exe);
+		free(task);
+	}
 	ustack_hash_table_release(&t->table);
 	t->found = NULL;
 }

@@ -21,6 +21,14 @@ struct ustack_hist_space;
 struct ustack_snap_task;
 struct ustk;
 
+/* Whether a process's program keeps frame pointers (ustack-pair-fpexec.c) */
+enum ustack_task_fp {
+	USTACK_TASK_FP_UNKNOWN,		/* not looked at yet */
+	USTACK_TASK_FP_KEEPS,
+	USTACK_TASK_FP_NONE,
+	USTACK_TASK_FP_UNREADABLE,
+};
+
 /**
  * struct ustack_task - one task
  * @node:	in the table, by pid
@@ -35,6 +43,16 @@ struct ustk;
  *		it (interned there), NULL while none was
  * @space:	history, leader: its process's executable mappings now
  * @snaps:	snapshots, leader: its process's /proc maps snapshots
+ * @exe:	leader: the program it executed (the side-band's path), NULL
+ *		while none was seen
+ * @exe_fp:	leader: whether @exe keeps frame pointers
+ * @exec_pending: leader: executed, its program not mapped yet
+ * @exe_new:	leader: @exe was just mapped (ustack_session_exec_no_fp())
+ * @twin_kind:	a perf sample of this task that may have a twin from the
+ *		other event set (ustack-pair-fpexec.c): 0 none, 1 walked,
+ *		2 with a stack copy
+ * @twin_cpu:	its CPU
+ * @twin_hash:	its payload's hash
  *
  * Records are never removed: events may come after a task's exit, and
  * the modules free their parts (@space, @snaps) before the table goes.
@@ -51,6 +69,13 @@ struct ustack_task {
 	const char			*comm;
 	struct ustack_hist_space	*space;
 	struct ustack_snap_task		*snaps;
+	char				*exe;
+	enum ustack_task_fp		exe_fp;
+	bool				exec_pending;
+	bool				exe_new;
+	unsigned char			twin_kind;
+	int				twin_cpu;
+	uint64_t			twin_hash;
 };
 
 /**
