@@ -186,6 +186,7 @@ static int check_elf(struct uelf *e, struct ustack_fpcode *out)
 	ret = scan_table(&h, file, size, segs, nr, out);
 	free(segs);
 	out->keeps_fp = keeps_fp(out);
+	out->fp_walk = out->keeps_fp;
 	return ret;
 }
 
@@ -250,6 +251,7 @@ int ustack_fpcode_check(const char *path, struct ustack_fpcode *out)
 		return ret;
 	if (is_i386(e)) {
 		out->i386 = true;
+		out->fp_walk = true;
 		uelf_close(e);
 		return 0;
 	}

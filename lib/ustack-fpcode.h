@@ -22,12 +22,16 @@
  * @i386:	a 32-bit x86 file (ELFCLASS32, EM_386): its code is not
  *		looked at (the counts stay 0); --call-graph=auto takes the
  *		kernel's frame-pointer walk for it
+ * @fp_walk:	the kernel's frame-pointer walk is the unwinding for this
+ *		file (@keeps_fp or @i386): the one rule auto and an exec
+ *		under a frame-pointer run both follow
  */
 struct ustack_fpcode {
 	unsigned int	functions;
 	unsigned int	fp;
 	bool		keeps_fp;
 	bool		i386;
+	bool		fp_walk;
 };
 
 int ustack_fpcode_check(const char *path, struct ustack_fpcode *out);

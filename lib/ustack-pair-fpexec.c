@@ -128,7 +128,7 @@ static bool verdict_no_fp(struct ustack_task *t)
 		if (ustack_fpcode_check(t->exe, &code) < 0)
 			t->exe_fp = USTACK_TASK_FP_UNREADABLE;
 		else
-			t->exe_fp = code.keeps_fp ? USTACK_TASK_FP_KEEPS : USTACK_TASK_FP_NONE;
+			t->exe_fp = code.fp_walk ? USTACK_TASK_FP_KEEPS : USTACK_TASK_FP_NONE;
 	}
 	return t->exe_fp == USTACK_TASK_FP_NONE;
 }

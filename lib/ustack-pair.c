@@ -429,6 +429,13 @@ static enum ustack_unwind_err fp_bad(struct ustack_session *s, const struct usta
 	return USTACK_UNWIND_OK;
 }
 
+/* The task has run nothing yet: its one frame is the whole stack */
+static bool entry_alone(struct ustack_session *s, const struct ustk *st)
+{
+	return st->nr == 1 && s->unw &&
+	       ustack_unwind_at_entry(s->unw, st->frames[0].map, st->frames[0].offset) == 1;
+}
+
 /*
  * A frame-pointer walk (no @st->how: the kernel's, whatever the source)
  * through code built without frame pointers reads on through whatever
@@ -450,7 +457,7 @@ static void fp_end(struct ustack_session *s, struct ustk *st)
 		why = fp_bad(s, &st->frames[i]);
 	if (why)
 		st->nr = i - 1;
-	else if (ustack_pair_fpexec_no_fp(s, st->tgid))
+	else if (!entry_alone(s, st) && ustack_pair_fpexec_no_fp(s, st->tgid))
 		why = USTACK_UNWIND_E_FP_NO_FP;
 	if (!why)
 		return;

@@ -518,6 +518,36 @@ int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapp
 	return call_before((const unsigned char *)img + off - 7);
 }
 
+/**
+ * ustack_unwind_at_entry - is a sample's own pc the file's entry point?
+ * @u:		the unwinder (its symbolizer's files)
+ * @map:	the file the pc lies in
+ * @off:	its offset in the file
+ *
+ * A task stopped there has run nothing yet (sched_process_exec): its
+ * stack is that one frame, whatever walk took it. Returns 1 when it is
+ * the entry, 0 when not, -1 when the file cannot tell.
+ */
+int ustack_unwind_at_entry(struct ustack_unwinder *u, const struct ustack_mapping *map,
+			   uint64_t off)
+{
+	const Elf64_Ehdr *eh;
+	struct ustack_dso *dso;
+	const char *img;
+	uint64_t vaddr;
+	size_t size;
+
+	dso = ustack_resolver_dso(u->r, map->path, map->build_id, map->build_id_len,
+				  map->tgid, map->flags);
+	img = dso ? dso_image(dso, &size) : NULL;
+	if (!img || size < sizeof(*eh) || img[EI_CLASS] != ELFCLASS64)
+		return -1;
+	eh = (const Elf64_Ehdr *)img;
+	if (!eh->e_entry || !ustack_resolve_dso_vaddr(dso, off, &vaddr))
+		return 0;
+	return vaddr == eh->e_entry;
+}
+
 #define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
 
 /*
