@@ -40,13 +40,27 @@ stop_tool() {
 	assert_no_instance "$NAME"
 }
 
+# leaked_without_us: perf record alone already gets records it cannot read:
+# another tracer on this machine (another test run from an older tree,
+# perf record --buildid-mmap) asks for build ids now. What is checked
+# below is only ours to answer for when this is false before and after.
+leaked_without_us() {
+	perf record -q -o "$TMP/alone.data" -- /bin/true > /dev/null 2>&1 || return 0
+	perf report -D -i "$TMP/alone.data" 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
+		grep -qE '<[0-9a-f]*>\]'
+}
+
 @test "coexist: perf record beside a system-wide run exits 0, its mmap2 records of true carry device and inode" {
+	! leaked_without_us || skip "another tracer here asks for build ids: perf fails without us"
 	"$USTACK" -B "$NAME" -q -e sched:sched_process_exec > "$TMP/out" 2> "$TMP/err" &
 	TOOL_PID=$!
 	wait_tracing "$NAME" sched/sched_process_exec
 	run --separate-stderr perf record -o "$TMP/perf.data" -- /bin/true
 	echo "$stderr"
 	stop_tool
+	if [ "$status" -ne 0 ] && leaked_without_us; then
+		skip "another tracer here began asking for build ids during the test"
+	fi
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"assertion failed"* ]]
 	run --separate-stderr perf report -D -i "$TMP/perf.data"
