@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# Edges of a capture on this kernel no other test reached (issue 50): the
+# permissions record -o gives its file, the perf source's own threads
+# left out of a system-wide trace.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	require_capture
+	tmp_setup
+	NAME=$(instance_name)
+}
+
+teardown() {
+	instance_teardown
+}
+
+@test "record -o creates its file as a shell redirection would: 0666 less the umask" {
+	local mask
+
+	for mask in 022 027 077 000; do
+		rm -f "$TMP/t.dat" "$TMP/shell"
+		(umask "$mask" && : > "$TMP/shell" &&
+			"$USTACK" record -q -B "$NAME" -o "$TMP/t.dat" \
+				-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1)
+		echo "umask $mask: $(stat -c %a "$TMP/t.dat"), the shell's $(stat -c %a "$TMP/shell")"
+		[ "$(stat -c %a "$TMP/t.dat")" = "$(stat -c %a "$TMP/shell")" ]
+	done
+	assert_no_instance "$NAME"
+}
+
+# io_calls TID: the read and write system calls thread TID of the tool made
+io_calls() {
+	awk '/^sysc[rw]:/ { n += $2 } END { print n + 0 }' "/proc/$PID/task/$1/io" 2>/dev/null
+}
+
+# threads_called: every thread of the tool but its main one made a read or
+# write system call since they were counted (BEFORE)
+threads_called() {
+	local tid
+
+	for tid in "${!BEFORE[@]}"; do
+		[ "$(io_calls "$tid")" -gt "${BEFORE[$tid]}" ] || return 1
+	done
+}
+
+@test "perf source, system-wide: the tool's own threads are left out, whichever makes the calls" {
+	local tid
+	declare -A BEFORE
+
+	[ -e /proc/self/io ] || skip "no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)"
+	"$USTACK" record -q -B "$NAME" --stack-source=perf -o "$TMP/sw.dat" \
+		-e syscalls:sys_enter_getppid -e syscalls:sys_enter_read \
+		-e syscalls:sys_enter_write -e syscalls:sys_enter_splice \
+		-e syscalls:sys_enter_poll 2>"$TMP/err" &
+	PID=$!
+	wait_tracing "$NAME" syscalls/sys_enter_getppid
+	# the tool's reader threads, each until it has made a call traced
+	for tid in $(ls "/proc/$PID/task"); do
+		[ "$tid" = "$PID" ] || BEFORE[$tid]=$(io_calls "$tid")
+	done
+	[ "${#BEFORE[@]}" -gt 0 ]
+	poll_until 30 threads_called
+	"$PROGS/deep" 2 > /dev/null
+	kill -INT "$PID"
+	wait "$PID"
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$PID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# the trace holds the others' calls
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	grep -q '^deep;.*chain_20 2$' <<< "$output"
+}
