@@ -76,10 +76,11 @@ dump() {
 	done
 }
 
-# edge LSIZE EXTRA [missed]: report on a copy whose first sub-buffer's
-# commit is the room plus EXTRA (tracedat-edge.py); sets OFF and ROOM
+# edge LSIZE EXTRA [missed|shift]: report on a copy whose first
+# sub-buffer's commit is the room plus EXTRA, or whose first CPU's data
+# starts EXTRA bytes later (tracedat-edge.py); sets OFF, ROOM and SIZE
 edge() {
-	read -r OFF ROOM < <("$ROOT/tests/bats/tracedat-edge.py" "$TMP/none.dat" "$TMP/edge.dat" "$@")
+	read -r OFF ROOM SIZE < <("$ROOT/tests/bats/tracedat-edge.py" "$TMP/none.dat" "$TMP/edge.dat" "$@")
 	run --separate-stderr "$USTACK" report -q -i "$TMP/edge.dat" --folded
 	echo "long size $1, room $ROOM + $2 ${3:-}: $status: $stderr"
 }
@@ -102,4 +103,22 @@ edge() {
 			[ "$stderr" = "trace-cmd ustack: $TMP/edge.dat: corrupt trace.dat: CPU 0: sub-buffer at $OFF claims $((ROOM - lsize + claim)) bytes of $ROOM" ]
 		done
 	done
+}
+
+@test "structure check: CPU data that does not start on a page boundary is refused, naming it" {
+	local shift
+
+	uncompressed "$DATA/deep-deferred.dat" "$TMP/none.dat"
+	for shift in 8 -8 2048; do
+		edge 8 "$shift" shift
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "trace-cmd ustack: $TMP/edge.dat: corrupt trace.dat: CPU 0 data at $OFF ($SIZE bytes) is not in whole pages" ]
+	done
+}
+
+@test "structure check: a buffer option that claims more CPUs than its table holds is refused, naming it" {
+	uncompressed "$DATA/deep-deferred.dat" "$TMP/none.dat"
+	edge 8 3 cpus
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "trace-cmd ustack: $TMP/edge.dat: corrupt trace.dat: buffer option at $OFF claims 3 CPUs" ]
 }
