@@ -36,6 +36,19 @@ teardown() {
 	assert_no_instance "$NAME"
 }
 
+@test "record -o a dangling symlink: refused in one line before tracing, the link kept, nothing made where it points" {
+	ln -s "$TMP/target.dat" "$TMP/link.dat"
+	run --separate-stderr "$USTACK" record -q -B "$NAME" -o "$TMP/link.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	echo "$status: $stderr"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "trace-cmd ustack: cannot write $TMP/link.dat: No such file or directory" ]
+	[ -L "$TMP/link.dat" ]
+	[ "$(readlink "$TMP/link.dat")" = "$TMP/target.dat" ]
+	[ ! -e "$TMP/target.dat" ]
+	assert_no_instance "$NAME"
+}
+
 # io_calls TID: the read and write system calls thread TID of the tool made
 io_calls() {
 	awk '/^sysc[rw]:/ { n += $2 } END { print n + 0 }' "/proc/$PID/task/$1/io" 2>/dev/null
