@@ -19,6 +19,8 @@ setup() {
 }
 
 teardown() {
+	[ -z "${PID:-}" ] || kill -INT "$PID" 2>/dev/null || true
+	release_held
 	instance_teardown
 }
 
@@ -65,7 +67,7 @@ threads_called() {
 }
 
 @test "perf source, system-wide: the tool's own threads are left out, whichever makes the calls" {
-	local tid
+	local tid tool deep
 	declare -A BEFORE
 
 	[ -e /proc/self/io ] || skip "no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)"
@@ -81,14 +83,21 @@ threads_called() {
 	done
 	[ "${#BEFORE[@]}" -gt 0 ]
 	poll_until 30 threads_called
-	"$PROGS/deep" 2 > /dev/null
+	# another process's calls, held alive until the run has ended
+	start_held "$PROGS/deep" 2
+	deep=$HELD
 	kill -INT "$PID"
 	wait "$PID"
-	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$PID"
+	tool=$PID
+	PID=
+	release_held
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$tool"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# the trace holds the others' calls
-	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded --comm deep
+	# the trace holds the others' calls (only our deep: other runs of
+	# it may go on beside this test)
+	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
+	echo "$output"
 	grep -q '^deep;.*chain_20 2$' <<< "$output"
 }
