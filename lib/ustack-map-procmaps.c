@@ -437,8 +437,13 @@ bool ustack_map_procmaps_reader_feed(struct ustack_map_procmaps_reader *mr, cons
 		p->ts = ts;
 		p->next_part = 1;
 	}
-	if (part != p->next_part)
-		return true;	/* a lost part: drop this snapshot */
+	/*
+	 * A lost part: drop this snapshot. A part of another snapshot (its
+	 * own first part lost) is not the next one either, whatever its
+	 * number: its timestamp is the first part's only if it is of it.
+	 */
+	if (part != p->next_part || ts != p->ts)
+		return true;
 	append_part(p, body + 1);
 	p->next_part++;
 	if (part == parts && p->text) {

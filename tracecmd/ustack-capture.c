@@ -1169,8 +1169,13 @@ void ustack_capture(struct ustack_opts *o)
 	ustack_child_block_sigchld();
 	set_up(&c);
 	watch_command(&c);
-	ustack_instance_write(c.ui, "tracing_on", "1");
+	/*
+	 * The perf events first: tracing_on 1 is what says the capture is
+	 * on (the tests wait for it), and with perf's events enabled after
+	 * it, a call made in between was lost.
+	 */
 	ustack_stack_source_enable(c.src);
+	ustack_instance_write(c.ui, "tracing_on", "1");
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
 	if (o->cmd) {

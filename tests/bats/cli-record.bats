@@ -22,8 +22,7 @@ teardown() {
 	# and the command it held stopped
 	[ -z "${CHILD:-}" ] || kill -9 "$CHILD" 2>/dev/null || true
 	release_held
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 record() {

@@ -87,8 +87,39 @@ tmp_setup() {
 
 # The teardown of every test: no instance left behind, $TMP removed
 instance_teardown() {
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
+	local rc=0
+
+	[ -z "${NAME:-}" ] || assert_no_instance "$NAME" || rc=1
+	remove_test_instances || rc=1
 	rm -rf "${TMP:-/nonexistent}"
+	return $rc
+}
+
+# remove_test_instances: every instance named after this test
+# (instance_name, alone or with a suffix) removed, passed or failed; a run
+# of the tool still on one (a test that failed before stopping it) is
+# stopped first as ^C does, killed if it does not end, since an instance
+# in use cannot be removed. False, naming it, when there was one.
+remove_test_instances() {
+	local d pid rc=0
+
+	for d in "$TRACEFS/instances/$(instance_name)" "$TRACEFS/instances/$(instance_name)"-*; do
+		[ -d "$d" ] || continue
+		for pid in $(pgrep -f -- "-B ${d##*/}( |\$)"); do
+			kill -INT "$pid" 2>/dev/null
+			poll_until 10 pid_ended "$pid" || kill -KILL "$pid" 2>/dev/null
+			poll_until 10 pid_ended "$pid" || true
+		done
+		[ ! -d "$d" ] || rmdir "$d" 2>/dev/null || true
+		echo "instance ${d##*/} was left behind" >&2
+		rc=1
+	done
+	return $rc
+}
+
+# pid_ended PID: gone, or a zombie its parent has not reaped
+pid_ended() {
+	[ ! -e "/proc/$1" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # The function names of the first stack printed in stacks mode, leaf first,

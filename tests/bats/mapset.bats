@@ -24,7 +24,7 @@ setup() {
 }
 
 teardown() {
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 # drv SCRIPT-LINES...: run the driver on these lines; it must succeed

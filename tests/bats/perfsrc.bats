@@ -179,8 +179,10 @@ ring_sizes() {
 	done | sort -n
 }
 
+# rings_mapped PID: PID has mapped its last ring (one a CPU, mapped one
+# at a time: the first alone is not all of them)
 rings_mapped() {
-	[ -n "$(ring_sizes "$1")" ]
+	[ "$(ring_sizes "$1" | wc -l)" -ge "$(getconf _NPROCESSORS_CONF)" ]
 }
 
 @test "perf source: a recording's rings are perf record's 512 KiB, a live run's 4 MiB (it reads every sample)" {

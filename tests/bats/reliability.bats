@@ -24,7 +24,7 @@ teardown() {
 	if mountpoint -q "$TMP/small" 2>/dev/null; then
 		umount "$TMP/small"
 	fi
-	rm -rf "$TMP"
+	instance_teardown
 }
 
 @test "-P: a pid beyond int range is refused, not wrapped to another pid" {

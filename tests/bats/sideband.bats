@@ -30,8 +30,7 @@ teardown() {
 	local f p
 
 	release_held
-	[ -z "$NAME" ] || assert_no_instance "$NAME"
-	rm -rf "$TMP"
+	instance_teardown
 	# the JIT maps sb-jit left (it keeps them for the tracer)
 	for f in /tmp/perf-*.map; do
 		p=${f#/tmp/perf-}

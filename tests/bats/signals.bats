@@ -30,6 +30,7 @@ teardown() {
 	fi
 	pkill -KILL -f -- "$TAG" || true
 	[ ! -d "$TRACEFS/instances/$NAME" ] || rmdir "$TRACEFS/instances/$NAME"
+	remove_test_instances || true
 	rm -rf "$TMP"
 }
 

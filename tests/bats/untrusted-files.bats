@@ -36,9 +36,8 @@ setup() {
 teardown() {
 	[ -z "${HOLD:-}" ] || kill "$HOLD" 2>/dev/null || true
 	[ -z "${MAP:-}" ] || rm -f "$MAP"
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
 	[ -z "${JIT_PID:-}" ] || rm -f "/tmp/perf-$JIT_PID.map"
-	rm -rf "${TMP:-/nonexistent}"
+	instance_teardown
 }
 
 # jit ADDR...: "[jit] ADDR" lines for the symbolizer

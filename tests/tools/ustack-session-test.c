@@ -10,7 +10,7 @@
  *   --stacks        stacks output (report line + frames)
  *   --folded        folded output
  *   --perf-script   perf-script output
- *   --raw --kernel --lines --skip-empty --fold-pid --fold-event
+ *   --raw --kernel --lines --why --skip-empty --fold-pid --fold-event
  *   --pid N         filter (repeatable)     --comm NAME  filter (repeatable)
  *   --ordered       session hands samples out in event order
  *   --live          the session as a live capture runs it (opts.live: an
@@ -676,7 +676,7 @@ static void run_script(struct driver *d)
 
 enum {
 	OPT_DUMP = 256, OPT_STACKS, OPT_FOLDED, OPT_PERF, OPT_RAW, OPT_KERNEL,
-	OPT_LINES, OPT_SKIP_EMPTY, OPT_FOLD_PID, OPT_FOLD_EVENT, OPT_PID,
+	OPT_LINES, OPT_WHY, OPT_SKIP_EMPTY, OPT_FOLD_PID, OPT_FOLD_EVENT, OPT_PID,
 	OPT_COMM, OPT_ORDERED, OPT_LIVE, OPT_HOLD, OPT_MAX_PENDING, OPT_STATS,
 	OPT_SUMMARY, OPT_RESOLVER, OPT_PROCMAPS,
 };
@@ -715,6 +715,7 @@ static const struct option long_opts[] = {
 	{ "kernel",	 no_argument,	    NULL, OPT_KERNEL },
 	{ "lines",	 no_argument,	    NULL, OPT_LINES },
 	{ "skip-empty",	 no_argument,	    NULL, OPT_SKIP_EMPTY },
+	{ "why",	 no_argument,	    NULL, OPT_WHY },
 	{ "fold-pid",	 no_argument,	    NULL, OPT_FOLD_PID },
 	{ "fold-event",	 no_argument,	    NULL, OPT_FOLD_EVENT },
 	{ "pid",	 required_argument, NULL, OPT_PID },
@@ -745,6 +746,7 @@ static void parse_args(struct driver *d, int argc, char **argv)
 		case OPT_KERNEL: d->oopts.kernel = true; d->sopts.want_kernel = true; break;
 		case OPT_LINES:	d->oopts.lines = true; break;
 		case OPT_SKIP_EMPTY: d->oopts.skip_empty = true; break;
+		case OPT_WHY:	d->oopts.why = true; break;
 		case OPT_FOLD_PID: d->oopts.fold_pid = true; break;
 		case OPT_FOLD_EVENT: d->oopts.fold_event = true; break;
 		case OPT_PID:

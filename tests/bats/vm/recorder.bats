@@ -31,8 +31,7 @@ teardown() {
 		umount "$TMP/small"
 	fi
 	[ -z "${NAME:-}" ] || rmdir "$TRACEFS/instances/$NAME" 2>/dev/null || true
-	[ -z "${NAME:-}" ] || assert_no_instance "$NAME"
-	rm -rf "${TMP:-/nonexistent}"
+	instance_teardown
 }
 
 # overrun + dropped events of every CPU of the instance
