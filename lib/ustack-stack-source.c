@@ -74,6 +74,8 @@ struct ustack_stack_source {
 	bool				copy_held;
 	bool				auto_unwind;
 	char				auto_why[PATH_MAX + 256];
+	/* kernel-abi.md version 4: mapping records of what exists, on demand */
+	bool				mapping_records;
 };
 
 /*
@@ -313,7 +315,7 @@ static int deferred_copy_open(struct ustack_stack_source *ss)
 	return -err;
 }
 
-/* Kernel patch 12: the deferred stacks can come with a stack copy */
+/* Kernel patch 15: the deferred stacks can come with a stack copy */
 static bool has_copy(struct ustack_stack_source *ss)
 {
 	return tracefs_file_exists(ustack_instance_tracefs(ss->env.ui), "user_stack_copy_size");
@@ -353,6 +355,9 @@ static int deferred_open(struct ustack_stack_source *ss)
 	}
 	if (ustack_instance_enable_event(ss->env.ui, "inode_cache", "inode_cache", NULL) < 0)
 		ustack_warning("no inode_cache event: frames will stay unresolved");
+	/* a version 3 kernel names files at their first use in a stack */
+	ss->mapping_records = tracefs_file_exists(ustack_instance_tracefs(ss->env.ui),
+						  "user_unwind_maps");
 	ss->env.enable_events(ss->env.ctx);
 	return 0;
 }
@@ -795,6 +800,14 @@ struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_sou
 void ustack_stack_source_enable(struct ustack_stack_source *ss)
 {
 	ustack_map_source_enable(ss->maps);
+	/*
+	 * A version 4 kernel names files at mmap time: the mappings made
+	 * before tracing was on get their records now, into the buffer
+	 */
+	if (ss->ops->id == USTACK_SOURCE_DEFERRED && ss->mapping_records &&
+	    ustack_instance_write(ss->env.ui, "user_unwind_maps", "1") < 0)
+		ustack_warning("cannot write user_unwind_maps: %s: files mapped before "
+			       "tracing started stay unnamed", strerror(errno));
 }
 
 /**

@@ -108,7 +108,9 @@ FRAME = re.compile(r'^ => (?P<off>[0-9a-f]+) \[(?P<id>[0-9a-f]+)\]$')
 KSTACK = '<stack trace>'
 COOKIE = re.compile(r'^<user unwind cookie> cookie=(?P<cookie>[0-9a-f]+)$')
 STACK = re.compile(r'^<user stack unwind> cookie=(?P<cookie>[0-9a-f]+) flags=(?P<flags>[0-9a-f]+)$')
-INODE = re.compile(r'^inode_cache: id=(?P<id>[0-9a-f]+) ino=\d+ dev=\d+:\d+ tgid=(?P<tgid>\d+) '
+# version 4 adds the mapping: start, len, pgoff
+INODE = re.compile(r'^inode_cache: id=(?P<id>[0-9a-f]+) ino=\d+'
+                   r'(?: start=[0-9a-f]+ len=[0-9a-f]+ pgoff=[0-9a-f]+)? dev=\d+:\d+ tgid=(?P<tgid>\d+) '
                    r'flags=(?P<flags>[0-9a-f]+) build_id=(?P<bid>[0-9a-f]*) path=(?P<path>.*)$')
 
 

@@ -15,6 +15,10 @@
  *                          return address is in FILE. The unwind callback
  *                          must then name FILE (inode_cache), and reading
  *                          its build id reads FILE.
+ *   khang exec FILE PROG [ARG...]
+ *                          the same, with an execve of PROG for the
+ *                          system call (kernel-fixes.bats: the unwind of
+ *                          the execve's stack sleeps in that read).
  *
  * Built with frame pointers: the kernel's deferred unwinder walks them.
  */
@@ -161,26 +165,28 @@ static NOINLINE void keep(volatile unsigned long *frame)
 }
 
 /*
- * getppid with the frame pointer at a frame of our own: its saved frame
- * pointer ends the walk, its return address is @ra
+ * System call @nr with the frame pointer at a frame of our own: its saved
+ * frame pointer ends the walk, its return address is @ra
  */
-static NOINLINE long getppid_returning_to(unsigned long ra)
+static NOINLINE long syscall_returning_to(long nr, long a1, long a2, long a3,
+					  unsigned long ra)
 {
 	volatile unsigned long frame[2] = { 0, ra };
 	long ret;
 
 	keep(frame);
 	asm volatile("mov %%rbp, %%r12\n\t"
-		     "mov %2, %%rbp\n\t"
+		     "mov %5, %%rbp\n\t"
 		     "syscall\n\t"
 		     "mov %%r12, %%rbp"
 		     : "=a"(ret)
-		     : "0"((long)SYS_getppid), "r"(frame)
+		     : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(frame)
 		     : "rcx", "r11", "r12", "memory");
 	return ret;
 }
 
-static int call(const char *path)
+/* FILE mapped without being read, as a place for a return address */
+static char *map_file(const char *path)
 {
 	int fd = open(path, O_RDONLY);
 	char *map;
@@ -190,8 +196,27 @@ static int call(const char *path)
 	map = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap");
-	getppid_returning_to((unsigned long)map + 0x1234);
+	return map;
+}
+
+static int call(const char *path)
+{
+	char *map = map_file(path);
+
+	syscall_returning_to(SYS_getppid, 0, 0, 0, (unsigned long)map + 0x1234);
 	return 0;
+}
+
+/* execve of @argv from a stack with a frame in FILE */
+static int exec_from(const char *path, char **argv)
+{
+	extern char **environ;
+	char *map = map_file(path);
+
+	syscall_returning_to(SYS_execve, (long)argv[0], (long)argv, (long)environ,
+			     (unsigned long)map + 0x1234);
+	die(argv[0]);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -200,6 +225,8 @@ int main(int argc, char **argv)
 		return serve(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "call"))
 		return call(argv[2]);
-	fprintf(stderr, "usage: khang serve DIR MARK | khang call FILE\n");
+	if (argc >= 4 && !strcmp(argv[1], "exec"))
+		return exec_from(argv[2], argv + 3);
+	fprintf(stderr, "usage: khang serve DIR MARK | khang call FILE | khang exec FILE PROG [ARG...]\n");
 	return 2;
 }
