@@ -74,7 +74,7 @@ event() {
 	# folded and perf-script name both alike, and keep their order
 	drv --folded
 	echo "$output"
-	[ "$output" = "prog;[prog];[unknown];[unknown] 2" ]
+	[ "$output" = "prog;prog+0x1010;[unknown];[unknown] 2" ]
 	drv --perf-script
 	[ "$(grep -c $'^\t7f0000000[12]00 \\[unknown\\] (\\[unknown\\])$' <<< "$output")" = 2 ]
 	[ "$(grep -c $'^\t[12]000 \\[unknown\\] (\\[unknown\\])$' <<< "$output")" = 2 ]
