@@ -53,6 +53,8 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 		"frame-pointer walk left the code",
 	[USTACK_ERR_UW_FP_NOT_CALL - USTACK_ERR__START]	=
 		"frame-pointer walk: return address after no call",
+	[USTACK_ERR_VDSO32 - USTACK_ERR__START]		=
+		"a 32-bit task's vdso: no image of it here",
 };
 
 /**

@@ -53,6 +53,8 @@ enum ustack_err {
 	USTACK_ERR_UW_FP_LEFT,
 	/* one after no call instruction */
 	USTACK_ERR_UW_FP_NOT_CALL,
+	/* a 32-bit task's vdso: this 64-bit tool maps another image */
+	USTACK_ERR_VDSO32,
 	USTACK_ERR__END,
 };
 

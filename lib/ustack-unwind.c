@@ -418,6 +418,16 @@ static const Dwfl_Callbacks uw_callbacks = {
 	.find_debuginfo	= uw_find_debuginfo,
 };
 
+/*
+ * The file of @map for this address space: a 32-bit task's [vdso] is not
+ * the image of a 64-bit one (the resolver keeps them apart).
+ */
+static struct ustack_dso *space_dso(struct uw_space *s, const struct ustack_mapping *map)
+{
+	return ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
+				   map->tgid, map->flags | (s->abi32 ? USTACK_RESOLVE_ABI32 : 0));
+}
+
 /* 8 bytes of an executable segment of the file mapped at @addr. */
 static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 {
@@ -430,8 +440,7 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 	map = in->map(in->map_ctx, in->tgid, addr, &off);
 	if (!map)
 		return false;
-	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+	dso = space_dso(s, map);
 	if (!dso || !dso->file)
 		return false;
 	/* Only code and read-only data: what the file still says as it ran. */
@@ -679,8 +688,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 	size_t size;
 	void **ud;
 
-	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+	dso = space_dso(s, map);
 	if (!dso) {
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return NULL;
