@@ -501,6 +501,7 @@ static bool call_before(const unsigned char *b)
  * @u:		the unwinder (its symbolizer's files)
  * @map:	the file the address lies in
  * @off:	its offset in the file
+ * @abi32:	the task is 32-bit (its [vdso] is then no image here)
  *
  * What a frame-pointer walk gave as a return address: a word that is not
  * one (data, the stack's own bytes) seldom follows a call instruction.
@@ -508,7 +509,7 @@ static bool call_before(const unsigned char *b)
  * code), -1 when the file cannot tell (not found, another build).
  */
 int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapping *map,
-			     uint64_t off)
+			     uint64_t off, bool abi32)
 {
 	struct ustack_dso *dso;
 	const char *img;
@@ -516,7 +517,7 @@ int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapp
 	size_t size;
 
 	dso = ustack_resolver_dso(u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+				  map->tgid, map->flags | (abi32 ? USTACK_RESOLVE_ABI32 : 0));
 	img = dso ? dso_image(dso, &size) : NULL;
 	if (!img)
 		return -1;
