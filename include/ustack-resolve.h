@@ -112,6 +112,9 @@ struct ustack_sym {
  * @USTACK_UNRES_RESOURCES:	the file could not be opened or read for
  *				want of file descriptors or memory (EMFILE,
  *				ENFILE, ENOMEM): not a property of the file
+ * @USTACK_UNRES_VDSO32:	[vdso] of a 32-bit (i386, x32) task: the kernel
+ *				maps it another image than the one this
+ *				64-bit tool has, and there is no file of it
  *
  * ustack_resolve_dso_lookup() returns these negated. The reasons from
  * USTACK_UNRES_ANON to USTACK_UNRES_NO_PATH say why there was no file in
@@ -134,6 +137,7 @@ enum ustack_unresolved {
 	USTACK_UNRES_NO_PATH,
 	USTACK_UNRES_UNTRUSTED,
 	USTACK_UNRES_RESOURCES,
+	USTACK_UNRES_VDSO32,
 	USTACK_UNRES_NR,
 };
 
@@ -146,9 +150,16 @@ void ustack_resolver_free(struct ustack_resolver *r);
 uint64_t ustack_resolver_dwarf_unreadable(const struct ustack_resolver *r);
 
 /*
+ * Asked for by a 32-bit task (i386, x32), as its files or registers say:
+ * or'ed into the flags of ustack_resolver_dso(). Its [vdso] is not the
+ * image this tool maps: that one never names its frames.
+ */
+#define USTACK_RESOLVE_ABI32	(1U << 31)
+
+/*
  * Find (or open and cache) the file a mapping names. Never NULL: a file that
  * cannot be used is returned too and says why through ustack_resolve_dso_strerror().
- * @flags are USTACK_MAP_* of the announcement.
+ * @flags are USTACK_MAP_* of the announcement, and USTACK_RESOLVE_ABI32.
  */
 struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *path,
 				       const unsigned char *build_id, size_t build_id_len,

@@ -28,6 +28,12 @@ enum ustack_syscall_abi {
 	USTACK_SYSCALL_ABI_X32,		/* x32: native numbers, bit 30 set */
 };
 
+/* A 32-bit task's: its [vdso] is another image than a 64-bit one's */
+static inline bool ustack_syscall_abi_32bit(enum ustack_syscall_abi abi)
+{
+	return abi == USTACK_SYSCALL_ABI_I386 || abi == USTACK_SYSCALL_ABI_X32;
+}
+
 #define USTACK_SYSCALLS_RAW_SYSTEM	"raw_syscalls"
 #define USTACK_SYSCALLS_RAW_EVENT	"sys_enter"
 #define USTACK_SYSCALLS_SYSTEM		"syscalls"

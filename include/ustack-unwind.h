@@ -174,7 +174,7 @@ void ustack_unwinder_free(struct ustack_unwinder *u);
 void ustack_unwinder_forget(struct ustack_unwinder *u, int tgid);
 
 int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapping *map,
-			     uint64_t off);
+			     uint64_t off, bool abi32);
 int ustack_unwind_at_entry(struct ustack_unwinder *u, const struct ustack_mapping *map,
 			   uint64_t off);
 int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *in,

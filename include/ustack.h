@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "ustack-syscalls.h"
+
 struct tep_handle;
 struct tep_record;
 struct tep_event;
@@ -100,6 +102,8 @@ enum ustack_sample_status {
  *		frame was found (enum ustack_unwind_how); NULL otherwise
  * @unwind_end:	unwound: 0 when the walk reached the outermost frame, else
  *		why it stopped (a negative code of lib/ustack-err.h)
+ * @abi:	the task's ABI as the files of its stack say (i386 for a
+ *		32-bit one); USTACK_SYSCALL_ABI_UNKNOWN when none does
  */
 struct ustack_sample {
 	uint64_t			ts;
@@ -118,6 +122,7 @@ struct ustack_sample {
 	const uint64_t			*kframes;
 	const uint8_t			*frame_how;
 	int				unwind_end;
+	enum ustack_syscall_abi		abi;
 };
 
 /**

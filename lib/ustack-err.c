@@ -55,6 +55,8 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 		"frame-pointer walk: return address after no call",
 	[USTACK_ERR_UW_FP_NO_FP - USTACK_ERR__START]	=
 		"frame-pointer walk of code without frame pointers",
+	[USTACK_ERR_VDSO32 - USTACK_ERR__START]		=
+		"a 32-bit task's vdso: no image of it here",
 };
 
 /**

@@ -55,6 +55,8 @@ enum ustack_err {
 	USTACK_ERR_UW_FP_NOT_CALL,
 	/* one of a process whose program keeps no frame pointers */
 	USTACK_ERR_UW_FP_NO_FP,
+	/* a 32-bit task's vdso: this 64-bit tool maps another image */
+	USTACK_ERR_VDSO32,
 	USTACK_ERR__END,
 };
 

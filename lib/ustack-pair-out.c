@@ -100,30 +100,49 @@ static bool sample_wanted(const struct ustack_session *s, const struct ustack_sa
 /* Frames whose files are asked for the task's ABI, at most */
 #define ABI_FRAMES	8
 
+/**
+ * ustack_pair_out_abi - the ABI of a task, from the files of its stack
+ * @s:		the session (its cache of the files' ABIs)
+ * @frames:	a stack, bound to its files
+ * @nr:		its frames
+ *
+ * Every file a process maps is of its ABI, so the first one that answers
+ * decides (a special mapping, [vdso], has no file to ask). Without one
+ * (no stack, no known mapping, files gone) it stays unknown. What
+ * depends on it: the name of a system call's number, the image of [vdso]
+ * (ustack-render.c, the frame-pointer check of ustack-pair.c).
+ */
+enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s,
+					    const struct ustack_frame *frames, unsigned int nr)
+{
+	enum ustack_syscall_abi abi = USTACK_SYSCALL_ABI_UNKNOWN;
+	const struct ustack_mapping *map;
+	unsigned int i, asked = 0;
+
+	for (i = 0; i < nr && asked < ABI_FRAMES && !abi; i++) {
+		map = frames[i].map;
+		if (!map || (map->flags & USTACK_MAP_SPECIAL))
+			continue;
+		abi = ustack_syscalls_file_abi(s->syscalls, map->path);
+		asked++;
+	}
+	return abi;
+}
+
 /*
  * A system call's number means another call to a 32-bit task (i386's 64
- * is getppid, x86-64's semget): the files of its stack say which table
- * names it. Every file a process maps is of its ABI, so the first one
- * that answers decides. Without one (no stack, no known mapping, files
- * gone) the sample keeps the native name it got at the event.
+ * is getppid, x86-64's semget): its ABI says which table names it. An
+ * unknown one keeps the native name the sample got at the event.
  */
 static void syscall_abi(struct ustack_session *s, struct ustack_sample *pub)
 {
-	enum ustack_syscall_abi abi = USTACK_SYSCALL_ABI_UNKNOWN;
 	const struct tep_event *raw = ustack_syscalls_origin(pub->event);
-	unsigned int i, asked = 0;
 
 	if (!raw || !pub->record)
 		return;
-	for (i = 0; i < pub->nr_frames && asked < ABI_FRAMES && !abi; i++) {
-		if (!pub->frames[i].map)
-			continue;
-		abi = ustack_syscalls_file_abi(s->syscalls, pub->frames[i].map->path);
-		asked++;
-	}
-	if (abi != USTACK_SYSCALL_ABI_UNKNOWN && abi != USTACK_SYSCALL_ABI_NATIVE)
+	if (pub->abi != USTACK_SYSCALL_ABI_UNKNOWN && pub->abi != USTACK_SYSCALL_ABI_NATIVE)
 		pub->event = ustack_syscalls_event(s->syscalls, (struct tep_event *)raw,
-						   pub->record, abi);
+						   pub->record, pub->abi);
 }
 
 /**
@@ -149,6 +168,7 @@ void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp)
 		pub->stack_flags = st->flags;
 		pub->frame_how = st->how;
 		pub->unwind_end = st->unwind_end;
+		pub->abi = ustack_pair_out_abi(s, pub->frames, pub->nr_frames);
 		syscall_abi(s, pub);
 	}
 	count_sample(s, pub, st);

@@ -420,11 +420,12 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
  * mapping, or (the file read through the unwinder's symbolizer, where the
  * run has one) after no call instruction; USTACK_UNWIND_OK when it may be
  */
-static enum ustack_unwind_err fp_bad(struct ustack_session *s, const struct ustack_frame *fr)
+static enum ustack_unwind_err fp_bad(struct ustack_session *s, const struct ustack_frame *fr,
+				     bool abi32)
 {
 	if (fr->id == USTACK_ID_NOMAP && !fr->map)
 		return USTACK_UNWIND_E_FP_LEFT;
-	if (fr->map && s->unw && !ustack_unwind_after_call(s->unw, fr->map, fr->offset))
+	if (fr->map && s->unw && !ustack_unwind_after_call(s->unw, fr->map, fr->offset, abi32))
 		return USTACK_UNWIND_E_FP_NOT_CALL;
 	return USTACK_UNWIND_OK;
 }
@@ -450,11 +451,13 @@ static void fp_end(struct ustack_session *s, struct ustk *st)
 {
 	enum ustack_unwind_err why = USTACK_UNWIND_OK;
 	unsigned int i;
+	bool abi32;
 
 	if (!s->opts.fp_check || st->how || !st->nr || !st->frames[0].map)
 		return;
+	abi32 = ustack_syscall_abi_32bit(ustack_pair_out_abi(s, st->frames, st->nr));
 	for (i = 1; i < st->nr && !why; i++)
-		why = fp_bad(s, &st->frames[i]);
+		why = fp_bad(s, &st->frames[i], abi32);
 	if (why)
 		st->nr = i - 1;
 	else if (!entry_alone(s, st) && ustack_pair_fpexec_no_fp(s, st->tgid))

@@ -39,6 +39,7 @@ struct ustack_render {
 	struct ustack_render_counts	counts;
 	const struct ustack_mapping	*memo_map;	/* see res_dso() */
 	struct ustack_dso		*memo_dso;
+	uint32_t			dso_abi;	/* of the sample's task */
 };
 
 /* ------------------------------------------------------------------ */
@@ -49,13 +50,15 @@ struct ustack_render {
  * The file of a mapping. Frames of one stack mostly share a mapping, and
  * finding its file hashes the path and build id: the last answer is kept
  * for the rest of the sample, while the mappings it points to are alive
- * (a later sample may bring another mapping at the same address).
+ * (a later sample may bring another mapping at the same address). A
+ * 32-bit task's [vdso] is another file than a 64-bit one's.
  */
 static struct ustack_dso *res_dso(struct ustack_render *r, const struct ustack_mapping *map)
 {
 	if (map != r->memo_map) {
 		r->memo_dso = ustack_resolver_dso(r->resolver, map->path, map->build_id,
-						  map->build_id_len, map->tgid, map->flags);
+						  map->build_id_len, map->tgid,
+						  map->flags | r->dso_abi);
 		r->memo_map = map;
 	}
 	return r->memo_dso;
@@ -407,6 +410,7 @@ int ustack_render_sample(struct ustack_render *r, const struct ustack_sample *s)
 	if (r->opts.skip_empty && !ustack_render_has_stack(s))
 		return 0;
 	r->memo_map = NULL;
+	r->dso_abi = ustack_syscall_abi_32bit(s->abi) ? USTACK_RESOLVE_ABI32 : 0;
 	if (counted_again(r, s))
 		return 0;
 	render(r, s);

@@ -21,10 +21,14 @@
 #include "ustack-warn.h"
 
 #define DELETED_SUFFIX	" (deleted)"
+
+/* The flags that make another file of one path: a special one, its ABI */
+#define DSO_KEY_FLAGS	(USTACK_MAP_SPECIAL | USTACK_RESOLVE_ABI32)
+
 static uint64_t dso_hash(const char *path, const unsigned char *id, size_t len,
 			 uint32_t flags)
 {
-	return ustack_hash_mem(id, len, ustack_hash_str(path)) ^ (flags & USTACK_MAP_SPECIAL);
+	return ustack_hash_mem(id, len, ustack_hash_str(path)) ^ (flags & DSO_KEY_FLAGS);
 }
 
 static void free_strv(char **v)
@@ -263,9 +267,18 @@ fail:
 	dso_set_error(dso, err, "vdso");
 }
 
+/*
+ * A 32-bit task's [vdso] is the kernel's 32-bit image, which has no file
+ * and is not the one mapped into this 64-bit tool: no name is better
+ * than one of ours, live or not.
+ */
 static void dso_open_special(struct ustack_dso *dso)
 {
-	if (dso->r->opts.live && !strcmp(dso->path, "[vdso]"))
+	bool vdso = !strcmp(dso->path, "[vdso]");
+
+	if (vdso && (dso->flags & USTACK_RESOLVE_ABI32))
+		dso_set_error(dso, USTACK_ERR_VDSO32, NULL);
+	else if (vdso && dso->r->opts.live)
 		dso_open_vdso(dso);
 	else
 		dso->is_vdso_special = true;
@@ -362,9 +375,11 @@ static bool short_of_resources(int err)
  * @build_id: GNU build id from the trace, or NULL
  * @build_id_len: its length (0 = none)
  * @tgid: process that mapped it (for /proc/<tgid>/root when live)
- * @flags: USTACK_MAP_* of the announcement
+ * @flags: USTACK_MAP_* of the announcement; USTACK_RESOLVE_ABI32 when a
+ *	32-bit task asks (its [vdso] is then never named by this tool's own)
  *
- * Opened once per (path, build id). Returns NULL only when out of memory.
+ * Opened once per (path, build id, and for a special mapping the ABI).
+ * Returns NULL only when out of memory.
  */
 struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *path,
 				       const unsigned char *build_id, size_t build_id_len,
@@ -380,11 +395,14 @@ struct ustack_dso *ustack_resolver_dso(struct ustack_resolver *r, const char *pa
 		build_id_len = 0;
 	if (build_id_len > USTACK_BUILD_ID_MAX)
 		build_id_len = USTACK_BUILD_ID_MAX;
+	/* Only a special mapping is another image for a 32-bit task */
+	if (!(flags & USTACK_MAP_SPECIAL))
+		flags &= ~USTACK_RESOLVE_ABI32;
 	h = dso_hash(path, build_id, build_id_len, flags);
 	ustack_hash_table_for_each_hash(&r->dsos, pos, h) {
 		d = ustack_hash_table_entry(pos, struct ustack_dso, node);
 		if (d->build_id_len == build_id_len &&
-		    (d->flags & USTACK_MAP_SPECIAL) == (flags & USTACK_MAP_SPECIAL) &&
+		    (d->flags & DSO_KEY_FLAGS) == (flags & DSO_KEY_FLAGS) &&
 		    !memcmp(d->build_id, build_id, build_id_len) &&
 		    !strcmp(d->path, path))
 			return d;
@@ -429,6 +447,7 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 	[USTACK_UNRES_NO_PATH]		= "file not named",
 	[USTACK_UNRES_UNTRUSTED]	= "file not trusted",
 	[USTACK_UNRES_RESOURCES]	= "out of file descriptors or memory",
+	[USTACK_UNRES_VDSO32]		= "32-bit vdso: no image",
 };
 
 /**
@@ -442,10 +461,11 @@ static const char * const unresolved_str[USTACK_UNRES_NR] = {
 enum ustack_unresolved ustack_resolve_unresolved_group(enum ustack_unresolved why)
 {
 	/*
-	 * Another user's file, or a run short of descriptors or memory: said
-	 * on their own, as neither is "no file"
+	 * Another user's file, a run short of descriptors or memory, a 32-bit
+	 * task's vdso: said on their own, as none is "no file"
 	 */
-	if (why == USTACK_UNRES_UNTRUSTED || why == USTACK_UNRES_RESOURCES)
+	if (why == USTACK_UNRES_UNTRUSTED || why == USTACK_UNRES_RESOURCES ||
+	    why == USTACK_UNRES_VDSO32)
 		return why;
 	if (why <= 0 || why >= USTACK_UNRES_NR || why >= USTACK_UNRES_ANON)
 		return USTACK_UNRES_NO_FILE;
@@ -539,6 +559,8 @@ static enum ustack_unresolved dso_why(const struct ustack_dso *dso)
 		return USTACK_UNRES_NO_PATH;
 	if (err == USTACK_ERR_UNTRUSTED)
 		return USTACK_UNRES_UNTRUSTED;
+	if (err == USTACK_ERR_VDSO32)
+		return USTACK_UNRES_VDSO32;
 	if (short_of_resources(err))
 		return USTACK_UNRES_RESOURCES;
 	return USTACK_UNRES_NO_FILE;

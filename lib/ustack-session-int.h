@@ -236,6 +236,9 @@ static inline struct ustk *ustk_get(struct ustk *st)
 void ustack_pair_drain_ordered(struct ustack_session *s);
 /* lib/ustack-pair-out.c: a complete sample counted, filtered, handed out */
 void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp);
+/* lib/ustack-pair-out.c: the ABI of a task, as the files of its stack say */
+enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s,
+					    const struct ustack_frame *frames, unsigned int nr);
 
 /* lib/ustack-pair.c: the object pools, emptied at the session's end */
 void ustack_pair_drain_pools(struct ustack_session *s);

@@ -419,6 +419,16 @@ static const Dwfl_Callbacks uw_callbacks = {
 	.find_debuginfo	= uw_find_debuginfo,
 };
 
+/*
+ * The file of @map for this address space: a 32-bit task's [vdso] is not
+ * the image of a 64-bit one (the resolver keeps them apart).
+ */
+static struct ustack_dso *space_dso(struct uw_space *s, const struct ustack_mapping *map)
+{
+	return ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
+				   map->tgid, map->flags | (s->abi32 ? USTACK_RESOLVE_ABI32 : 0));
+}
+
 /* 8 bytes of an executable segment of the file mapped at @addr. */
 static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 {
@@ -431,8 +441,7 @@ static bool file_read(struct uw_space *s, uint64_t addr, uint64_t *val)
 	map = in->map(in->map_ctx, in->tgid, addr, &off);
 	if (!map)
 		return false;
-	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+	dso = space_dso(s, map);
 	if (!dso || !dso->file)
 		return false;
 	/* Only code and read-only data: what the file still says as it ran. */
@@ -493,6 +502,7 @@ static bool call_before(const unsigned char *b)
  * @u:		the unwinder (its symbolizer's files)
  * @map:	the file the address lies in
  * @off:	its offset in the file
+ * @abi32:	the task is 32-bit (its [vdso] is then no image here)
  *
  * What a frame-pointer walk gave as a return address: a word that is not
  * one (data, the stack's own bytes) seldom follows a call instruction.
@@ -500,7 +510,7 @@ static bool call_before(const unsigned char *b)
  * code), -1 when the file cannot tell (not found, another build).
  */
 int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapping *map,
-			     uint64_t off)
+			     uint64_t off, bool abi32)
 {
 	struct ustack_dso *dso;
 	const char *img;
@@ -508,7 +518,7 @@ int ustack_unwind_after_call(struct ustack_unwinder *u, const struct ustack_mapp
 	size_t size;
 
 	dso = ustack_resolver_dso(u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+				  map->tgid, map->flags | (abi32 ? USTACK_RESOLVE_ABI32 : 0));
 	img = dso ? dso_image(dso, &size) : NULL;
 	if (!img)
 		return -1;
@@ -710,8 +720,7 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 	size_t size;
 	void **ud;
 
-	dso = ustack_resolver_dso(s->u->r, map->path, map->build_id, map->build_id_len,
-				  map->tgid, map->flags);
+	dso = space_dso(s, map);
 	if (!dso) {
 		w->err = USTACK_UNWIND_E_NOMEM;
 		return NULL;
