@@ -159,6 +159,9 @@ bool ustack_sideband_prev_repeats(struct ustack_sb_prev *prev, const struct usta
 int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, size_t size,
 				uint64_t ts, struct ustack_sb_rec *rec);
 
+/* A live mapping without build id gets its file's (ustack-sb-buildid.c) */
+void ustack_sideband_fill_build_id(struct ustack_sb_rec *rec);
+
 /*
  * Records for what exists now, from /proc: every process (@pids NULL) or
  * those listed (ustack-sideband-scan.c)

@@ -63,21 +63,13 @@ static bool note_build_id(struct uelf *e, Elf_Data *data)
 	return false;
 }
 
-/* Sections first (debug files keep them), then PT_NOTE (no sections). */
-static void uelf_read_build_id(struct uelf *e)
+/* The build id of the PT_NOTE segments, as the kernel reads it */
+static bool uelf_read_note_segments(struct uelf *e)
 {
-	Elf_Scn *scn = NULL;
 	size_t i, nr;
-	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(e->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		if (note_build_id(e, elf_getdata(scn, NULL)))
-			return;
-	}
 	if (elf_getphdrnum(e->elf, &nr) < 0)
-		return;
+		return false;
 	for (i = 0; i < nr; i++) {
 		GElf_Phdr ph;
 
@@ -87,8 +79,52 @@ static void uelf_read_build_id(struct uelf *e)
 			continue;
 		if (note_build_id(e, elf_getdata_rawchunk(e->elf, ph.p_offset,
 							   ph.p_filesz, ELF_T_NHDR)))
+			return true;
+	}
+	return false;
+}
+
+/* Sections first (debug files keep them), then PT_NOTE (no sections). */
+static void uelf_read_build_id(struct uelf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		if (note_build_id(e, elf_getdata(scn, NULL)))
 			return;
 	}
+	uelf_read_note_segments(e);
+}
+
+/**
+ * ustack_resolve_fd_build_id - the GNU build id in a file's PT_NOTE segments
+ * @fd:		an open regular file
+ * @size:	its size
+ * @id:		set to the build id (USTACK_BUILD_ID_MAX bytes)
+ *
+ * Only the program headers and the notes they point to are read, as the
+ * kernel does for its build ids of mappings: a file mapped for execution
+ * has them; its section headers are never looked at.
+ * Returns the build id's length, 0 when the file has none or is no ELF.
+ */
+size_t ustack_resolve_fd_build_id(int fd, size_t size, unsigned char *id)
+{
+	struct uelf e = { .fd = fd, .size = size };
+	size_t nr;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	e.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e.elf && elf_kind(e.elf) == ELF_K_ELF && !elf_getphdrnum(e.elf, &nr) &&
+	    nr <= USTACK_ELF_MAX_PHDRS && uelf_read_note_segments(&e))
+		memcpy(id, e.build_id, e.build_id_len);
+	else
+		e.build_id_len = 0;
+	elf_end(e.elf);
+	return e.build_id_len;
 }
 
 /* Headers and loaded segments must lie inside the file. */

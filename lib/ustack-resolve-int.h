@@ -82,6 +82,7 @@ int uelf_open_trusted(struct ustack_resolver *r, const char *path, struct uelf *
 int uelf_memory(const char *name, void *buf, size_t size, bool owned,
 		struct uelf **out);
 void uelf_close(struct uelf *e);
+size_t ustack_resolve_fd_build_id(int fd, size_t size, unsigned char *id);
 Elf_Scn *uelf_section(struct uelf *e, const char *name, GElf_Shdr *shdr);
 bool uelf_dwarf_readable(struct uelf *e);
 bool uelf_dwarf_ok(struct uelf *e);

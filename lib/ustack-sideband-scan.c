@@ -47,6 +47,7 @@ static void scan_maps_line(char *line, struct ustack_sb_rec *r, ustack_sb_fn fn,
 	r->ino = ino;
 	/* perf's name for anonymous memory */
 	r->name = *path ? path : "//anon";
+	ustack_sideband_fill_build_id(r);
 	fn(r, ctx);
 }
 

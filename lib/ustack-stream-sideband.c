@@ -68,6 +68,8 @@ static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 	it = &c->items[c->nr++];
 	it->rec = *rec;
 	it->chunk = c;
+	/* the file is most likely still the one mapped: as soon as drained */
+	ustack_sideband_fill_build_id(&it->rec);
 }
 
 /* The side-band's order: by time, then as the records arrived */

@@ -80,7 +80,12 @@ sb_mmaps() {
 	trace-cmd report -i "$1" | grep -E 'print: .*ustack-sb mmap '
 }
 
-@test "coexist: a side-band without build ids (USTACK_TEST_NO_BUILD_ID=1) keeps device and inode and resolves every call" {
+# build_id_of FILE: its GNU build id as readelf prints it
+build_id_of() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+}
+
+@test "coexist: a side-band without build ids (USTACK_TEST_NO_BUILD_ID=1) resolves every call, its mappings get their files' build ids" {
 	command -v trace-cmd > /dev/null || skip "no trace-cmd"
 	USTACK_TEST_NO_BUILD_ID=1 "$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" \
 		-e syscalls:sys_enter_getppid -- "$SB/sb-reload" 100 2> "$TMP/err"
@@ -92,12 +97,12 @@ sb_mmaps() {
 	[[ "$output" == *";run_lib;use_lib;one_entry;one_inner 100"* ]]
 	[[ "$output" == *";run_lib;use_lib;two_entry;two_inner 100"* ]]
 	[[ "$output" == *";main;early_call 1"* ]]
+	# the kernel gave device and inode: they matched the file, read for its id
 	run sb_mmaps "$TMP/t.dat"
-	[ "$(grep -cE ' dev=[0-9]+:[0-9]+ ino=[0-9]+ .*path=.*/libsb-two\.so$' <<< "$output")" -eq 1 ]
-	[ "$(grep -c ' build_id=' <<< "$output")" -eq 0 ]
+	[ "$(grep -cE " build_id=$(build_id_of "$SB/libsb-two.so") .*path=.*/libsb-two\\.so\$" <<< "$output")" -eq 1 ]
 }
 
-@test "coexist: beside perf record -a --buildid-mmap, a side-band without build ids reads its records as device and inode" {
+@test "coexist: beside perf record -a --buildid-mmap, a side-band without build ids reads its records as device and inode (the file's build id follows)" {
 	command -v trace-cmd > /dev/null || skip "no trace-cmd"
 	# perf's per-CPU events are written before the run's per-task ones:
 	# on a kernel that leaks the flag, ours get it over device and inode
@@ -116,7 +121,33 @@ sb_mmaps() {
 	echo "$output"
 	[[ "$output" == *";run_lib;use_lib;one_entry;one_inner 100"* ]]
 	[[ "$output" == *";run_lib;use_lib;two_entry;two_inner 100"* ]]
+	# the kernel gave device and inode: they matched the file, read for its id
 	run sb_mmaps "$TMP/t.dat"
-	[ "$(grep -cE ' dev=[0-9]+:[0-9]+ ino=[0-9]+ .*path=.*/libsb-two\.so$' <<< "$output")" -eq 1 ]
-	[ "$(grep -c ' build_id=' <<< "$output")" -eq 0 ]
+	[ "$(grep -cE " build_id=$(build_id_of "$SB/libsb-two.so") .*path=.*/libsb-two\\.so\$" <<< "$output")" -eq 1 ]
+}
+
+@test "coexist: without kernel build ids (USTACK_TEST_NO_BUILD_ID=1) a recording's mapping of the program has its file's build id, and report warns on the file replaced" {
+	command -v trace-cmd > /dev/null || skip "no trace-cmd"
+	local id
+
+	cp "$PROGS/deep" "$TMP/prog"
+	id=$(build_id_of "$TMP/prog")
+	[ -n "$id" ]
+	USTACK_TEST_NO_BUILD_ID=1 "$USTACK" record -B "$NAME" -q -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$TMP/prog" 1 2> "$TMP/err"
+	assert_no_instance "$NAME"
+	run sb_mmaps "$TMP/t.dat"
+	echo "$output"
+	grep -F " path=$TMP/prog" <<< "$output" | grep -qF " build_id=$id "
+	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
+	[ "$status" -eq 0 ]
+	[[ "$output" == *";main;chain_01;chain_02;"* ]]
+	# another build over it (cp keeps the inode): its frames stay unresolved
+	cp "$PROGS/threads" "$TMP/prog"
+	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -qF "$TMP/prog: build id " <<< "$stderr"
+	grep -qF "does not match the traced $id" <<< "$stderr"
+	[[ "$output" != *chain_0* ]]
 }
