@@ -117,7 +117,11 @@ size_t ustack_resolve_fd_build_id(int fd, size_t size, unsigned char *id)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	e.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Read, not mapped: the file is whoever's the trace named, and one
+	 * cut short while we look would be a SIGBUS through a mapping
+	 */
+	e.elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (e.elf && elf_kind(e.elf) == ELF_K_ELF && !elf_getphdrnum(e.elf, &nr) &&
 	    nr <= USTACK_ELF_MAX_PHDRS && uelf_read_note_segments(&e))
 		memcpy(id, e.build_id, e.build_id_len);
