@@ -79,4 +79,12 @@ struct ustack_session_opts {
 #define USTACK_MEM_BUDGET_DEFAULT	(256UL << 20)
 #define USTACK_MAX_PENDING_DEFAULT	(1U << 18)
 
+/* programs without frame pointers executed in a frame-pointer run (ustack-pair-fpexec.c) */
+enum ustack_exec_copies {
+	USTACK_EXEC_COPIES_ON,		/* the run gives them stack copies */
+	USTACK_EXEC_COPIES_OPENED,	/* this process got them */
+	USTACK_EXEC_COPIES_CAPPED,	/* ... not: too many processes have them */
+	USTACK_EXEC_COPIES_FAILED,	/* ... not: perf refused */
+};
+
 #endif /* _USTACK_SESSION_OPTS_H */

@@ -70,13 +70,7 @@ void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);
 void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack);
 struct ustack_unwinder;
 void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinder *u);
-/* programs without frame pointers executed in a frame-pointer run (ustack-pair-fpexec.c) */
-enum ustack_exec_copies {
-	USTACK_EXEC_COPIES_ON,		/* the run gives them stack copies */
-	USTACK_EXEC_COPIES_OPENED,	/* this process got them */
-	USTACK_EXEC_COPIES_CAPPED,	/* ... not: too many processes have them */
-	USTACK_EXEC_COPIES_FAILED,	/* ... not: perf refused */
-};
+/* programs without frame pointers executed in a frame-pointer run */
 bool ustack_session_exec_no_fp(struct ustack_session *s, int pid);
 void ustack_session_exec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what);
 const uint8_t *ustack_session_stack_used(const struct ustack_session *s,

@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "ustack-syscalls.h"
 
 struct tep_handle;
 struct tep_record;
@@ -122,7 +121,7 @@ struct ustack_sample {
 	const uint64_t			*kframes;
 	const uint8_t			*frame_how;
 	int				unwind_end;
-	enum ustack_syscall_abi		abi;
+	int				abi;	/* enum ustack_syscall_abi (ustack-syscalls.h) */
 };
 
 /**

@@ -29,7 +29,6 @@
 #include "ustack-fpcode.h"
 #include "ustack-hash.h"
 #include "ustack-perf-source.h"
-#include "ustack-session.h"
 #include "ustack-session-int.h"
 #include "ustack-sideband.h"
 #include "ustack-tasks.h"
@@ -153,7 +152,7 @@ bool ustack_pair_fpexec_no_fp(struct ustack_session *s, int tgid)
 }
 
 /**
- * ustack_session_exec_no_fp - should @pid get stack copies now?
+ * ustack_pair_fpexec_exec - should @pid get stack copies now?
  * @s:		the session, which was just given the side-band record of
  *		a mapping of @pid
  * @pid:	its process
@@ -161,7 +160,7 @@ bool ustack_pair_fpexec_no_fp(struct ustack_session *s, int tgid)
  * True once, at the mapping of the program it executed, when that keeps
  * no frame pointers and its events are shown.
  */
-bool ustack_session_exec_no_fp(struct ustack_session *s, int pid)
+bool ustack_pair_fpexec_exec(struct ustack_session *s, int pid)
 {
 	struct ustack_task *t = pid > 0 ? ustack_tasks_find(&s->tasks, pid) : NULL;
 
@@ -184,12 +183,12 @@ static void tell_copies(struct ustack_session *s, int pid)
 }
 
 /**
- * ustack_session_exec_copies - what became of a program without frame pointers
+ * ustack_pair_fpexec_copies - what became of a program without frame pointers
  * @s:		the session
  * @pid:	its process (USTACK_EXEC_COPIES_ON: none)
  * @what:	the run gives such programs copies; @pid got them; or not
  */
-void ustack_session_exec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what)
+void ustack_pair_fpexec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what)
 {
 	switch (what) {
 	case USTACK_EXEC_COPIES_ON:

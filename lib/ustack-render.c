@@ -18,6 +18,7 @@
 #include "ustack-array.h"
 #include "ustack-err.h"
 #include "ustack-text.h"
+#include "ustack-syscalls.h"
 #include "ustack-unwind.h"
 
 #define MAX_INLINE	16

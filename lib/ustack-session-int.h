@@ -335,6 +335,8 @@ int ustack_pair_perf_sample(struct ustack_session *s, const struct ustack_sb_rec
 void ustack_pair_fpexec_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec);
 
 bool ustack_pair_fpexec_no_fp(struct ustack_session *s, int tgid);
+bool ustack_pair_fpexec_exec(struct ustack_session *s, int pid);
+void ustack_pair_fpexec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what);
 
 bool ustack_pair_fpexec_twin(struct ustack_session *s, const struct ustack_sb_rec *sb);
 /* lib/ustack-pair-perf.c: a deferred user chain of perf samples */

@@ -646,3 +646,28 @@ const uint8_t *ustack_session_stack_used(const struct ustack_session *s, unsigne
 	*cut = s->used_set ? s->used_cut : 0;
 	return s->used_set ? s->used : NULL;
 }
+
+/**
+ * ustack_session_exec_no_fp - should @pid get stack copies now?
+ * @s:		the session, which was just given the side-band record of
+ *		a mapping of @pid
+ * @pid:	its process
+ *
+ * True once, at the mapping of the program it executed, when that keeps
+ * no frame pointers and its events are shown (ustack-pair-fpexec.c).
+ */
+bool ustack_session_exec_no_fp(struct ustack_session *s, int pid)
+{
+	return ustack_pair_fpexec_exec(s, pid);
+}
+
+/**
+ * ustack_session_exec_copies - what became of @pid's stack copies
+ * @s:		the session
+ * @pid:	the process
+ * @what:	the run gives copies, this one got them, or why not
+ */
+void ustack_session_exec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what)
+{
+	ustack_pair_fpexec_copies(s, pid, what);
+}
