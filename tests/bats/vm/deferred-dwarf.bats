@@ -45,8 +45,8 @@ ustack() {
 	[[ "$stderr" == *"stacks lost:          0"* ]]
 }
 
-@test "deferred dwarf: without --call-graph=dwarf the frame-pointer walk stays short" {
-	run --separate-stderr ustack -q --folded -- "$CFI/cfi-deep" 5
+@test "deferred dwarf: with --call-graph=fp the frame-pointer walk stays short" {
+	run --separate-stderr ustack -q --call-graph=fp --folded -- "$CFI/cfi-deep" 5
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" 5" ]]
 	[[ "$output" != *"main;chain_01;chain_02"* ]]
