@@ -184,8 +184,15 @@ static void save_page(struct ustack_stream *st, struct cpu_reader *cr, const voi
 		return;
 	w = write(cr->save_fd, data, st->subbuf_size);
 	if (w != st->subbuf_size) {
-		/* Said once, by the caller: see ustack_stream_save_error() */
-		__atomic_store_n(&st->save_errno, w < 0 ? errno : ENOSPC, __ATOMIC_RELAXED);
+		/*
+		 * Said once, by the caller: see ustack_stream_save_error().
+		 * The first failure is the cause; another CPU's later one
+		 * (often its consequence) must not replace it.
+		 */
+		int err = w < 0 ? errno : ENOSPC, none = 0;
+
+		__atomic_compare_exchange_n(&st->save_errno, &none, err, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		close(cr->save_fd);
 		cr->save_fd = -1;
 	}
