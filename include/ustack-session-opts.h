@@ -54,6 +54,7 @@ typedef void (*ustack_sample_fn)(const struct ustack_sample *sample, void *ctx);
  *		no executable mapping, or after no call instruction (read
  *		through the unwinder's files, ustack_session_set_unwinder()),
  *		in "[unwind: ...]"; else every frame is kept as mapped
+ * @quiet:	no notice as things happen (-q): the summary counts them
  *
  * Samples the filters leave out are still counted in the stats.
  */
@@ -73,6 +74,7 @@ struct ustack_session_opts {
 	size_t			mem_budget;
 	struct ustack_filter	*filter;
 	bool			fp_check;
+	bool			quiet;
 };
 
 #define USTACK_HOLD_NS_DEFAULT		100000000ULL

@@ -102,7 +102,7 @@ static void tell(struct ustack_session *s, const struct ustack_task *t, int tgid
 {
 	char *path;
 
-	if (s->fpexec_told)
+	if (s->fpexec_told || s->opts.quiet)
 		return;
 	s->fpexec_told = true;
 	path = ustack_text_dup(t->exe, USTACK_TEXT_TERM);
@@ -174,8 +174,11 @@ bool ustack_pair_fpexec_exec(struct ustack_session *s, int pid)
 static void tell_copies(struct ustack_session *s, int pid)
 {
 	struct ustack_task *t = ustack_tasks_find(&s->tasks, pid);
-	char *path = t && t->exe ? ustack_text_dup(t->exe, USTACK_TEXT_TERM) : NULL;
+	char *path;
 
+	if (s->opts.quiet)
+		return;
+	path = t && t->exe ? ustack_text_dup(t->exe, USTACK_TEXT_TERM) : NULL;
 	ustack_warning("%s (pid %d) has no frame pointers: its events (and its new "
 		       "children's) come with stack copies unwound with the files' CFI "
 		       "from now on", path ? path : "a program", pid);

@@ -92,6 +92,7 @@ static void open_session(struct ustack_run *run, struct tep_handle *tep, bool li
 	so.mem_budget = o->mem_budget;
 	/* no garbage frame after a frame-pointer walk leaves the code */
 	so.fp_check = true;
+	so.quiet = o->quiet;
 	run->filter = open_filter(o);
 	so.filter = run->filter;
 	run->events = ustack_events_new(tep);

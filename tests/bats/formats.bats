@@ -232,7 +232,8 @@ speedscope_folded() {
 	jq -r --arg ev "$2" '.shared.frames as $f | .profiles[] | select(.name == $ev) |
 		[.samples, .weights] | transpose[] |
 		"\([.[0][] | $f[.].name] | join(";")) \(.[1])"' "$1" |
-		awk '{ n[$1] += $2 } END { for (s in n) print s " " n[s] }' | sort
+		awk '{ c = $NF; sub(/ [0-9]+$/, ""); n[$0] += c }
+			END { for (s in n) print s " " n[s] }' | sort
 }
 
 @test "speedscope: the file passes speedscope's published schema and holds the folded stacks" {
