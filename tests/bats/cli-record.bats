@@ -311,10 +311,22 @@ maps_files() {
 	fi
 }
 
-@test "SIGTERM during a system-wide record also cleans up" {
+@test "SIGTERM during a system-wide record also cleans up, and its final drain keeps our program's events" {
 	require_capture
+	local mark=$BATS_TEST_TMPDIR/held
+
 	NAME=$(instance_name)
-	"$USTACK" record -B "$NAME" -q -o "$TMP/sw.dat" -e syscalls:sys_enter_getppid 2>/dev/null &
+	# the program's pid is known before the record starts (a shell that
+	# stops itself, then execs it), so the kernel filter keeps the rings
+	# for its events alone: other test runs' bursts of getppid beside
+	# this one (system-wide, with stack copies) cannot overflow them
+	USTACK_PROGS_HOLD="$mark" sh -c 'kill -STOP $$; exec "$0" 25' \
+		"$PROGS/deep" > /dev/null &
+	deep=$!
+	HELD=$deep
+	poll_until 30 is_stopped "$deep"
+	"$USTACK" record -B "$NAME" -q -o "$TMP/sw.dat" \
+		-e syscalls:sys_enter_getppid -f "common_pid == $deep" 2>/dev/null &
 	pid=$!
 	BGPID=$pid
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
@@ -322,17 +334,21 @@ maps_files() {
 	# alive until the record has ended, and SIGTERM's final drain takes
 	# what the buffers still hold (waiting for empty buffers cannot end
 	# on the deferred source: each poll's own fork is traced there)
-	start_held "$PROGS/deep" 25
-	deep=$HELD
+	kill -CONT "$deep"
+	poll_until 30 test -e "$mark"
 	kill -TERM "$pid"
 	wait "$pid"
 	BGPID=
 	release_held
 	assert_no_instance "$NAME"
-	# only our deep: other runs of it may go on beside this test
 	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
 	echo "$output"
 	[[ "$output" == "deep;"*"chain_20 25" ]]
+}
+
+# is_stopped PID: PID is in state T (stopped by a signal)
+is_stopped() {
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]
 }
 
 # held_child PID: the command the tool PID launched has stopped itself
