@@ -66,15 +66,36 @@ threads_called() {
 	done
 }
 
+# is_stopped PID: PID is in state T (stopped by a signal)
+is_stopped() {
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]
+}
+
 @test "perf source, system-wide: the tool's own threads are left out, whichever makes the calls" {
 	local tid tool deep
 	declare -A BEFORE
 
+	local mark=$BATS_TEST_TMPDIR/held own='comm == "trace-cmd-ustac"'
+
 	[ -e /proc/self/io ] || skip "no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)"
+	# another process's calls: its pid is known before the record starts
+	# (a shell that stops itself, then execs it), held alive until the
+	# run has ended
+	USTACK_PROGS_HOLD="$mark" sh -c 'kill -STOP $$; exec "$0" 2' \
+		"$PROGS/deep" > /dev/null &
+	deep=$!
+	HELD=$deep
+	poll_until 30 is_stopped "$deep"
+	# kernel filters keep the rings for that process and for processes
+	# named as the tool (its threads keep its name): other test runs'
+	# floods of these calls beside this one cannot overflow them; the
+	# tool's own threads still reach the rings, and it must drop them
 	"$USTACK" record -q -B "$NAME" --stack-source=perf -o "$TMP/sw.dat" \
-		-e syscalls:sys_enter_getppid -e syscalls:sys_enter_read \
-		-e syscalls:sys_enter_write -e syscalls:sys_enter_splice \
-		-e syscalls:sys_enter_poll 2>"$TMP/err" &
+		-e syscalls:sys_enter_getppid -f "common_pid == $deep" \
+		-e syscalls:sys_enter_read -f "$own" \
+		-e syscalls:sys_enter_write -f "$own" \
+		-e syscalls:sys_enter_splice -f "$own" \
+		-e syscalls:sys_enter_poll -f "$own" 2>"$TMP/err" &
 	PID=$!
 	wait_tracing "$NAME" syscalls/sys_enter_getppid
 	# the tool's reader threads, each until it has made a call traced
@@ -83,9 +104,8 @@ threads_called() {
 	done
 	[ "${#BEFORE[@]}" -gt 0 ]
 	poll_until 30 threads_called
-	# another process's calls, held alive until the run has ended
-	start_held "$PROGS/deep" 2
-	deep=$HELD
+	kill -CONT "$deep"
+	poll_until 30 test -e "$mark"
 	kill -INT "$PID"
 	wait "$PID"
 	tool=$PID
@@ -95,8 +115,7 @@ threads_called() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# the trace holds the others' calls (only our deep: other runs of
-	# it may go on beside this test)
+	# the trace holds the other process's calls
 	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
 	echo "$output"
 	grep -q '^deep;.*chain_20 2$' <<< "$output"
