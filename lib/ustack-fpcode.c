@@ -158,7 +158,8 @@ static int scan_table(const struct hdr *h, const unsigned char *file, size_t siz
  * break a walk) and the C runtime's few: 43% of this tool's own, 60% of
  * Debian's perf. Code built without does it only where it realigns the
  * stack or calls alloca(): 0-2% of Debian's python3, bash, git, gzip, ls
- * and libc. A fifth lies well between the two.
+ * and libc (bench/callgraph-auto/run measures them through
+ * tests/tools/ustack-fpshare). A fifth lies well between the two.
  */
 static bool keeps_fp(const struct ustack_fpcode *c)
 {
