@@ -16,6 +16,11 @@ setup() {
 	[ -x "$STREAM" ] || skip "run make first ($STREAM missing)"
 }
 
+teardown() {
+	# the --unread test's instance, also when it failed
+	[ -z "${NAME:-}" ] || remove_test_instances
+}
+
 # merge NR_CPUS SCRIPT: run the driver, what it printed in $output. A
 # merge that loops (hands one record out forever) is cut by the time and
 # output limits instead of filling the disk.
@@ -109,4 +114,27 @@ merge() {
 	[ "$output" = "$(printf '%s\n' 'sb 5 10 j' 'sb 10 3 c' 'sb 20 5 e' 'sb 20 13 m' 'sb 25 7 g' \
 		'sb 30 1 a' 'sb 30 11 k' 'sb 40 4 d' 'sb 45 8 h' 'sb 50 2 b' 'sb 55 9 i' \
 		'sb 60 6 f' 'sb 70 12 l' '0 80 99')" ]
+}
+
+# A stop by a signal under a flood closes the stream with data read but
+# never handed out, which `stopped by a signal with N MB of trace data
+# read but not yet handed out` says (ustack_stream_unread()): batches the
+# consumer never reached, and a sub-buffer of a consumed batch whose
+# later records wait on their CPU for the next horizon. The tool makes
+# both at once on a new instance (a record written between a batch's
+# horizon and its drain, then markers nobody consumes) and counts what
+# must be said from the raw files the stream saved: each sub-buffer with
+# a record not handed out.
+@test "stream: closed before its last batch: the unread bytes are exactly the sub-buffers not handed out, kept back and queued" {
+	require_capture
+	NAME=$(instance_name)
+	run "$STREAM" --unread "$BATS_TEST_TMPDIR" "$NAME"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r _ unread _ expected _ partial _ untouched <<<"$output"
+	[ "$unread" -eq "$expected" ]
+	# one sub-buffer kept back half handed out, some never reached
+	[ "$partial" -eq 1 ]
+	[ "$untouched" -ge 1 ]
+	assert_no_instance "$NAME"
 }
