@@ -146,6 +146,58 @@ int ustack_tempfile_make(char **path)
 }
 
 /**
+ * ustack_tempfile_track - remember a path made elsewhere, until forgotten
+ * @path: a file, a symbolic link or a directory (removed with rmdir(),
+ *	  so after everything made in it: entries are removed newest first)
+ *
+ * For a temporary tree (the writer's tracing directory): the caller
+ * blocks the stop signals from before it makes @path until this returns.
+ * Returns 0, or -1 with errno (ENOMEM).
+ */
+int ustack_tempfile_track(const char *path)
+{
+	sigset_t old;
+	int ret = 0;
+
+	ustack_stopsig_block(&old);
+	if (!add(path, -1)) {
+		errno = ENOMEM;
+		ret = -1;
+	}
+	restore_signals(&old);
+	return ret;
+}
+
+/**
+ * ustack_tempfile_forget_tree - forget @dir and every path tracked under it
+ * @dir: a directory given to ustack_tempfile_track(), removed since
+ */
+void ustack_tempfile_forget_tree(const char *dir)
+{
+	struct tempfile *volatile *pp, *t, *gone = NULL;
+	size_t len = strlen(dir);
+	sigset_t old;
+
+	ustack_stopsig_block(&old);
+	for (pp = &tempfiles; *pp;) {
+		t = *pp;
+		if (!strncmp(t->path, dir, len) && (!t->path[len] || t->path[len] == '/')) {
+			*pp = t->next;
+			t->next = gone;
+			gone = t;
+		} else {
+			pp = &t->next;
+		}
+	}
+	restore_signals(&old);
+	while (gone) {
+		t = gone;
+		gone = t->next;
+		free(t);
+	}
+}
+
+/**
  * ustack_tempfile_unnamed - whether a temporary has no name to rename
  * @path: a path ustack_tempfile_make() gave
  */
@@ -198,9 +250,10 @@ void ustack_tempfile_remove(const char *path)
 /**
  * ustack_tempfile_unlink_all - remove every temporary file, from anywhere
  *
- * Async-signal-safe (unlink() only): for a handler about to _exit(). The
- * list is kept; a later remove finds the files gone, which is harmless.
- * Unnamed files need nothing: they go with the process.
+ * Async-signal-safe (unlink() and rmdir() only): for a handler about to
+ * _exit(). The list is kept; a later remove finds the files gone, which
+ * is harmless. Unnamed files need nothing: they go with the process. A
+ * tracked directory comes after what was made in it (newest first).
  */
 void ustack_tempfile_unlink_all(void)
 {
@@ -208,7 +261,7 @@ void ustack_tempfile_unlink_all(void)
 	int saved = errno;
 
 	for (t = tempfiles; t; t = t->next)
-		if (t->keep < 0)
-			unlink(t->path);
+		if (t->keep < 0 && unlink(t->path) && errno == EISDIR)
+			rmdir(t->path);
 	errno = saved;
 }

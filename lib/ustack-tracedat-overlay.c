@@ -7,11 +7,20 @@
  * events/ustack/sample/format
  * written here with the kernel's common fields (ftrace:print's). It is
  * removed once the file is written.
+ *
+ * libtracecmd also reads a file twice, its size then its bytes, and
+ * writes a section no reader opens when the two differ: saved_cmdlines
+ * changes whenever a traced task is new (other tracers, other test runs
+ * beside ours), printk_formats when a module loads. Those two are
+ * copies here, read once, so they cannot change between the reads.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +29,9 @@
 
 #include <tracefs.h>
 
+#include "ustack-io.h"
+#include "ustack-stopsig.h"
+#include "ustack-tempfile.h"
 #include "ustack-sample-event.h"
 #include "ustack-tracedat-overlay.h"
 
@@ -63,15 +75,19 @@ static int write_format(const char *dir, const char *top)
 	if (len < 0 || len >= (int)sizeof(text))
 		return -1;
 	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM, dir);
-	if (mkdir(path, 0700))
+	if (mkdir(path, 0700) || ustack_tempfile_track(path))
 		return -1;
 	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, dir);
-	if (mkdir(path, 0700))
+	if (mkdir(path, 0700) || ustack_tempfile_track(path))
 		return -1;
 	strncat(path, "/format", sizeof(path) - strlen(path) - 1);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
+	if (ustack_tempfile_track(path)) {
+		close(fd);
+		return -1;
+	}
 	if (write(fd, text, len) == len)
 		ret = 0;
 	if (close(fd))
@@ -88,10 +104,68 @@ static int link_into(const char *from, const char *to, const char *name)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return symlink(src, dst);
+	if (symlink(src, dst))
+		return -1;
+	return ustack_tempfile_track(dst);
 }
 
-/* In @to, a link to each entry of @from but @skip */
+/* The top directory's files copied, not linked (above) */
+static const char *const snapshots[] = { "saved_cmdlines", "printk_formats" };
+
+static bool is_snapshot(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
+		if (!strcmp(name, snapshots[i]))
+			return true;
+	return false;
+}
+
+/* @from/@name read to its end once, written as @to/@name */
+static int copy_once(const char *from, const char *to, const char *name)
+{
+	char path[PATH_MAX], buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", from, name);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno == ENOENT ? 0 : -1;
+	snprintf(path, sizeof(path), "%s/%s", to, name);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out >= 0 && ustack_tempfile_track(path)) {
+		close(out);
+		out = -1;
+	}
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while (!ret && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || ustack_io_write_all(out, buf, n, NULL))
+			ret = -1;
+	}
+	close(in);
+	if (close(out))
+		ret = -1;
+	return ret;
+}
+
+static int copy_snapshots(const char *top, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
+		if (copy_once(top, dir, snapshots[i]))
+			return -1;
+	return 0;
+}
+
+/* In @to, a link to each entry of @from but @skip (and, at the top, the copies) */
 static int link_all(const char *from, const char *to, const char *skip)
 {
 	struct dirent *d;
@@ -103,7 +177,7 @@ static int link_all(const char *from, const char *to, const char *skip)
 		return -1;
 	while (!ret && (d = readdir(dp))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		    !strcmp(d->d_name, skip))
+		    !strcmp(d->d_name, skip) || (!strcmp(skip, "events") && is_snapshot(d->d_name)))
 			continue;
 		ret = link_into(from, to, d->d_name);
 	}
@@ -118,7 +192,7 @@ static int link_events(const char *dir, const char *top)
 
 	snprintf(from, sizeof(from), "%s/events", top);
 	snprintf(to, sizeof(to), "%s/events", dir);
-	if (mkdir(to, 0700))
+	if (mkdir(to, 0700) || ustack_tempfile_track(to))
 		return -1;
 	return link_all(from, to, USTACK_SAMPLE_SYSTEM);
 }
@@ -142,30 +216,45 @@ static void remove_links(const char *path)
 }
 
 /**
- * ustack_tracedat_overlay_make - the tracing directory with our formats
+ * ustack_tracedat_overlay_make - the tracing directory libtracecmd writes from
+ * @sample: with the format of our ustack:sample records
  *
  * Returns its path (to ustack_tracedat_overlay_remove()), or NULL with
  * errno when it could not be made.
  */
-char *ustack_tracedat_overlay_make(void)
+char *ustack_tracedat_overlay_make(bool sample)
 {
 	const char *top = tracefs_tracing_dir();
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
-	int err;
+	sigset_t old;
+	int err = 0;
 
 	if (!top)
 		return NULL;
 	if (asprintf(&dir, "%s/ustack-formats-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		return NULL;
+	/*
+	 * every path made is on the temporaries' list before a stop signal
+	 * can end the process: a second one removes them (newest first)
+	 */
+	ustack_stopsig_block(&old);
 	if (!mkdtemp(dir)) {
-		free(dir);
+		err = errno;
+	} else if (ustack_tempfile_track(dir)) {
+		err = errno;
+		rmdir(dir);
+	} else if (link_all(top, dir, "events") || copy_snapshots(top, dir) ||
+		   link_events(dir, top) || (sample && write_format(dir, top))) {
+		err = errno ? errno : EINVAL;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		ustack_tracedat_overlay_remove(dir);
+		errno = err;
 		return NULL;
 	}
-	/* trace_clock, instances/, printk_formats, saved_cmdlines... */
-	if (link_all(top, dir, "events") || link_events(dir, top) || write_format(dir, top)) {
-		err = errno ? errno : EINVAL;
-		ustack_tracedat_overlay_remove(dir);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		free(dir);
 		errno = err;
 		return NULL;
 	}
@@ -176,12 +265,12 @@ char *ustack_tracedat_overlay_make(void)
  * ustack_tracedat_overlay_remove - remove the directory and free its path
  * @dir: from ustack_tracedat_overlay_make() (may be NULL)
  *
- * Relative to the directory (unlinkat()): the overlay is not one of the
- * recording's temporaries, whose removal signals.bats watches for.
+ * Its paths are forgotten as temporaries once removed.
  */
 void ustack_tracedat_overlay_remove(char *dir)
 {
 	char path[PATH_MAX];
+	size_t i;
 	int dfd;
 
 	if (!dir)
@@ -191,10 +280,13 @@ void ustack_tracedat_overlay_remove(char *dir)
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME "/format", 0);
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, AT_REMOVEDIR);
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM, AT_REMOVEDIR);
+		for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
+			unlinkat(dfd, snapshots[i], 0);
 		close(dfd);
 	}
 	snprintf(path, sizeof(path), "%s/events", dir);
 	remove_links(path);
 	remove_links(dir);
+	ustack_tempfile_forget_tree(dir);
 	free(dir);
 }

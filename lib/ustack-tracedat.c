@@ -265,7 +265,7 @@ static int write_once(const struct ustack_tracedat_out *o, const char *overlay)
 	if (o->sideband && o->nr_cpus)
 		empty[0] = (char *)o->sideband;
 	list = event_list(o->systems);
-	if (overlay)
+	if (o->sideband)
 		list = add_sample_format(list);
 	out = create_output(o, overlay);
 	if (!out)
@@ -331,12 +331,14 @@ int ustack_tracedat_write(const struct ustack_tracedat_out *o)
 	char why[512], *overlay = NULL;
 	int i, ret = -1, err;
 
-	/* the side-band may hold ustack:sample records */
-	if (o->sideband) {
-		overlay = ustack_tracedat_overlay_make();
-		if (!overlay)
-			return -1;
-	}
+	/*
+	 * the side-band may hold ustack:sample records, whose format needs
+	 * the overlay; without them it only keeps files that change while
+	 * libtracecmd reads them still (written as before when it cannot)
+	 */
+	overlay = ustack_tracedat_overlay_make(o->sideband != NULL);
+	if (!overlay && o->sideband)
+		return -1;
 	for (i = 0; i < WRITE_TRIES && ret; i++) {
 		errno = 0;
 		if (i && truncate(o->file, 0) < 0)
