@@ -100,33 +100,50 @@ static bool sample_wanted(const struct ustack_session *s, const struct ustack_sa
 /* Frames whose files are asked for the task's ABI, at most */
 #define ABI_FRAMES	8
 
+/* The ABI the first file of @st's frames that answers says; @at: its frame */
+static enum ustack_syscall_abi frames_abi(struct ustack_session *s, const struct ustk *st,
+					  unsigned int *at)
+{
+	enum ustack_syscall_abi abi;
+	const struct ustack_mapping *map;
+	unsigned int i, asked = 0;
+
+	for (i = 0; i < st->nr && asked < ABI_FRAMES; i++) {
+		map = st->frames[i].map;
+		if (!map || (map->flags & USTACK_MAP_SPECIAL))
+			continue;
+		abi = ustack_syscalls_file_abi(s->syscalls, map->path);
+		if (abi != USTACK_SYSCALL_ABI_UNKNOWN) {
+			*at = i;
+			return abi;
+		}
+		asked++;
+	}
+	*at = 0;
+	return USTACK_SYSCALL_ABI_UNKNOWN;
+}
+
 /**
  * ustack_pair_out_abi - the ABI of a task, from the files of its stack
  * @s:		the session (its cache of the files' ABIs)
- * @frames:	a stack, bound to its files
- * @nr:		its frames
+ * @st:		a stack, bound to its files
  *
  * Every file a process maps is of its ABI, so the first one that answers
  * decides (a special mapping, [vdso], has no file to ask). Without one
  * (no stack, no known mapping, files gone) it stays unknown. What
  * depends on it: the name of a system call's number, the image of [vdso]
- * (ustack-render.c, the frame-pointer check of ustack-pair.c).
+ * (ustack-render.c, the frame-pointer check of ustack-pair.c). Asked once
+ * a stack, when first needed: the check needs it only at a special
+ * frame, every sample handed out with the stack needs it.
  */
-enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s,
-					    const struct ustack_frame *frames, unsigned int nr)
+enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s, struct ustk *st)
 {
-	enum ustack_syscall_abi abi = USTACK_SYSCALL_ABI_UNKNOWN;
-	const struct ustack_mapping *map;
-	unsigned int i, asked = 0;
-
-	for (i = 0; i < nr && asked < ABI_FRAMES && !abi; i++) {
-		map = frames[i].map;
-		if (!map || (map->flags & USTACK_MAP_SPECIAL))
-			continue;
-		abi = ustack_syscalls_file_abi(s->syscalls, map->path);
-		asked++;
+	if (!st->abi_asked) {
+		st->abi = frames_abi(s, st, &st->abi_at);
+		st->abi_asked = true;
 	}
-	return abi;
+	/* its frame cut off since (the check): the frames left say none */
+	return st->abi_at < st->nr ? st->abi : USTACK_SYSCALL_ABI_UNKNOWN;
 }
 
 /*
@@ -168,7 +185,7 @@ void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp)
 		pub->stack_flags = st->flags;
 		pub->frame_how = st->how;
 		pub->unwind_end = st->unwind_end;
-		pub->abi = ustack_pair_out_abi(s, pub->frames, pub->nr_frames);
+		pub->abi = ustack_pair_out_abi(s, st);
 		syscall_abi(s, pub);
 	}
 	count_sample(s, pub, st);

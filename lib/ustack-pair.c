@@ -416,16 +416,24 @@ static void release_waiters(struct ustack_session *s, struct ustk *st,
 /* ------------------------------------------------------------------ */
 
 /*
- * Why a frame-pointer walk's return address is none: in no executable
- * mapping, or (the file read through the unwinder's symbolizer, where the
- * run has one) after no call instruction; USTACK_UNWIND_OK when it may be
+ * Why a frame-pointer walk's return address (frame @i of @st) is none: in
+ * no executable mapping, or (the file read through the unwinder's
+ * symbolizer, where the run has one) after no call instruction;
+ * USTACK_UNWIND_OK when it may be
  */
-static enum ustack_unwind_err fp_bad(struct ustack_session *s, const struct ustack_frame *fr,
-				     bool abi32)
+static enum ustack_unwind_err fp_bad(struct ustack_session *s, struct ustk *st, unsigned int i)
 {
+	const struct ustack_frame *fr = &st->frames[i];
+	bool abi32;
+
 	if (fr->id == USTACK_ID_NOMAP && !fr->map)
 		return USTACK_UNWIND_E_FP_LEFT;
-	if (fr->map && s->unw && !ustack_unwind_after_call(s->unw, fr->map, fr->offset, abi32))
+	if (!fr->map || !s->unw)
+		return USTACK_UNWIND_OK;
+	/* only a special mapping ([vdso]) is another image for a 32-bit task */
+	abi32 = (fr->map->flags & USTACK_MAP_SPECIAL) &&
+		ustack_syscall_abi_32bit(ustack_pair_out_abi(s, st));
+	if (!ustack_unwind_after_call(s->unw, fr->map, fr->offset, abi32))
 		return USTACK_UNWIND_E_FP_NOT_CALL;
 	return USTACK_UNWIND_OK;
 }
@@ -451,13 +459,11 @@ static void fp_end(struct ustack_session *s, struct ustk *st)
 {
 	enum ustack_unwind_err why = USTACK_UNWIND_OK;
 	unsigned int i;
-	bool abi32;
 
 	if (!s->opts.fp_check || st->how || !st->nr || !st->frames[0].map)
 		return;
-	abi32 = ustack_syscall_abi_32bit(ustack_pair_out_abi(s, st->frames, st->nr));
 	for (i = 1; i < st->nr && !why; i++)
-		why = fp_bad(s, &st->frames[i], abi32);
+		why = fp_bad(s, st, i);
 	if (why)
 		st->nr = i - 1;
 	else if (!entry_alone(s, st) && ustack_pair_fpexec_no_fp(s, st->tgid))
@@ -530,6 +536,8 @@ int ustack_pair_alloc_frames(struct ustack_session *s, struct ustk *st, unsigned
 	size_t each = sizeof(*st->frames) + 2 * sizeof(uint64_t) + 1;
 
 	drop_frames(s, st);
+	/* new frames: their files have not been asked the task's ABI */
+	st->abi_asked = false;
 	st->nr = nr;
 	if (!nr)
 		return 0;

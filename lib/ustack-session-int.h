@@ -100,6 +100,15 @@ struct ustk {
 	 */
 	unsigned int		unresolved;
 	bool			counted;
+	/*
+	 * The task's ABI, as the files of the frames said it once
+	 * (ustack_pair_out_abi()), when @abi_asked: @abi_at is the frame
+	 * whose file said it, as the frame-pointer check may cut the stack
+	 * after asking
+	 */
+	enum ustack_syscall_abi	abi;
+	unsigned int		abi_at;
+	bool			abi_asked;
 	uint64_t		answered;	/* samples it completed */
 	struct ustack_list	waiters;	/* struct usample.wait */
 	size_t			nr_waiting;
@@ -237,8 +246,7 @@ void ustack_pair_drain_ordered(struct ustack_session *s);
 /* lib/ustack-pair-out.c: a complete sample counted, filtered, handed out */
 void ustack_pair_out_deliver(struct ustack_session *s, struct usample *smp);
 /* lib/ustack-pair-out.c: the ABI of a task, as the files of its stack say */
-enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s,
-					    const struct ustack_frame *frames, unsigned int nr);
+enum ustack_syscall_abi ustack_pair_out_abi(struct ustack_session *s, struct ustk *st);
 
 /* lib/ustack-pair.c: the object pools, emptied at the session's end */
 void ustack_pair_drain_pools(struct ustack_session *s);

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,14 +112,20 @@ struct uw_space {
 	struct uw_cfi_slot	cfi[UW_CFI_CACHE];
 };
 
+/* An ELF header of either class */
+union uw_ehdr {
+	Elf32_Ehdr		h32;
+	Elf64_Ehdr		h64;
+};
+
 struct ustack_unwinder {
 	struct ustack_resolver	*r;
 	struct ustack_htable	spaces;
 	size_t			nr_spaces;
 	Elf			*machine;	/* an x86-64 header for libdw's backend */
-	Elf64_Ehdr		ehdr;
+	union uw_ehdr		ehdr;
 	Elf			*machine32;	/* an i386 one, for 32-bit tasks */
-	Elf32_Ehdr		ehdr32;
+	union uw_ehdr		ehdr32;
 };
 
 /* The error model's code for each end: its text is kept there, once. */
@@ -237,39 +244,42 @@ bool ustack_unwind_uregs_abi32(const struct ustack_uregs *regs)
 	return reg_get(regs, USTACK_REG_CS, &cs) && (cs & 0xffff) == USER32_CS;
 }
 
-/* The i386 header: libdw's i386 backend for a 32-bit task's frames */
-static int machine32_init(struct ustack_unwinder *u)
-{
-	Elf32_Ehdr *eh = &u->ehdr32;
+/* The fields machine_elf() writes through either class's header lie alike */
+_Static_assert(offsetof(Elf32_Ehdr, e_version) == offsetof(Elf64_Ehdr, e_version),
+	       "ELF headers differ before e_entry");
 
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS32;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_CORE;
-	eh->e_machine = EM_386;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
-	u->machine32 = elf_memory((char *)eh, sizeof(*eh));
-	return u->machine32 ? 0 : -1;
+/*
+ * libdwfl wants an ELF header to pick its backend before any module: an
+ * empty core file's, of @class (ELFCLASS32 or ELFCLASS64) and @machine,
+ * written to @eh.
+ */
+static Elf *machine_elf(union uw_ehdr *eh, unsigned char class, Elf64_Half machine)
+{
+	Elf64_Ehdr *h = &eh->h64;
+	size_t size = class == ELFCLASS32 ? sizeof(eh->h32) : sizeof(eh->h64);
+
+	memset(eh, 0, sizeof(*eh));
+	memcpy(h->e_ident, ELFMAG, SELFMAG);
+	h->e_ident[EI_CLASS] = class;
+	h->e_ident[EI_DATA] = ELFDATA2LSB;
+	h->e_ident[EI_VERSION] = EV_CURRENT;
+	h->e_type = ET_CORE;
+	h->e_machine = machine;
+	h->e_version = EV_CURRENT;
+	if (class == ELFCLASS32)
+		eh->h32.e_ehsize = size;
+	else
+		h->e_ehsize = size;
+	return elf_memory((char *)eh, size);
 }
 
-/* libdwfl wants an ELF header to pick its backend before any module. */
+/* x86-64's backend, and i386's for a 32-bit task's frames */
 static int machine_init(struct ustack_unwinder *u)
 {
-	Elf64_Ehdr *eh = &u->ehdr;
-
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_CORE;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
 	elf_version(EV_CURRENT);
-	u->machine = elf_memory((char *)eh, sizeof(*eh));
-	return u->machine ? machine32_init(u) : -1;
+	u->machine = machine_elf(&u->ehdr, ELFCLASS64, EM_X86_64);
+	u->machine32 = machine_elf(&u->ehdr32, ELFCLASS32, EM_386);
+	return u->machine && u->machine32 ? 0 : -1;
 }
 
 /**

@@ -36,9 +36,7 @@ setup_file() {
 setup() {
 	[ "$(uname -m)" = x86_64 ] || skip "i386 tasks: an x86-64 kernel's"
 	[ -n "${I386:-}" ] && [ -n "${NOFP:-}" ] || skip "no i386 program: as --32, ld -m elf_i386 or ia32 emulation missing"
-	require_capture
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	capture_setup
 }
 
 teardown() {

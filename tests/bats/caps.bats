@@ -12,9 +12,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
-	require_capture
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	capture_setup
 }
 
 teardown() {

@@ -13,9 +13,7 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	tmp_setup
-	NAME=$(instance_name)
+	capture_setup
 }
 
 teardown() {

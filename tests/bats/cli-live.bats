@@ -15,9 +15,7 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	capture_setup
 }
 
 teardown() {

@@ -17,9 +17,7 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	capture_setup
 }
 
 teardown() {

@@ -78,6 +78,14 @@ deferred_setup() {
 	TMP="$(mktemp -d)"
 }
 
+# The setup of a capture test: root and a tracefs, an instance name
+# (checked by instance_teardown) and a $TMP of its own
+capture_setup() {
+	require_capture
+	NAME=$(instance_name)
+	TMP="$(mktemp -d)"
+}
+
 # The setup of a test that needs no tracefs: a $TMP of its own; NAME,
 # once the test sets it (instance_name), is checked by instance_teardown
 tmp_setup() {

@@ -20,10 +20,8 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	has_deferred && skip "the fallback path: this kernel has deferred stacks"
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
+	capture_setup
+	! has_deferred || skip "the fallback path: this kernel has deferred stacks"
 }
 
 teardown() {

@@ -16,10 +16,8 @@ setup_file() {
 }
 
 setup() {
-	require_capture
-	TMP="$(mktemp -d)"
+	capture_setup
 	mkdir "$TMP/out"
-	NAME=$(instance_name)
 	TAG="signals-bats-$$-$BATS_TEST_NUMBER-x"
 }
 

@@ -30,12 +30,10 @@ setup_file() {
 setup() {
 	[ "$(uname -m)" = x86_64 ] || skip "i386 tasks: an x86-64 kernel's"
 	[ -n "${I386V:-}" ] || skip "no i386 program with AT_SYSINFO: as --32, ld -m elf_i386 or ia32 emulation missing"
-	require_capture
+	capture_setup
 	# its walk of a 32-bit task ends at the leaf: no file of the stack
 	# says the ABI of a [vdso]-only stack (a known gap)
 	[ "$(stack_source)" != userstacktrace ] || skip "userstacktrace: a 32-bit task's stack is its [vdso] leaf alone"
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
 }
 
 teardown() {
