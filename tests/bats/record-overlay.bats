@@ -17,10 +17,8 @@ setup_file() {
 }
 
 setup() {
-	require_capture
+	capture_setup
 	command -v strace > /dev/null || skip "no strace"
-	NAME=$(instance_name)
-	TMP="$(mktemp -d)"
 	# the directory is made in $TMPDIR: one of the test's own
 	mkdir "$TMP/tmpdir"
 }
