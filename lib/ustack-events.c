@@ -68,10 +68,14 @@ struct fmt_other {
 	struct tep_format_field	*comm;
 };
 
-/* ustack:sample (ustack-sample-event.h): @ok when its fields are where we write them */
+/*
+ * ustack:sample (ustack-sample-event.h): @ok when its fields are where we
+ * write them, @copies when those of the second layout are too
+ */
 struct fmt_sample {
 	int			id;
 	bool			ok;
+	bool			copies;
 };
 
 struct ustack_events {
@@ -272,6 +276,11 @@ static void setup_sample(struct ustack_events *ev)
 		{ "pid", USTACK_SAMPLE_OFF_PID }, { "tid", USTACK_SAMPLE_OFF_TID },
 		{ "cpu", USTACK_SAMPLE_OFF_CPU }, { "flags", USTACK_SAMPLE_OFF_FLAGS },
 		{ "chain", USTACK_SAMPLE_OFF_CHAIN }, { "raw", USTACK_SAMPLE_OFF_RAW },
+		/* the second layout's */
+		{ "regs_mask", USTACK_SAMPLE_OFF_REGS_MASK },
+		{ "stack_size", USTACK_SAMPLE_OFF_STACK_SIZE }, { "umax", USTACK_SAMPLE_OFF_UMAX },
+		{ "regs", USTACK_SAMPLE_OFF_REGS }, { "stack", USTACK_SAMPLE_OFF_STACK },
+		{ "kept", USTACK_SAMPLE_OFF_KEPT },
 	};
 	struct tep_event *e = find(ev, USTACK_SAMPLE_SYSTEM, USTACK_SAMPLE_NAME);
 	struct tep_format_field *f;
@@ -282,10 +291,15 @@ static void setup_sample(struct ustack_events *ev)
 	ev->sample.id = e->id;
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		f = field(e, want[i].name);
-		if (!f || f->offset != want[i].offset || f->size != 4)
+		/* a file of the first layout ends before regs_mask */
+		if (!f && want[i].offset == USTACK_SAMPLE_HDR_V1)
+			break;
+		if (!f || f->offset != want[i].offset ||
+		    f->size != (want[i].offset == USTACK_SAMPLE_OFF_REGS_MASK ? 8 : 4))
 			return;
 	}
 	ev->sample.ok = true;
+	ev->sample.copies = i == sizeof(want) / sizeof(want[0]);
 }
 
 /**
@@ -743,15 +757,18 @@ unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct t
  * @ev:		the events
  * @rec:	any record
  *
- * Returns 1 for one whose format is the one we write (decode it with
- * ustack_sideband_decode_prev()), -1 for one whose format is not, 0 for
- * any other record.
+ * Returns 1 for one whose format is the first layout we wrote, 2 for the
+ * second (with registers and stack copies; decode either with
+ * ustack_sideband_decode_prev()), -1 for one whose format is neither, 0
+ * for any other record.
  */
 int ustack_events_sample(const struct ustack_events *ev, const struct tep_record *rec)
 {
 	if (ev->sample.id < 0 || rec_type(ev, rec) != ev->sample.id)
 		return 0;
-	return ev->sample.ok ? 1 : -1;
+	if (!ev->sample.ok)
+		return -1;
+	return ev->sample.copies ? 2 : 1;
 }
 
 /**

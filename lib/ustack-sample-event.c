@@ -31,12 +31,25 @@ int ustack_sample_event_format(char *buf, size_t size, const char *common)
 		"\tfield:unsigned int flags;\toffset:%d;\tsize:4;\tsigned:0;\n"
 		"\tfield:__data_loc u64[] chain;\toffset:%d;\tsize:4;\tsigned:0;\n"
 		"\tfield:__data_loc unsigned char[] raw;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:u64 regs_mask;\toffset:%d;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int stack_size;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int umax;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc u64[] regs;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc u64[] stack;\toffset:%d;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc unsigned char[] kept;\toffset:%d;\tsize:4;\tsigned:0;\n"
 		"\n"
-		"print fmt: \"pid=%%d tid=%%d cpu=%%u flags=0x%%x chain=%%s raw=%%s\", "
+		"print fmt: \"pid=%%d tid=%%d cpu=%%u flags=0x%%x chain=%%s raw=%%s "
+		"regs_mask=0x%%llx stack_size=%%u umax=%%u regs=%%s stack=%%s kept=%%s\", "
 		"REC->pid, REC->tid, REC->cpu, REC->flags, "
 		"__print_array(__get_dynamic_array(chain), __get_dynamic_array_len(chain) / 8, 8), "
-		"__print_hex(__get_dynamic_array(raw), __get_dynamic_array_len(raw))\n",
+		"__print_hex(__get_dynamic_array(raw), __get_dynamic_array_len(raw)), "
+		"REC->regs_mask, REC->stack_size, REC->umax, "
+		"__print_array(__get_dynamic_array(regs), __get_dynamic_array_len(regs) / 8, 8), "
+		"__print_array(__get_dynamic_array(stack), __get_dynamic_array_len(stack) / 8, 8), "
+		"__print_hex(__get_dynamic_array(kept), __get_dynamic_array_len(kept))\n",
 		USTACK_SAMPLE_ID, common, USTACK_SAMPLE_OFF_PID, USTACK_SAMPLE_OFF_TID,
 		USTACK_SAMPLE_OFF_CPU, USTACK_SAMPLE_OFF_FLAGS, USTACK_SAMPLE_OFF_CHAIN,
-		USTACK_SAMPLE_OFF_RAW);
+		USTACK_SAMPLE_OFF_RAW, USTACK_SAMPLE_OFF_REGS_MASK, USTACK_SAMPLE_OFF_STACK_SIZE,
+		USTACK_SAMPLE_OFF_UMAX, USTACK_SAMPLE_OFF_REGS, USTACK_SAMPLE_OFF_STACK,
+		USTACK_SAMPLE_OFF_KEPT);
 }

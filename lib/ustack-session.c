@@ -344,7 +344,7 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	if (ret) {
 		if (ret > 0)
 			ret = ustack_sideband_decode_prev(s->sb_prev, rec->data, rec->size,
-							  rec->ts, &sb);
+							  rec->ts, ret == 2, &sb);
 		else
 			ret = USTACK_SB_MALFORMED;
 		if (!ret)

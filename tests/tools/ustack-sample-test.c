@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-sample-test: ustack:sample records (lib/ustack-sample-event.h)
- * made by hand, good and damaged, through the reader's decoder
+ * of the first layout (no stack copies) made by hand, good and damaged,
+ * through the reader's decoder
  * (ustack_sideband_decode_prev()), in this order on one reader:
  *
  *	whole		a sample: pid 10, tid 11, cpu 1, a chain of 3, 16 bytes
@@ -45,7 +46,7 @@ static size_t build(int pid, int tid, int cpu, uint32_t flags, uint32_t chain_lo
 	put32(USTACK_SAMPLE_OFF_FLAGS, flags);
 	put32(USTACK_SAMPLE_OFF_CHAIN, chain_loc);
 	put32(USTACK_SAMPLE_OFF_RAW, raw_loc);
-	return USTACK_SAMPLE_HDR;
+	return USTACK_SAMPLE_HDR_V1;
 }
 
 static uint32_t loc(size_t off, size_t len)
@@ -57,7 +58,7 @@ static void show(struct ustack_sb_prev *prev, const char *name, size_t size)
 {
 	struct ustack_sb_rec r;
 	uint32_t i;
-	int ret = ustack_sideband_decode_prev(prev, rec, size, 1000, &r);
+	int ret = ustack_sideband_decode_prev(prev, rec, size, 1000, false, &r);
 
 	printf("%s %d\n", name, ret);
 	if (ret)
@@ -72,7 +73,7 @@ int main(void)
 {
 	const uint64_t chain[3] = { CONTEXT_USER, 0x401000, 0x402000 };
 	struct ustack_sb_prev *prev = ustack_sideband_prev_new();
-	size_t h = USTACK_SAMPLE_HDR, i;
+	size_t h = USTACK_SAMPLE_HDR_V1, i;
 
 	if (!prev)
 		return 1;
