@@ -149,6 +149,7 @@ static void trim_done(struct ustack_map_source *ms, bool write, int *ret)
 	ms->trim = NULL;
 	ms->tally.copies_trimmed = st.trimmed;
 	ms->tally.copies_whole = st.whole;
+	ms->tally.worker_ns = st.worker_ns;
 	ms->tally.truncated += st.truncated;
 }
 

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ustack-array.h"
 #include "ustack-map-history.h"
@@ -95,6 +96,7 @@ struct ustack_tracedat_sbtrim {
 	struct ustack_map_history	*h;
 	unsigned int			max_frames;
 	struct ustack_uframe		*frames;
+	unsigned long long		cpu_ns;		/* read once joined */
 };
 
 static bool is_copy(const struct ustack_sb_rec *rec)
@@ -198,6 +200,15 @@ static void work(struct ustack_tracedat_sbtrim *t, struct trim_item *it)
 	__atomic_sub_fetch(&t->pending, 1, __ATOMIC_RELEASE);
 }
 
+static unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* Everything queued, in order, until the reader says it is over */
 static void *worker(void *arg)
 {
@@ -217,13 +228,16 @@ static void *worker(void *arg)
 		t->qhead = t->qtail = NULL;
 		pthread_mutex_unlock(&t->lock);
 		if (!it && closing)
-			return NULL;
+			break;
 		for (; it; it = next) {
 			next = it->qnext;
 			work(t, it);
 			item_put(it);
 		}
 	}
+	/* what the unwinding cost, off the reader's path (bench/perfsrc) */
+	t->cpu_ns = thread_cpu_ns();
+	return NULL;
 }
 
 static void queue(struct ustack_tracedat_sbtrim *t, struct trim_item *it)
@@ -447,6 +461,7 @@ int ustack_tracedat_sbtrim_close(struct ustack_tracedat_sbtrim *t, bool write,
 		t->whead = it->wnext;
 		item_put(it);
 	}
+	t->stats.worker_ns = t->cpu_ns;
 	if (stats)
 		*stats = t->stats;
 	ustack_map_history_free(t->h);

@@ -30,11 +30,13 @@ struct ustack_unwinder;
  * @trimmed:	written with the words their unwind read
  * @whole:	written whole: the worker was behind
  * @truncated:	trimmed ones whose unwind stopped at the frame limit
+ * @worker_ns:	the worker thread's CPU time
  */
 struct ustack_sbtrim_stats {
 	unsigned long long	trimmed;
 	unsigned long long	whole;
 	unsigned long long	truncated;
+	unsigned long long	worker_ns;
 };
 
 struct ustack_tracedat_sbtrim;
