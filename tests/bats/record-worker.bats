@@ -20,9 +20,15 @@ CHAIN="cfi-deep;_start;__libc_start_main;__libc_start_call_main;main;chain_01;ch
 
 setup_file() {
 	build_progs
+	make -s -C "$ROOT" tests/tools/ustack-copy-test >&2
 }
 
+# the decoder's test needs no perf, nor tracefs
 setup() {
+	if [[ "$BATS_TEST_DESCRIPTION" == *decoder* ]]; then
+		tmp_setup
+		return
+	fi
 	perf_host_setup
 }
 
@@ -120,4 +126,18 @@ samples() {
 	wgrow=$(( ($(stat -c %s "$TMP/pw.dat") - $(stat -c %s "$TMP/one.dat")) / (n - 1) ))
 	echo "whole: $wgrow"
 	[ "$wgrow" -gt $((grow * 3)) ]
+}
+
+@test "record worker: the decoder reads a copy trimmed and whole, and refuses each damage as malformed" {
+	run "$ROOT/tests/tools/ustack-copy-test"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	# the kept words back at their places (map 0x25: words 0, 2, 5)
+	[ "${lines[0]}" = "trimmed 0" ]
+	[ "${lines[1]}" = "trimmed regs 3:10,11,12 stack 64 umax 7 words 0=a0 2=a1 5=a2" ]
+	[ "${lines[2]}" = "whole 0" ]
+	[ "${lines[3]}" = "whole regs 3:10,11,12 stack 32 umax 0 words 0=a0 1=a1 2=a2 3=a3" ]
+	[ "${lines[4]}" = "fp 0" ]
+	[ "$(printf '%s\n' "${lines[@]:6}")" = "$(printf '%s -2\n' regs odd big past maplong mapcount \
+		wholemap wholeshort nomask same umax)" ]
 }
