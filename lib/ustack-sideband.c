@@ -1046,10 +1046,10 @@ static int unpack_copy(const unsigned char *words, size_t nr, const unsigned cha
 }
 
 /*
- * The registers and stack copy of a sample of the second layout, into
- * this thread's arrays (as the text parser's): a trimmed copy with the
- * words its map names, a whole one with every word. Bounded like the
- * text's regs= and stack=.
+ * The registers and stack copy of a ustack:sample_copy record, into this
+ * thread's arrays (as the text parser's): a trimmed copy with the words
+ * its map names, a whole one with every word. Bounded like the text's
+ * regs= and stack=.
  */
 static int decode_copy(const unsigned char *d, size_t size, uint32_t flags,
 		       struct ustack_sb_rec *rec)
@@ -1058,17 +1058,15 @@ static int decode_copy(const unsigned char *d, size_t size, uint32_t flags,
 	uint64_t mask;
 	uint32_t ssize, umax;
 
-	if (data_loc(d, size, USTACK_SAMPLE_HDR, USTACK_SAMPLE_OFF_REGS, &regs_off, &regs_len) ||
-	    data_loc(d, size, USTACK_SAMPLE_HDR, USTACK_SAMPLE_OFF_STACK, &stack_off, &stack_len) ||
-	    data_loc(d, size, USTACK_SAMPLE_HDR, USTACK_SAMPLE_OFF_KEPT, &kept_off, &kept_len))
+	if (data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_REGS, &regs_off, &regs_len) ||
+	    data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_STACK, &stack_off,
+		     &stack_len) ||
+	    data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_KEPT, &kept_off, &kept_len))
 		return USTACK_SB_MALFORMED;
 	memcpy(&mask, d + USTACK_SAMPLE_OFF_REGS_MASK, 8);
 	ssize = get_u32(d, USTACK_SAMPLE_OFF_STACK_SIZE);
 	umax = get_u32(d, USTACK_SAMPLE_OFF_UMAX);
-	if (!mask)
-		return regs_len || stack_len || kept_len || ssize || umax ||
-		       (flags & USTACK_SAMPLE_TRIMMED) ? USTACK_SB_MALFORMED : 0;
-	if (regs_len != (size_t)__builtin_popcountll(mask) * 8 || regs_len / 8 > SAMPLE_REGS_MAX ||
+	if (!mask || regs_len != (size_t)__builtin_popcountll(mask) * 8 || regs_len / 8 > SAMPLE_REGS_MAX ||
 	    ssize % 8 || ssize > SAMPLE_STACK_MAX || stack_len % 8 || stack_len > ssize ||
 	    umax > USTACK_SB_UMAX_MAX)
 		return USTACK_SB_MALFORMED;
@@ -1096,8 +1094,8 @@ static int decode_copy(const unsigned char *d, size_t size, uint32_t flags,
  * @data:	the record's data (common fields first)
  * @size:	its bytes
  * @ts:		its time
- * @copies:	the file's format has the registers and the stack copy (the
- *		second layout, ustack-sample-event.h), else only the first
+ * @copies:	a ustack:sample_copy record (with the registers and the stack
+ *		copy, ustack-sample-event.h), else a ustack:sample one
  * @rec:	filled in, as ustack_sideband_parse_prev(): the payload and the
  *		chain point into @prev, the registers and the copy into this
  *		thread's arrays, valid until the next call
@@ -1111,7 +1109,7 @@ int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, s
 				uint64_t ts, bool copies, struct ustack_sb_rec *rec)
 {
 	const unsigned char *d = data;
-	size_t hdr = copies ? USTACK_SAMPLE_HDR : USTACK_SAMPLE_HDR_V1;
+	size_t hdr = copies ? USTACK_SAMPLE_COPY_HDR : USTACK_SAMPLE_HDR;
 	size_t chain_off, chain_len, raw_off, raw_len;
 	struct prev_slot *sl;
 	uint32_t flags;

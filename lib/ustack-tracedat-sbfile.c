@@ -13,8 +13,9 @@
  *
  * The record's fields are placed where the print event's format says;
  * the perf source's samples are ustack:sample records instead
- * (ustack-sample-event.h), their stack copies too, trimmed or whole, in
- * sub-buffers that hold a whole copy where the instance's do;
+ * (ustack-sample-event.h), ustack:sample_copy with their stack copies,
+ * trimmed or whole, in sub-buffers that hold a whole copy where the
+ * instance's do;
  * USTACK_TEXT_SAMPLES=1 in the environment writes them as text, as
  * earlier recordings have them.
  * Times must not go backwards: a record older than the one before it
@@ -265,79 +266,84 @@ static void put_copy(const struct ustack_sb_rec *rec, char *stack, size_t stack_
 	}
 }
 
+/* ustack:sample_copy's fields after ustack:sample's */
+static void put_copy_fields(const struct ustack_sb_rec *rec, char *data, uint32_t stack_size)
+{
+	memcpy(data + USTACK_SAMPLE_OFF_REGS_MASK, &rec->regs_mask, 8);
+	memcpy(data + USTACK_SAMPLE_OFF_STACK_SIZE, &stack_size, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_UMAX, &rec->unwind_max, 4);
+}
+
 /*
- * A sample as a ustack:sample record: the chain, the payload, the
- * registers and the stack copy copied as they came (the copy trimmed to
- * the words its unwind read, when it was), or nothing of them for a
- * repeat. A whole copy too big for @room keeps its first words and says
- * its size ends there, as the text does. -1: it does not fit @room
- * (written as text, cut, instead).
+ * A sample as a ustack:sample record: the chain and the payload copied
+ * as they came, or nothing of them for a repeat; with a stack copy, a
+ * ustack:sample_copy record, the registers and the copy too (trimmed to
+ * the words its unwind read, when it was). A whole copy too big for
+ * @room keeps its first words and says its size ends there, as the text
+ * does. -1: it does not fit @room (written as text, cut, instead).
  */
 static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
 			char *data, int room)
 {
-	size_t chain = (size_t)rec->nr_chain * 8, regs = 0, stack = 0, kept = 0, len;
+	size_t chain = (size_t)rec->nr_chain * 8, regs = 0, stack = 0, kept = 0, len, off;
+	size_t hdr = USTACK_SAMPLE_HDR, max = room < 0xffff ? (size_t)room : 0xffff;
 	uint32_t flags = rec->cut ? USTACK_SAMPLE_CUT : 0, stack_size = 0;
 	uint16_t type = USTACK_SAMPLE_ID;
-	uint64_t mask = 0;
+	bool copy = rec->regs_mask && rec->regs;
 	int32_t tid = rec->tid;
-	size_t off;
 
-	if (rec->regs_mask && rec->regs) {
-		mask = rec->regs_mask;
-		regs = (size_t)__builtin_popcountll(mask) * 8;
+	if (copy) {
+		hdr = USTACK_SAMPLE_COPY_HDR;
+		type = USTACK_SAMPLE_COPY_ID;
+		regs = (size_t)__builtin_popcountll(rec->regs_mask) * 8;
 		stack_size = copy_span(rec, &stack, &kept);
 		if (rec->stack_valid)
 			flags |= USTACK_SAMPLE_TRIMMED;
 	}
-	len = USTACK_SAMPLE_HDR + chain + regs + stack + rec->raw_size + kept;
-	if ((len > (size_t)room || len > 0xffff) && stack && !rec->stack_valid) {
+	len = hdr + chain + regs + stack + rec->raw_size + kept;
+	if (len > max && stack && !rec->stack_valid) {
 		/* the copy ends with the last word that fits */
 		off = len - stack;
-		stack = off < (size_t)room && off < 0xffff ?
-			((room < 0xffff ? (size_t)room : 0xffff) - off) & ~7UL : 0;
+		stack = off < max ? (max - off) & ~7UL : 0;
 		stack_size = stack;
 		len = off + stack;
 	}
-	if (len > (size_t)room || len > 0xffff)
+	if (len > max)
 		return -1;
-	if (!mask && ustack_sideband_prev_repeats(f->prev, rec)) {
+	if (!copy && ustack_sideband_prev_repeats(f->prev, rec)) {
 		flags |= USTACK_SAMPLE_SAME;
 		chain = 0;
-		len = USTACK_SAMPLE_HDR;
+		len = hdr;
 	}
-	memset(data, 0, USTACK_SAMPLE_HDR);
+	memset(data, 0, hdr);
 	memcpy(data + f->type_off, &type, 2);
 	memcpy(data + f->pid_off, &tid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_PID, &rec->pid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_TID, &tid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_CPU, &rec->cpu, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_FLAGS, &flags, 4);
-	memcpy(data + USTACK_SAMPLE_OFF_REGS_MASK, &mask, 8);
-	memcpy(data + USTACK_SAMPLE_OFF_STACK_SIZE, &stack_size, 4);
-	memcpy(data + USTACK_SAMPLE_OFF_UMAX, &rec->unwind_max, 4);
 	if (flags & USTACK_SAMPLE_SAME) {
-		for (off = USTACK_SAMPLE_OFF_CHAIN; off < USTACK_SAMPLE_OFF_REGS_MASK; off += 4)
-			put_loc(data, off, USTACK_SAMPLE_HDR, 0);
-		for (off = USTACK_SAMPLE_OFF_REGS; off < USTACK_SAMPLE_HDR; off += 4)
-			put_loc(data, off, USTACK_SAMPLE_HDR, 0);
+		put_loc(data, USTACK_SAMPLE_OFF_CHAIN, hdr, 0);
+		put_loc(data, USTACK_SAMPLE_OFF_RAW, hdr, 0);
 		return len;
 	}
 	/* the words first, where they stay 8-byte apart from the record's start */
-	off = USTACK_SAMPLE_HDR;
+	off = hdr;
 	put_loc(data, USTACK_SAMPLE_OFF_CHAIN, off, chain);
 	if (chain)
 		memcpy(data + off, rec->chain, chain);
 	off += chain;
-	put_loc(data, USTACK_SAMPLE_OFF_REGS, off, regs);
-	if (regs)
+	if (copy) {
+		put_copy_fields(rec, data, stack_size);
+		put_loc(data, USTACK_SAMPLE_OFF_REGS, off, regs);
 		memcpy(data + off, rec->regs, regs);
-	off += regs;
-	put_loc(data, USTACK_SAMPLE_OFF_STACK, off, stack);
-	put_loc(data, USTACK_SAMPLE_OFF_KEPT, off + stack + rec->raw_size, kept);
-	if (stack || kept)
-		put_copy(rec, data + off, stack, data + off + stack + rec->raw_size, kept);
-	off += stack;
+		off += regs;
+		put_loc(data, USTACK_SAMPLE_OFF_STACK, off, stack);
+		put_loc(data, USTACK_SAMPLE_OFF_KEPT, off + stack + rec->raw_size, kept);
+		if (stack || kept)
+			put_copy(rec, data + off, stack, data + off + stack + rec->raw_size, kept);
+		off += stack;
+	}
 	put_loc(data, USTACK_SAMPLE_OFF_RAW, off, rec->raw_size);
 	if (rec->raw_size)
 		memcpy(data + off, rec->raw, rec->raw_size);

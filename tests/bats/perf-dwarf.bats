@@ -43,8 +43,8 @@ teardown() {
 	# the file keeps a few words a frame (TRIMMED, 0x4), not the 8 KiB copy
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c ' sample: .* flags=0x4 .* regs=[0-9]* .* stack=.* kept=' <<< "$output")" -eq 4 ]
-	[ "$(grep ' sample: ' <<< "$output" | sed 's/.* stack=//; s/ kept=.*//' | awk '{ print NF }' |
+	[ "$(grep -c ' sample_copy: .* flags=0x4 .* regs=[0-9]* .* stack=.* kept=' <<< "$output")" -eq 4 ]
+	[ "$(grep ' sample_copy: ' <<< "$output" | sed 's/.* stack=//; s/ kept=.*//' | awk '{ print NF }' |
 	     sort -n | tail -1)" -lt 100 ]
 }
 

@@ -226,7 +226,7 @@ rings_mapped() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -Ec ' sample: +pid=[0-9]+ tid=' <<< "$output")" -eq 600 ]
 	# the payload and chain of most are their thread's last one's (ustack:sample's SAME)
-	[ "$(grep -Ec ' sample: +pid=.* flags=0x2 chain= raw= regs_mask=0x0 stack_size=0 umax=0 regs= stack= kept=$' <<< "$output")" -gt 500 ]
+	[ "$(grep -Ec ' sample: +pid=.* flags=0x2 chain= raw=$' <<< "$output")" -gt 500 ]
 }
 
 @test "perf source: report needs nothing of the recording machine but the files (--symfs)" {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ustack-copy-test: ustack:sample records of the second layout (with
+ * ustack-copy-test: ustack:sample_copy records (samples with
  * registers and a stack copy, lib/ustack-sample-event.h) made by hand,
  * good and damaged, through the reader's decoder
  * (ustack_sideband_decode_prev()), in this order on one reader:
@@ -8,7 +8,7 @@
  *	trimmed		3 registers, a copy of 64 bytes of which words 0, 2
  *			and 5 are kept (map 0x25), umax 7
  *	whole		3 registers, every word of a 32-byte copy
- *	fp		no registers: a frame-pointer sample, no copy
+ *	noregs		no registers, no copy (a sample without is a ustack:sample)
  *	regs		2 registers' values for a mask of 3
  *	odd		a copy of 60 bytes (not whole words)
  *	big		a copy past 64 KiB
@@ -51,7 +51,7 @@ static uint32_t loc(size_t off, size_t len)
 static size_t build(uint32_t flags, uint64_t mask, uint32_t size, uint32_t umax, size_t nregs,
 		    size_t nwords, size_t map, uint8_t map0)
 {
-	size_t h = USTACK_SAMPLE_HDR, i, off = h;
+	size_t h = USTACK_SAMPLE_COPY_HDR, i, off = h;
 
 	memset(rec, 0, sizeof(rec));
 	put32(USTACK_SAMPLE_OFF_PID, 10);
@@ -108,7 +108,7 @@ int main(void)
 		return 1;
 	show(prev, "trimmed", build(USTACK_SAMPLE_TRIMMED, 7, 64, 7, 3, 3, 1, 0x25));
 	show(prev, "whole", build(0, 7, 32, 0, 3, 4, 0, 0));
-	show(prev, "fp", build(0, 0, 0, 0, 0, 0, 0, 0));
+	show(prev, "noregs", build(0, 0, 0, 0, 0, 0, 0, 0));
 	show(prev, "regs", build(0, 7, 32, 0, 2, 4, 0, 0));
 	show(prev, "odd", build(USTACK_SAMPLE_TRIMMED, 7, 60, 0, 3, 1, 1, 1));
 	show(prev, "big", build(USTACK_SAMPLE_TRIMMED, 7, 65544, 0, 3, 1, 1, 1));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-sample-test: ustack:sample records (lib/ustack-sample-event.h)
- * of the first layout (no stack copies) made by hand, good and damaged,
+ * (without stack copies) made by hand, good and damaged,
  * through the reader's decoder
  * (ustack_sideband_decode_prev()), in this order on one reader:
  *
@@ -46,7 +46,7 @@ static size_t build(int pid, int tid, int cpu, uint32_t flags, uint32_t chain_lo
 	put32(USTACK_SAMPLE_OFF_FLAGS, flags);
 	put32(USTACK_SAMPLE_OFF_CHAIN, chain_loc);
 	put32(USTACK_SAMPLE_OFF_RAW, raw_loc);
-	return USTACK_SAMPLE_HDR_V1;
+	return USTACK_SAMPLE_HDR;
 }
 
 static uint32_t loc(size_t off, size_t len)
@@ -73,7 +73,7 @@ int main(void)
 {
 	const uint64_t chain[3] = { CONTEXT_USER, 0x401000, 0x402000 };
 	struct ustack_sb_prev *prev = ustack_sideband_prev_new();
-	size_t h = USTACK_SAMPLE_HDR_V1, i;
+	size_t h = USTACK_SAMPLE_HDR, i;
 
 	if (!prev)
 		return 1;
