@@ -46,7 +46,8 @@ struct map_ops {
  *		worker trimming the copies (ustack-tracedat-sbtrim.h)
  * @max_stack:	side-band: the perf stack source's frame limit (0: none)
  * @unread:	the perf source's samples go to the file unread (its
- *		choice: recording without stack copies; see sample_unread())
+ *		choice: recording; see sample_unread(), and @trim for the
+ *		stack copies)
  * @tally:	what went so, for the summary
  * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
