@@ -50,8 +50,9 @@ struct ustack_perf_source_event {
  * @defer:	the user callchains deferred (defer_callchain, Linux 6.19):
  *		ustack_perf_source_defer_probe() said the kernel has them
  * @unread:	recorded without being read (the stack source's choice:
- *		no stack copies to unwind): the reader only copies, and the
- *		rings are perf record's size
+ *		recording): the reader only copies, and the rings are perf
+ *		record's size but with stack copies, which a worker trims
+ *		off the reader's path (ustack-tracedat-sbtrim.h)
  * @exec_copy_size: --call-graph=auto chose the frame-pointer walk, live:
  *		a process that executes a program without frame pointers
  *		gets events of its own with stack copies of this size

@@ -70,6 +70,8 @@ void ustack_session_set_tgid(struct ustack_session *s, int pid, int tgid);
 void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int max_stack);
 struct ustack_unwinder;
 void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinder *u);
+struct ustack_unwinder *ustack_session_take_unwinder(struct ustack_session *s,
+						     unsigned int *max_frames);
 /* programs without frame pointers executed in a frame-pointer run */
 bool ustack_session_exec_no_fp(struct ustack_session *s, int pid);
 void ustack_session_exec_copies(struct ustack_session *s, int pid, enum ustack_exec_copies what);

@@ -157,7 +157,7 @@ int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, ui
 bool ustack_sideband_sample_binary(const struct ustack_sb_rec *rec);
 bool ustack_sideband_prev_repeats(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec);
 int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, size_t size,
-				uint64_t ts, struct ustack_sb_rec *rec);
+				uint64_t ts, bool copies, struct ustack_sb_rec *rec);
 
 /* A live mapping without build id gets its file's (ustack-sb-buildid.c) */
 void ustack_sideband_fill_build_id(struct ustack_sb_rec *rec);

@@ -144,6 +144,9 @@ struct ustack_rb_stats {
  * @truncated:	samples and stacks the kernel or the frame limit cut
  * @sideband:	the other side-band records (mappings, names, tasks)
  * @lost:	records the kernel dropped, full rings (its LOST records)
+ * @copies_trimmed: stack copies written with the words their unwind read
+ * @copies_whole: stack copies written whole (the unwinding worker behind)
+ * @worker_ns:	the CPU time of the worker that unwound them
  */
 struct ustack_sample_tally {
 	unsigned long long	samples;
@@ -151,6 +154,9 @@ struct ustack_sample_tally {
 	unsigned long long	truncated;
 	unsigned long long	sideband;
 	unsigned long long	lost;
+	unsigned long long	copies_trimmed;
+	unsigned long long	copies_whole;
+	unsigned long long	worker_ns;
 };
 
 /**

@@ -68,7 +68,7 @@ struct fmt_other {
 	struct tep_format_field	*comm;
 };
 
-/* ustack:sample (ustack-sample-event.h): @ok when its fields are where we write them */
+/* ustack:sample and _copy (ustack-sample-event.h): @ok when its fields are where we write them */
 struct fmt_sample {
 	int			id;
 	bool			ok;
@@ -96,6 +96,7 @@ struct ustack_events {
 	struct fmt_other	newtask;	/* a: pid, b: clone_flags, comm */
 	struct fmt_other	rename;		/* a: pid (if any), comm: newcomm */
 	struct fmt_sample	sample;
+	struct fmt_sample	sample_copy;
 };
 
 /* ------------------------------------------------------------------ */
@@ -263,29 +264,38 @@ static void setup_rename(struct ustack_events *ev)
 		f->id = e->id;
 }
 
-static void setup_sample(struct ustack_events *ev)
+/* ustack:sample's fields, then ustack:sample_copy's, where we write them */
+static const struct {
+	const char	*name;
+	int		offset;
+	int		size;
+} sample_fields[] = {
+	{ "pid", USTACK_SAMPLE_OFF_PID, 4 }, { "tid", USTACK_SAMPLE_OFF_TID, 4 },
+	{ "cpu", USTACK_SAMPLE_OFF_CPU, 4 }, { "flags", USTACK_SAMPLE_OFF_FLAGS, 4 },
+	{ "chain", USTACK_SAMPLE_OFF_CHAIN, 4 }, { "raw", USTACK_SAMPLE_OFF_RAW, 4 },
+	{ "regs_mask", USTACK_SAMPLE_OFF_REGS_MASK, 8 },
+	{ "stack_size", USTACK_SAMPLE_OFF_STACK_SIZE, 4 }, { "umax", USTACK_SAMPLE_OFF_UMAX, 4 },
+	{ "regs", USTACK_SAMPLE_OFF_REGS, 4 }, { "stack", USTACK_SAMPLE_OFF_STACK, 4 },
+	{ "kept", USTACK_SAMPLE_OFF_KEPT, 4 },
+};
+#define SAMPLE_NR_FIELDS	6
+
+static void setup_sample(struct ustack_events *ev, struct fmt_sample *fs, const char *name,
+			 size_t nr)
 {
-	static const struct {
-		const char	*name;
-		int		offset;
-	} want[] = {
-		{ "pid", USTACK_SAMPLE_OFF_PID }, { "tid", USTACK_SAMPLE_OFF_TID },
-		{ "cpu", USTACK_SAMPLE_OFF_CPU }, { "flags", USTACK_SAMPLE_OFF_FLAGS },
-		{ "chain", USTACK_SAMPLE_OFF_CHAIN }, { "raw", USTACK_SAMPLE_OFF_RAW },
-	};
-	struct tep_event *e = find(ev, USTACK_SAMPLE_SYSTEM, USTACK_SAMPLE_NAME);
+	struct tep_event *e = find(ev, USTACK_SAMPLE_SYSTEM, name);
 	struct tep_format_field *f;
 	size_t i;
 
 	if (!e)
 		return;
-	ev->sample.id = e->id;
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		f = field(e, want[i].name);
-		if (!f || f->offset != want[i].offset || f->size != 4)
+	fs->id = e->id;
+	for (i = 0; i < nr; i++) {
+		f = field(e, sample_fields[i].name);
+		if (!f || f->offset != sample_fields[i].offset || f->size != sample_fields[i].size)
 			return;
 	}
-	ev->sample.ok = true;
+	fs->ok = true;
 }
 
 /**
@@ -304,7 +314,7 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	ev->cookie.id = ev->stack.id = ev->copy.id = ev->inode.id = -1;
 	ev->kstack.id = ev->ustack.id = -1;
 	ev->print.id = ev->exec.id = ev->newtask.id = ev->rename.id = -1;
-	ev->sample.id = -1;
+	ev->sample.id = ev->sample_copy.id = -1;
 	setup_common(ev);
 	setup_cookie(ev);
 	setup_stack(ev);
@@ -316,7 +326,9 @@ struct ustack_events *ustack_events_new(struct tep_handle *tep)
 	setup_other(ev, &ev->newtask, "task", "task_newtask", "pid", "clone_flags");
 	ev->newtask.comm = field(find(ev, "task", "task_newtask"), "comm");
 	setup_rename(ev);
-	setup_sample(ev);
+	setup_sample(ev, &ev->sample, USTACK_SAMPLE_NAME, SAMPLE_NR_FIELDS);
+	setup_sample(ev, &ev->sample_copy, USTACK_SAMPLE_COPY_NAME,
+		     sizeof(sample_fields) / sizeof(sample_fields[0]));
 	return ev;
 }
 
@@ -456,7 +468,7 @@ enum ustack_rec ustack_events_classify(const struct ustack_events *ev,
 		return USTACK_REC_KSTACK;
 	if (type == ev->ustack.id)
 		return USTACK_REC_USTACK;
-	if (type == ev->sample.id)
+	if (type == ev->sample.id || type == ev->sample_copy.id)
 		return USTACK_REC_OURS;
 	if (type == ev->print.id) {
 		text = ustack_events_print_text(ev, rec);
@@ -739,19 +751,32 @@ unsigned int ustack_events_ustack(const struct ustack_events *ev, const struct t
 }
 
 /**
- * ustack_events_sample - is @rec a ustack:sample record?
+ * ustack_events_sample - is @rec a ustack:sample or ustack:sample_copy record?
  * @ev:		the events
  * @rec:	any record
  *
- * Returns 1 for one whose format is the one we write (decode it with
- * ustack_sideband_decode_prev()), -1 for one whose format is not, 0 for
- * any other record.
+ * Returns 1 for a ustack:sample record, 2 for a ustack:sample_copy one
+ * (with registers and a stack copy), whose format is the one we write
+ * (decode either with ustack_sideband_decode_prev()), -1 for one whose
+ * format is not, 0 for any other record.
  */
 int ustack_events_sample(const struct ustack_events *ev, const struct tep_record *rec)
 {
-	if (ev->sample.id < 0 || rec_type(ev, rec) != ev->sample.id)
+	const struct fmt_sample *fs;
+	int type;
+
+	if (ev->sample.id < 0 && ev->sample_copy.id < 0)
 		return 0;
-	return ev->sample.ok ? 1 : -1;
+	type = rec_type(ev, rec);
+	if (type == ev->sample.id)
+		fs = &ev->sample;
+	else if (type == ev->sample_copy.id)
+		fs = &ev->sample_copy;
+	else
+		return 0;
+	if (!fs->ok)
+		return -1;
+	return fs == &ev->sample_copy ? 2 : 1;
 }
 
 /**

@@ -20,6 +20,7 @@
 #include "ustack-proc.h"
 #include "ustack-map-procmaps.h"
 #include "ustack-tracedat-sbfile.h"
+#include "ustack-tracedat-sbtrim.h"
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-tempfile.h"
@@ -41,9 +42,12 @@ struct map_ops {
  * @feed:	what it feeds: its stack source's, read there
  * @perf:	side-band: its perf events
  * @sbfile:	side-band, recording: its records for the trace.dat
+ * @trim:	side-band, recording stack copies: what writes @sbfile, a
+ *		worker trimming the copies (ustack-tracedat-sbtrim.h)
  * @max_stack:	side-band: the perf stack source's frame limit (0: none)
  * @unread:	the perf source's samples go to the file unread (its
- *		choice: recording without stack copies; see sample_unread())
+ *		choice: recording; see sample_unread(), and @trim for the
+ *		stack copies)
  * @tally:	what went so, for the summary
  * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
@@ -59,6 +63,7 @@ struct ustack_map_source {
 	const struct ustack_map_feed *feed;
 	struct ustack_perf_sideband	*perf;
 	struct ustack_tracedat_sbfile	*sbfile;
+	struct ustack_tracedat_sbtrim	*trim;
 	unsigned int		max_stack;
 	bool			unread;
 	struct ustack_sample_tally tally;
@@ -111,23 +116,54 @@ static bool sample_cut(const struct ustack_map_source *ms, const struct ustack_s
 	return cs.truncated;
 }
 
-/* @cut: sample_cut() of a sample */
+/*
+ * @cut: sample_cut() of a sample. Recording stack copies, every record
+ * goes through the worker's writer, which keeps their order
+ */
 static int sbfile_add(struct ustack_map_source *ms, const struct ustack_sb_rec *rec, bool cut)
 {
-	struct ustack_sb_rec copy;
+	struct ustack_sb_rec copy = *rec;
 	unsigned int limit;
 
-	if (rec->kind != USTACK_SB_SAMPLE)
-		return ustack_tracedat_sbfile_add(ms->sbfile, rec);
-	copy = *rec;
-	copy.cut = cut;
-	/* a stack copy: only the words the unwind read (all, if none ran) */
-	if (!ms->unread) {
+	if (rec->kind == USTACK_SB_SAMPLE)
+		copy.cut = cut;
+	if (ms->trim)
+		return ustack_tracedat_sbtrim_add(ms->trim, &copy);
+	/* a stack copy the session unwound: only the words the unwind read */
+	if (rec->kind == USTACK_SB_SAMPLE && !ms->unread) {
 		copy.stack_valid = ustack_session_stack_used(ms->feed->session, &limit);
 		copy.unwind_max = limit;
 		copy.cut |= limit != 0;
 	}
 	return ustack_tracedat_sbfile_add(ms->sbfile, &copy);
+}
+
+/* The worker's copies into the tally, once it is done */
+static void trim_done(struct ustack_map_source *ms, bool write, int *ret)
+{
+	struct ustack_sbtrim_stats st;
+
+	if (!ms->trim)
+		return;
+	if (ustack_tracedat_sbtrim_close(ms->trim, write, &st) < 0)
+		*ret = -1;
+	ms->trim = NULL;
+	ms->tally.copies_trimmed = st.trimmed;
+	ms->tally.copies_whole = st.whole;
+	ms->tally.worker_ns = st.worker_ns;
+	ms->tally.truncated += st.truncated;
+}
+
+/* A side-band file that failed: the records not written yet go too */
+static void sbfile_failed(struct ustack_map_source *ms)
+{
+	int ret = 0;
+
+	ustack_warning("cannot write %s: the side-band is not recorded",
+		       ms->feed->sideband_file);
+	trim_done(ms, false, &ret);
+	ustack_tracedat_sbfile_close(ms->sbfile);
+	ms->sbfile = NULL;
 }
 
 static bool is_stack(const struct ustack_sb_rec *rec)
@@ -221,12 +257,26 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 		else
 			ms->tally.sideband++;
 	}
-	if (ms->sbfile && sbfile_add(ms, rec, cut) < 0) {
-		ustack_warning("cannot write %s: the side-band is not recorded",
-			       ms->feed->sideband_file);
-		ustack_tracedat_sbfile_close(ms->sbfile);
-		ms->sbfile = NULL;
-	}
+	if (ms->sbfile && sbfile_add(ms, rec, cut) < 0)
+		sbfile_failed(ms);
+}
+
+/*
+ * Recording stack copies unread: a worker trims them to the words their
+ * unwind reads, with the session's unwinder (the session unwinds none of
+ * them). Without it the copies go whole.
+ */
+static void open_trim(struct ustack_map_source *ms)
+{
+	unsigned int max_frames;
+	struct ustack_unwinder *u = ustack_session_take_unwinder(ms->feed->session, &max_frames);
+
+	if (!u)
+		return;
+	ms->trim = ustack_tracedat_sbtrim_new(ms->sbfile, u, max_frames);
+	if (!ms->trim)
+		ustack_warning("cannot start the worker that trims the stack copies (%s): they "
+			       "are recorded whole", strerror(errno));
 }
 
 static void on_sideband(const struct ustack_sb_rec *rec, void *data)
@@ -290,6 +340,8 @@ int ustack_map_source_open_sideband(struct ustack_map_source *ms,
 	}
 	ms->max_stack = src ? src->max_stack : 0;
 	ms->ops = &sideband_ops;
+	if (ms->unread && src->dwarf_size && ms->sbfile)
+		open_trim(ms);
 	if (src && src->exec_copy_size && !ms->unread) {
 		ms->exec = *src;
 		ms->exec.dwarf_size = src->exec_copy_size;
@@ -525,7 +577,10 @@ int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **p
 	*path = NULL;
 	if (!ms->sbfile)
 		return 0;
-	ret = ustack_tracedat_sbfile_close(ms->sbfile);
+	ret = 0;
+	trim_done(ms, true, &ret);
+	if (ustack_tracedat_sbfile_close(ms->sbfile) < 0)
+		ret = -1;
 	ms->sbfile = NULL;
 	if (ret < 0)
 		return errno ? -errno : -EIO;
@@ -543,6 +598,7 @@ void ustack_map_source_free(struct ustack_map_source *ms)
 		return;
 	ustack_map_procmaps_free(ms->procmaps);
 	ustack_perf_sideband_close(ms->perf);
+	ustack_tracedat_sbtrim_close(ms->trim, false, NULL);
 	if (ms->sbfile)
 		ustack_tracedat_sbfile_close(ms->sbfile);
 	free(ms);

@@ -865,6 +865,12 @@ void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *
 	if (t->stacks)
 		fprintf(fp, "  deferred stacks:      %llu\n", t->stacks);
 	fprintf(fp, "  truncated stacks:     %llu\n", t->truncated);
+	if (t->copies_trimmed || t->copies_whole) {
+		fprintf(fp, "  stack copies:         %llu trimmed to the words their unwind read, "
+			"%llu whole (the unwinding behind)\n", t->copies_trimmed, t->copies_whole);
+		fprintf(fp, "  unwinding CPU:        %.3f s (a worker's, off the reader's path)\n",
+			t->worker_ns / 1e9);
+	}
 	print_rb_lost(fp, t->lost, 0);
 	fprintf(fp, "  side-band records:    %llu\n", t->sideband);
 	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);

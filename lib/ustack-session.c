@@ -344,7 +344,7 @@ int ustack_session_feed(struct ustack_session *s, struct tep_record *rec)
 	if (ret) {
 		if (ret > 0)
 			ret = ustack_sideband_decode_prev(s->sb_prev, rec->data, rec->size,
-							  rec->ts, &sb);
+							  rec->ts, ret == 2, &sb);
 		else
 			ret = USTACK_SB_MALFORMED;
 		if (!ret)
@@ -614,6 +614,29 @@ void ustack_session_set_perf_max_stack(struct ustack_session *s, unsigned int ma
 void ustack_session_set_unwinder(struct ustack_session *s, struct ustack_unwinder *u)
 {
 	s->unw = u;
+}
+
+/**
+ * ustack_session_take_unwinder - the stack copies' unwinder, for a recorder's worker
+ * @s:		the session
+ * @max_frames:	set to the frames a copy's unwind gives at most (the
+ *		source's --max-stack, else USTACK_DWARF_MAX_FRAMES)
+ *
+ * A recording that writes the perf source's samples unread trims their
+ * stack copies in a thread of its own (ustack-tracedat-sbtrim.c): the
+ * unwinder is not thread-safe, so the session keeps none from then on
+ * (it unwinds nothing it is not handed, and forgets no process's files
+ * for the worker). The caller still owns it. Returns NULL when the
+ * session has none.
+ */
+struct ustack_unwinder *ustack_session_take_unwinder(struct ustack_session *s,
+						     unsigned int *max_frames)
+{
+	struct ustack_unwinder *u = s->unw;
+
+	*max_frames = s->opts.perf_max_stack ? s->opts.perf_max_stack : USTACK_DWARF_MAX_FRAMES;
+	s->unw = NULL;
+	return u;
 }
 
 /**

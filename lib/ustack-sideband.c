@@ -975,12 +975,12 @@ int ustack_sideband_parse_prev(struct ustack_sb_prev *prev, const char *text, ui
  * ustack_sideband_sample_binary - is @rec stored as a ustack:sample record?
  * @rec: the record
  *
- * Samples of the frame-pointer chain are; those with registers or a stack
- * copy, deferred chains and the other records stay text.
+ * Samples are, with their registers and stack copies; deferred chains and
+ * the other records stay text.
  */
 bool ustack_sideband_sample_binary(const struct ustack_sb_rec *rec)
 {
-	return repeatable(rec) && !rec->regs_mask && !rec->unwind_max;
+	return rec->kind == USTACK_SB_SAMPLE && rec->tid > 0;
 }
 
 /**
@@ -989,12 +989,15 @@ bool ustack_sideband_sample_binary(const struct ustack_sb_rec *rec)
  * @rec:	a sample of ustack_sideband_sample_binary(), about to be written
  *
  * When not, @rec becomes its thread's last sample: the writer then writes
- * it whole. The reader's ustack_sideband_decode_prev() keeps the same.
+ * it whole. The reader's ustack_sideband_decode_prev() keeps the same. A
+ * sample with a stack copy never repeats, nor becomes the last one.
  */
 bool ustack_sideband_prev_repeats(struct ustack_sb_prev *prev, const struct ustack_sb_rec *rec)
 {
 	struct prev_slot *sl = prev_slot(prev, rec->tid);
 
+	if (!repeatable(rec))
+		return false;
 	if (repeats(sl, rec))
 		return true;
 	remember(sl, rec);
@@ -1010,14 +1013,79 @@ static uint32_t get_u32(const unsigned char *data, size_t off)
 }
 
 /* A __data_loc field's array within the record: its offset and length */
-static int data_loc(const unsigned char *data, size_t size, size_t field, size_t *off,
-		    size_t *len)
+static int data_loc(const unsigned char *data, size_t size, size_t hdr, size_t field,
+		    size_t *off, size_t *len)
 {
 	uint32_t loc = get_u32(data, field);
 
 	*off = loc & 0xffff;
 	*len = loc >> 16;
-	return *off < USTACK_SAMPLE_HDR || *off + *len > size ? -1 : 0;
+	return *off < hdr || *off + *len > size ? -1 : 0;
+}
+
+/* The kept words of a trimmed copy back where they were; the others holes */
+static int unpack_copy(const unsigned char *words, size_t nr, const unsigned char *kept,
+		       size_t kept_len, uint32_t size)
+{
+	uint32_t i, nw = size / 8, n = 0;
+
+	if (kept_len > (nw + 7) / 8)
+		return -1;
+	memset(sample_valid, 0, (nw + 7) / 8);
+	memcpy(sample_valid, kept, kept_len);
+	for (i = 0; i < nw; i++) {
+		if (!WORD_SET(sample_valid, i)) {
+			sample_stack[i] = 0;
+			continue;
+		}
+		if (n == nr)
+			return -1;
+		memcpy(&sample_stack[i], words + n++ * 8, 8);
+	}
+	return n == nr ? 0 : -1;
+}
+
+/*
+ * The registers and stack copy of a ustack:sample_copy record, into this
+ * thread's arrays (as the text parser's): a trimmed copy with the words
+ * its map names, a whole one with every word. Bounded like the text's
+ * regs= and stack=.
+ */
+static int decode_copy(const unsigned char *d, size_t size, uint32_t flags,
+		       struct ustack_sb_rec *rec)
+{
+	size_t regs_off, regs_len, stack_off, stack_len, kept_off, kept_len;
+	uint64_t mask;
+	uint32_t ssize, umax;
+
+	if (data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_REGS, &regs_off, &regs_len) ||
+	    data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_STACK, &stack_off,
+		     &stack_len) ||
+	    data_loc(d, size, USTACK_SAMPLE_COPY_HDR, USTACK_SAMPLE_OFF_KEPT, &kept_off, &kept_len))
+		return USTACK_SB_MALFORMED;
+	memcpy(&mask, d + USTACK_SAMPLE_OFF_REGS_MASK, 8);
+	ssize = get_u32(d, USTACK_SAMPLE_OFF_STACK_SIZE);
+	umax = get_u32(d, USTACK_SAMPLE_OFF_UMAX);
+	if (!mask || regs_len != (size_t)__builtin_popcountll(mask) * 8 || regs_len / 8 > SAMPLE_REGS_MAX ||
+	    ssize % 8 || ssize > SAMPLE_STACK_MAX || stack_len % 8 || stack_len > ssize ||
+	    umax > USTACK_SB_UMAX_MAX)
+		return USTACK_SB_MALFORMED;
+	memcpy(sample_regs, d + regs_off, regs_len);
+	rec->regs_mask = mask;
+	rec->regs = sample_regs;
+	rec->unwind_max = umax;
+	rec->stack = sample_stack;
+	rec->stack_size = ssize;
+	if (!(flags & USTACK_SAMPLE_TRIMMED)) {
+		if (kept_len || stack_len != ssize)
+			return USTACK_SB_MALFORMED;
+		memcpy(sample_stack, d + stack_off, stack_len);
+		return 0;
+	}
+	if (unpack_copy(d + stack_off, stack_len / 8, d + kept_off, kept_len, ssize))
+		return USTACK_SB_MALFORMED;
+	rec->stack_valid = sample_valid;
+	return 0;
 }
 
 /**
@@ -1026,8 +1094,11 @@ static int data_loc(const unsigned char *data, size_t size, size_t field, size_t
  * @data:	the record's data (common fields first)
  * @size:	its bytes
  * @ts:		its time
+ * @copies:	a ustack:sample_copy record (with the registers and the stack
+ *		copy, ustack-sample-event.h), else a ustack:sample one
  * @rec:	filled in, as ustack_sideband_parse_prev(): the payload and the
- *		chain point into @prev, valid until the next call
+ *		chain point into @prev, the registers and the copy into this
+ *		thread's arrays, valid until the next call
  *
  * Every sample of the file goes through here or through
  * ustack_sideband_parse_prev(), in file order. Returns 0, or
@@ -1035,16 +1106,18 @@ static int data_loc(const unsigned char *data, size_t size, size_t field, size_t
  * USTACK_SB_UNSEEN_REPEAT.
  */
 int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, size_t size,
-				uint64_t ts, struct ustack_sb_rec *rec)
+				uint64_t ts, bool copies, struct ustack_sb_rec *rec)
 {
 	const unsigned char *d = data;
+	size_t hdr = copies ? USTACK_SAMPLE_COPY_HDR : USTACK_SAMPLE_HDR;
 	size_t chain_off, chain_len, raw_off, raw_len;
 	struct prev_slot *sl;
 	uint32_t flags;
+	int ret;
 
-	if (size < USTACK_SAMPLE_HDR ||
-	    data_loc(d, size, USTACK_SAMPLE_OFF_CHAIN, &chain_off, &chain_len) ||
-	    data_loc(d, size, USTACK_SAMPLE_OFF_RAW, &raw_off, &raw_len))
+	if (size < hdr ||
+	    data_loc(d, size, hdr, USTACK_SAMPLE_OFF_CHAIN, &chain_off, &chain_len) ||
+	    data_loc(d, size, hdr, USTACK_SAMPLE_OFF_RAW, &raw_off, &raw_len))
 		return USTACK_SB_MALFORMED;
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = USTACK_SB_SAMPLE;
@@ -1056,7 +1129,25 @@ int ustack_sideband_decode_prev(struct ustack_sb_prev *prev, const void *data, s
 	if (rec->tid <= 0 || rec->pid <= 0 || rec->cpu < 0 || rec->cpu > USTACK_SB_CPU_MAX ||
 	    chain_len % 8 || chain_len / 8 > SAMPLE_CHAIN_MAX || raw_len > SAMPLE_RAW_MAX)
 		return USTACK_SB_MALFORMED;
+	ret = copies ? decode_copy(d, size, flags, rec) : 0;
+	if (ret)
+		return ret;
 	sl = prev_slot(prev, rec->tid);
+	if (rec->regs) {
+		/* a copy never repeats: its arrays are read where they are */
+		if (flags & USTACK_SAMPLE_SAME)
+			return USTACK_SB_MALFORMED;
+		if (chain_len)
+			memcpy(sample_chain, d + chain_off, chain_len);
+		if (raw_len)
+			memcpy(sample_raw, d + raw_off, raw_len);
+		rec->cut = flags & USTACK_SAMPLE_CUT;
+		rec->nr_chain = chain_len / 8;
+		rec->chain = sample_chain;
+		rec->raw_size = raw_len;
+		rec->raw = sample_raw;
+		return 0;
+	}
 	if (flags & USTACK_SAMPLE_SAME) {
 		if (chain_len || raw_len)
 			return USTACK_SB_MALFORMED;

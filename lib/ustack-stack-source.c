@@ -452,11 +452,14 @@ static int perf_start(struct ustack_stack_source *ss)
 	ustack_session_set_perf_max_stack(ss->feed.maps.session,
 					  copies(ss) ? ss->env.max_stack : ss->perf.max_stack);
 	/*
-	 * Recording frame-pointer or deferred chains, the samples go to the
-	 * file unread; a copy is unwound as it comes, the file keeping only
-	 * what its unwind used
+	 * Recording, the samples go to the file unread; a stack copy is
+	 * unwound by a worker off the reader's path, the file keeping only
+	 * what its unwind used (ustack-tracedat-sbtrim.h), or whole when
+	 * the worker is behind: in sub-buffers that hold it whole
 	 */
-	ss->perf.unread = ss->feed.maps.record && !copies(ss);
+	ss->perf.unread = ss->feed.maps.record;
+	if (ss->feed.maps.record && copies(ss))
+		ustack_instance_raise_subbuf(ss->env.ui, ss->caps.copy_size + COPY_OVERHEAD);
 	/*
 	 * auto chose the frame-pointer walk for the programs that start
 	 * traced: a program without them executed later gets stack copies

@@ -2,9 +2,9 @@
 /*
  * libtracecmd copies the formats it writes into a trace.dat from a
  * tracing directory, and has no call to add one of its own. The file
- * gets ours (ustack:sample) from a directory made for the write: every
- * entry of the real one and of its events/ as a symbolic link, and
- * events/ustack/sample/format
+ * gets ours (ustack:sample, ustack:sample_copy) from a directory made for
+ * the write: every entry of the real one and of its events/ as a symbolic
+ * link, and events/ustack/sample/format and sample_copy/format
  * written here with the kernel's common fields (ftrace:print's). It is
  * removed once the file is written.
  *
@@ -64,20 +64,13 @@ static int common_lines(const char *top, char *buf, size_t size)
 	return 0;
 }
 
-static int write_format(const char *dir, const char *top)
+/* events/ustack/@name/format */
+static int write_event(const char *dir, const char *name, const char *text, int len)
 {
-	char common[FORMAT_MAX], text[FORMAT_MAX], path[PATH_MAX];
-	int fd, len, ret = -1;
+	char path[PATH_MAX];
+	int fd, ret = -1;
 
-	if (common_lines(top, common, sizeof(common)))
-		return -1;
-	len = ustack_sample_event_format(text, sizeof(text), common);
-	if (len < 0 || len >= (int)sizeof(text))
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM, dir);
-	if (mkdir(path, 0700) || ustack_tempfile_track(path))
-		return -1;
-	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, dir);
+	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM "/%s", dir, name);
 	if (mkdir(path, 0700) || ustack_tempfile_track(path))
 		return -1;
 	strncat(path, "/format", sizeof(path) - strlen(path) - 1);
@@ -93,6 +86,26 @@ static int write_format(const char *dir, const char *top)
 	if (close(fd))
 		ret = -1;
 	return ret;
+}
+
+/* ustack:sample and ustack:sample_copy */
+static int write_format(const char *dir, const char *top)
+{
+	char common[FORMAT_MAX], text[FORMAT_MAX], path[PATH_MAX];
+	int copy, len;
+
+	if (common_lines(top, common, sizeof(common)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/" USTACK_SAMPLE_SYSTEM, dir);
+	if (mkdir(path, 0700) || ustack_tempfile_track(path))
+		return -1;
+	for (copy = 0; copy < 2; copy++) {
+		len = ustack_sample_event_format(text, sizeof(text), common, copy);
+		if (len < 0 || len >= (int)sizeof(text) ||
+		    write_event(dir, copy ? USTACK_SAMPLE_COPY_NAME : USTACK_SAMPLE_NAME, text, len))
+			return -1;
+	}
+	return 0;
 }
 
 static int link_into(const char *from, const char *to, const char *name)
@@ -279,6 +292,9 @@ void ustack_tracedat_overlay_remove(char *dir)
 	if (dfd >= 0) {
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME "/format", 0);
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, AT_REMOVEDIR);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_COPY_NAME "/format", 0);
+		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_COPY_NAME,
+			 AT_REMOVEDIR);
 		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM, AT_REMOVEDIR);
 		for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
 			unlinkat(dfd, snapshots[i], 0);

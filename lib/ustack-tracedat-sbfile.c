@@ -12,9 +12,12 @@
  *		27 in the next u32
  *
  * The record's fields are placed where the print event's format says;
- * the perf source's samples of the frame-pointer chain are ustack:sample
- * records instead (ustack-sample-event.h; USTACK_TEXT_SAMPLES=1 in the
- * environment writes them as text, as earlier recordings have them).
+ * the perf source's samples are ustack:sample records instead
+ * (ustack-sample-event.h), ustack:sample_copy with their stack copies,
+ * trimmed or whole, in sub-buffers that hold a whole copy where the
+ * instance's do;
+ * USTACK_TEXT_SAMPLES=1 in the environment writes them as text, as
+ * earlier recordings have them.
  * Times must not go backwards: a record older than the one before it
  * (one that came late from its perf ring) is written with the previous
  * time, which is also the order live fed it in.
@@ -49,6 +52,7 @@ struct ustack_tracedat_sbfile {
 	int		hdr_size;	/* timestamp + commit */
 	int		commit_size;
 	char		*out;		/* OUT_PAGES pages */
+	char		*data;		/* a record being built: a page's room */
 	int		nr_out;		/* pages done in @out */
 	char		*page;		/* the one being filled, in @out */
 	int		used;		/* bytes of events in @page */
@@ -112,9 +116,10 @@ struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *te
 	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
 	f->out = calloc(OUT_PAGES, f->page_size);
 	f->page = f->out;
+	f->data = malloc(f->page_size);
 	f->prev = ustack_sideband_prev_new();
-	if (!f->out || !f->prev || !find_fields(f, tep)) {
-		errno = f->out && f->prev ? ENOENT : ENOMEM;
+	if (!f->out || !f->data || !f->prev || !find_fields(f, tep)) {
+		errno = f->out && f->data && f->prev ? ENOENT : ENOMEM;
 		goto fail;
 	}
 	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -123,6 +128,7 @@ struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *te
 	return f;
  fail:
 	ustack_sideband_prev_free(f->prev);
+	free(f->data);
 	free(f->out);
 	free(f);
 	return NULL;
@@ -201,43 +207,146 @@ static int build_data(struct ustack_tracedat_sbfile *f, const struct ustack_sb_r
 	return f->buf_off + len + 1;
 }
 
+/* A __data_loc field: the array's length and its offset in the record */
+static void put_loc(char *data, int field, size_t off, size_t len)
+{
+	uint32_t v = (uint32_t)len << 16 | (uint32_t)off;
+
+	memcpy(data + field, &v, 4);
+}
+
+#define WORD_KEPT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
+
 /*
- * A sample as a ustack:sample record: the chain and the payload copied as
- * they came, or nothing of them for a repeat. -1: it does not fit @room
- * (written as text, cut, instead).
+ * The stack copy's arrays: @stack bytes of words and @kept bytes of map.
+ * A trimmed copy (stack_valid: the words the recorder's unwind read)
+ * keeps those words and the map up to the last of them; another keeps
+ * every word. Returns the copy's size in bytes.
+ */
+static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t *kept)
+{
+	uint32_t i, nw = (rec->stack_size & ~7U) / 8, last = 0, n = 0;
+
+	*stack = *kept = 0;
+	if (!rec->stack)
+		return 0;
+	if (!rec->stack_valid) {
+		*stack = (size_t)nw * 8;
+		return nw * 8;
+	}
+	for (i = 0; i < nw; i++) {
+		if (!WORD_KEPT(rec->stack_valid, i))
+			continue;
+		n++;
+		last = i + 1;
+	}
+	*stack = (size_t)n * 8;
+	*kept = (last + 7) / 8;
+	return nw * 8;
+}
+
+/* The kept words of @rec's copy, packed, then the map up to the last */
+static void put_copy(const struct ustack_sb_rec *rec, char *stack, size_t stack_len,
+		     char *kept, size_t kept_len)
+{
+	uint32_t i, nw = kept_len * 8;
+	const char *from = rec->stack;
+
+	if (!rec->stack_valid) {
+		memcpy(stack, from, stack_len);
+		return;
+	}
+	memcpy(kept, rec->stack_valid, kept_len);
+	/* the map's last byte may name words past the copy: those are not set */
+	for (i = 0; i < nw && i < rec->stack_size / 8; i++) {
+		if (!WORD_KEPT(rec->stack_valid, i))
+			continue;
+		memcpy(stack, from + (size_t)i * 8, 8);
+		stack += 8;
+	}
+}
+
+/* ustack:sample_copy's fields after ustack:sample's */
+static void put_copy_fields(const struct ustack_sb_rec *rec, char *data, uint32_t stack_size)
+{
+	memcpy(data + USTACK_SAMPLE_OFF_REGS_MASK, &rec->regs_mask, 8);
+	memcpy(data + USTACK_SAMPLE_OFF_STACK_SIZE, &stack_size, 4);
+	memcpy(data + USTACK_SAMPLE_OFF_UMAX, &rec->unwind_max, 4);
+}
+
+/*
+ * A sample as a ustack:sample record: the chain and the payload copied
+ * as they came, or nothing of them for a repeat; with a stack copy, a
+ * ustack:sample_copy record, the registers and the copy too (trimmed to
+ * the words its unwind read, when it was). A whole copy too big for
+ * @room keeps its first words and says its size ends there, as the text
+ * does. -1: it does not fit @room (written as text, cut, instead).
  */
 static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
 			char *data, int room)
 {
-	size_t chain = (size_t)rec->nr_chain * 8;
-	size_t len = USTACK_SAMPLE_HDR + chain + rec->raw_size;
-	uint32_t v, flags = rec->cut ? USTACK_SAMPLE_CUT : 0;
+	size_t chain = (size_t)rec->nr_chain * 8, regs = 0, stack = 0, kept = 0, len, off;
+	size_t hdr = USTACK_SAMPLE_HDR, max = room < 0xffff ? (size_t)room : 0xffff;
+	uint32_t flags = rec->cut ? USTACK_SAMPLE_CUT : 0, stack_size = 0;
 	uint16_t type = USTACK_SAMPLE_ID;
+	bool copy = rec->regs_mask && rec->regs;
 	int32_t tid = rec->tid;
 
-	if (len > (size_t)room || len > 0xffff)
+	if (copy) {
+		hdr = USTACK_SAMPLE_COPY_HDR;
+		type = USTACK_SAMPLE_COPY_ID;
+		regs = (size_t)__builtin_popcountll(rec->regs_mask) * 8;
+		stack_size = copy_span(rec, &stack, &kept);
+		if (rec->stack_valid)
+			flags |= USTACK_SAMPLE_TRIMMED;
+	}
+	len = hdr + chain + regs + stack + rec->raw_size + kept;
+	if (len > max && stack && !rec->stack_valid) {
+		/* the copy ends with the last word that fits */
+		off = len - stack;
+		stack = off < max ? (max - off) & ~7UL : 0;
+		stack_size = stack;
+		len = off + stack;
+	}
+	if (len > max)
 		return -1;
-	if (ustack_sideband_prev_repeats(f->prev, rec)) {
+	if (!copy && ustack_sideband_prev_repeats(f->prev, rec)) {
 		flags |= USTACK_SAMPLE_SAME;
 		chain = 0;
-		len = USTACK_SAMPLE_HDR;
+		len = hdr;
 	}
-	memset(data, 0, USTACK_SAMPLE_HDR);
+	memset(data, 0, hdr);
 	memcpy(data + f->type_off, &type, 2);
 	memcpy(data + f->pid_off, &tid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_PID, &rec->pid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_TID, &tid, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_CPU, &rec->cpu, 4);
 	memcpy(data + USTACK_SAMPLE_OFF_FLAGS, &flags, 4);
-	v = (uint32_t)chain << 16 | USTACK_SAMPLE_HDR;
-	memcpy(data + USTACK_SAMPLE_OFF_CHAIN, &v, 4);
-	v = (uint32_t)(len - USTACK_SAMPLE_HDR - chain) << 16 | (uint32_t)(USTACK_SAMPLE_HDR + chain);
-	memcpy(data + USTACK_SAMPLE_OFF_RAW, &v, 4);
-	if (len > USTACK_SAMPLE_HDR) {
-		memcpy(data + USTACK_SAMPLE_HDR, rec->chain, chain);
-		if (rec->raw_size)
-			memcpy(data + USTACK_SAMPLE_HDR + chain, rec->raw, rec->raw_size);
+	if (flags & USTACK_SAMPLE_SAME) {
+		put_loc(data, USTACK_SAMPLE_OFF_CHAIN, hdr, 0);
+		put_loc(data, USTACK_SAMPLE_OFF_RAW, hdr, 0);
+		return len;
 	}
+	/* the words first, where they stay 8-byte apart from the record's start */
+	off = hdr;
+	put_loc(data, USTACK_SAMPLE_OFF_CHAIN, off, chain);
+	if (chain)
+		memcpy(data + off, rec->chain, chain);
+	off += chain;
+	if (copy) {
+		put_copy_fields(rec, data, stack_size);
+		put_loc(data, USTACK_SAMPLE_OFF_REGS, off, regs);
+		memcpy(data + off, rec->regs, regs);
+		off += regs;
+		put_loc(data, USTACK_SAMPLE_OFF_STACK, off, stack);
+		put_loc(data, USTACK_SAMPLE_OFF_KEPT, off + stack + rec->raw_size, kept);
+		if (stack || kept)
+			put_copy(rec, data + off, stack, data + off + stack + rec->raw_size, kept);
+		off += stack;
+	}
+	put_loc(data, USTACK_SAMPLE_OFF_RAW, off, rec->raw_size);
+	if (rec->raw_size)
+		memcpy(data + off, rec->raw, rec->raw_size);
 	return len;
 }
 
@@ -251,7 +360,7 @@ static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb
  */
 int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec)
 {
-	char data[TEXT_MAX];
+	char *data = f->data;
 	uint64_t ts = rec->ts > f->last_ts ? rec->ts : f->last_ts;
 	int len, padded, need, max;
 
@@ -259,7 +368,7 @@ int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct us
 	max = f->page_size - f->hdr_size - 16;
 	len = -1;
 	if (f->binary && ustack_sideband_sample_binary(rec))
-		len = build_sample(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
+		len = build_sample(f, rec, data, max);
 	if (len < 0)
 		len = build_data(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
 	if (len < 0 || f->failed)
@@ -295,6 +404,7 @@ int ustack_tracedat_sbfile_close(struct ustack_tracedat_sbfile *f)
 	if (close(f->fd) < 0 || f->failed)
 		ret = -1;
 	ustack_sideband_prev_free(f->prev);
+	free(f->data);
 	free(f->out);
 	free(f);
 	return ret;

@@ -81,7 +81,8 @@ static struct tracecmd_event_list *add_sample_format(struct tracecmd_event_list 
 
 	if (!e)
 		return list;
-	e->glob = strdup(USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME);
+	/* ustack:sample and ustack:sample_copy */
+	e->glob = strdup(USTACK_SAMPLE_SYSTEM "/*");
 	if (!e->glob) {
 		free(e);
 		return list;

@@ -12,10 +12,13 @@ load helpers
 ARRAY="$ROOT/tests/tools/ustack-array-test"
 
 # A perf source recording (--call-graph=dwarf, cut at 5 frames: its
-# samples carry umax=5), uncompressed by stock trace-cmd convert so that
-# a sample's text can be changed in place, at the same length.
+# samples carry umax=5), its samples written as text (the text parser's
+# bounds are the ones checked here), uncompressed by stock trace-cmd
+# convert so that a sample's text can be changed in place, at the same
+# length.
 dwarf_recording() {
 	perf_host_setup
+	USTACK_TEXT_SAMPLES=1 \
 	"$USTACK" record -B "$NAME" -q -o "$TMP/r.dat" --call-graph=dwarf --max-stack=5 \
 		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 3
 	trace-cmd convert -i "$TMP/r.dat" -o "$TMP/plain.dat" --compression none >/dev/null 2>&1

@@ -40,11 +40,12 @@ teardown() {
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
 	[ "$status" -eq 0 ]
 	[ "$output" = "$CHAIN 4" ]
-	# the file keeps a few words a frame, not the 8 KiB copy
+	# the file keeps a few words a frame (TRIMMED, 0x4), not the 8 KiB copy
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c 'ustack-sb sample .* regs=[0-9a-f]*:.* stack=' <<< "$output")" -eq 4 ]
-	[ "$(grep 'ustack-sb sample' <<< "$output" | awk '{ print length($0) }' | sort -n | tail -1)" -lt 2048 ]
+	[ "$(grep -c ' sample_copy: .* flags=0x4 .* regs=[0-9]* .* stack=.* kept=' <<< "$output")" -eq 4 ]
+	[ "$(grep ' sample_copy: ' <<< "$output" | sed 's/.* stack=//; s/ kept=.*//' | awk '{ print NF }' |
+	     sort -n | tail -1)" -lt 100 ]
 }
 
 @test "perf dwarf: a copy too small for the chain ends in a frame saying so" {

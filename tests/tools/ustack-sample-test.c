@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-sample-test: ustack:sample records (lib/ustack-sample-event.h)
- * made by hand, good and damaged, through the reader's decoder
+ * (without stack copies) made by hand, good and damaged,
+ * through the reader's decoder
  * (ustack_sideband_decode_prev()), in this order on one reader:
  *
  *	whole		a sample: pid 10, tid 11, cpu 1, a chain of 3, 16 bytes
@@ -57,7 +58,7 @@ static void show(struct ustack_sb_prev *prev, const char *name, size_t size)
 {
 	struct ustack_sb_rec r;
 	uint32_t i;
-	int ret = ustack_sideband_decode_prev(prev, rec, size, 1000, &r);
+	int ret = ustack_sideband_decode_prev(prev, rec, size, 1000, false, &r);
 
 	printf("%s %d\n", name, ret);
 	if (ret)
