@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the mutants of issue 50 (part A) showed no test checked, on this
+# machine's stock kernel (perf source). The stack source's rule and its
+# notice (lib/ustack-stack-source.c): which programs --call-graph=auto
+# reads, --max-stack against kernel.perf_event_max_stack, the frame limit
+# of stack copies, a refusal's line. Every run uses its own -B instance.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	build_progs
+}
+
+setup() {
+	perf_host_setup
+	BG=()
+}
+
+teardown() {
+	local pid
+
+	for pid in "${BG[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null || true
+	done
+	instance_teardown
+}
+
+# run_deep_bg: tests/progs/deep running until killed (a getppid every 20
+# ms), its pid in DEEP
+run_deep_bg() {
+	"$PROGS/deep" 1000000 &
+	DEEP=$!
+	BG+=("$DEEP")
+	wait_exec "$DEEP" deep
+}
+
+@test "stack source: -P with --comm names no program: auto takes stack copies, every process's code unknown, and says so" {
+	run_deep_bg
+	run --separate-stderr "$USTACK" -B "$NAME" --folded -e syscalls:sys_enter_getppid \
+		-P "$DEEP" --comm deep -d 1
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "${stderr_lines[0]}" == *"unwound with the files' CFI (--call-graph=dwarf)"*"; --call-graph=auto: every process is traced, whatever its code: stack copies unwound with the files' CFI" ]]
+}
+
+@test "stack source: -P of a program without frame pointers, then one with: copies, and the notice names the first" {
+	local nofp
+
+	nofp=$(readlink -f /usr/bin/sleep)
+	sleep 600 &
+	BG+=($!)
+	poll_until 30 test "$(readlink /proc/$!/exe 2>/dev/null)" = "$nofp"
+	run_deep_bg
+	run --separate-stderr "$USTACK" -B "$NAME" --folded -e syscalls:sys_enter_getppid \
+		-P "${BG[0]},$DEEP" -d 1
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "${stderr_lines[0]}" == *"(--call-graph=dwarf)"*"; --call-graph=auto: $nofp has no frame pointers ("*"): stack copies unwound with the files' CFI" ]]
+	[[ "${stderr_lines[0]}" != *"keeps frame pointers"* ]]
+}
+
+@test "stack source: --max-stack above kernel.perf_event_max_stack: perf keeps the sysctl's limit, and says it" {
+	local max
+
+	max=$(cat /proc/sys/kernel/perf_event_max_stack)
+	[ "$max" -lt 65000 ] || skip "kernel.perf_event_max_stack is $max"
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=perf --max-stack $((max + 10)) \
+		--folded -e syscalls:sys_enter_getppid -- "$PROGS/deep" 2
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[0]}" == *"stacks from perf events, synchronous, at most $max frames (kernel.perf_event_max_stack)"* ]]
+	[ "$output" = "deep;__libc_start_call_main;main;$(deep_chain 20 | tac | paste -sd';') 2" ]
+}
+
+@test "stack source: --call-graph=dwarf --max-stack N: the notice says at most N frames" {
+	run --separate-stderr "$USTACK" -B "$NAME" --call-graph=dwarf --max-stack 5 --folded \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "${stderr_lines[0]}" == *"(--call-graph=dwarf), at most 5 frames, "* ]]
+	[ "$output" = "deep;[truncated];chain_16;chain_17;chain_18;chain_19;chain_20 1" ]
+}
+
+@test "stack source: a refusal names the source asked for: --stack-source=tracefs-deferred on a stock kernel" {
+	run --separate-stderr "$USTACK" -B "$NAME" --stack-source=tracefs-deferred \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 1
+	[ "$status" -ne 0 ]
+	[ "$stderr" = "trace-cmd ustack: --stack-source=tracefs-deferred: this kernel has no options/userstacktrace_delay (see THE FALLBACK in man trace-cmd-ustack)" ]
+}
