@@ -71,7 +71,7 @@ threads_called() {
 	declare -A BEFORE
 
 	[ -e /proc/self/io ] || skip "no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)"
-	"$USTACK" record -q -B "$NAME" --stack-source=perf -o "$TMP/sw.dat" \
+	"$USTACK" record -q -B "$NAME" --stack-source=perf --call-graph=fp -o "$TMP/sw.dat" \
 		-e syscalls:sys_enter_getppid -e syscalls:sys_enter_read \
 		-e syscalls:sys_enter_write -e syscalls:sys_enter_splice \
 		-e syscalls:sys_enter_poll 2>"$TMP/err" &
@@ -96,8 +96,15 @@ threads_called() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	# the trace holds the others' calls (only our deep: other runs of
-	# it may go on beside this test)
-	run --separate-stderr "$USTACK" report -q -i "$TMP/sw.dat" --folded -P "$deep"
+	# it may go on beside this test); under load a system-wide run of
+	# 512 KiB rings loses records, its mappings' too: then a stack of
+	# deep's is enough (its outer frames may be unmapped)
+	run --separate-stderr "$USTACK" report -i "$TMP/sw.dat" --folded -P "$deep"
 	echo "$output"
-	grep -q '^deep;.*chain_20 2$' <<< "$output"
+	echo "$stderr"
+	if [[ "$stderr" == *$'\n'"  ring-buffer losses:   0"$'\n'* ]]; then
+		grep -q '^deep;.*chain_20 2$' <<< "$output"
+	else
+		grep -q '^deep;.*;main;chain_01;.*chain_20 [12]$' <<< "$output"
+	fi
 }
