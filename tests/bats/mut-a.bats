@@ -103,3 +103,38 @@ run_deep_bg() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "deep;_start;__libc_start_main;__libc_start_call_main;main;$(deep_chain 20 | tac | paste -sd';') 20" ]
 }
+
+# A recording's samples go to the file unread; the process each names is
+# noted for PROCMAPS once a run of its samples (ustack-map-source.c), and
+# again after any side-band record: a fork record of a pid used again
+# starts a new process, whose samples must note it again. ns_last_pid
+# makes the kernel give a second deep the first one's pid.
+@test "map source: a pid used again in a recording: the new process's samples still name it in PROCMAPS" {
+	[ -w /proc/sys/kernel/ns_last_pid ] || skip "no writable /proc/sys/kernel/ns_last_pid"
+	cat > "$TMP/reuse.sh" <<-'SH'
+	"$1" 2 & p=$!
+	wait $p
+	i=0
+	while [ $i -lt 500 ]; do
+		echo $((p - 1)) > /proc/sys/kernel/ns_last_pid
+		sh -c '[ $$ = '$p' ] || exit 7; exec "$0" 3' "$1"
+		[ $? = 7 ] || { echo "pid $p used again" >&2; exit 0; }
+		i=$((i + 1))
+	done
+	echo "pid $p not used again" >&2
+	exit 1
+	SH
+	run --separate-stderr "$USTACK" record -B "$NAME" -q --stack-source=perf --call-graph=fp -c \
+		-o "$TMP/t.dat" -e syscalls:sys_enter_getppid -- sh "$TMP/reuse.sh" "$PROGS/deep"
+	echo "$stderr"
+	[[ "$stderr" != *"not used again"* ]] || skip "the pid was taken by another process each time"
+	[ "$status" -eq 0 ]
+	pid=$(sed -n 's/^pid \([0-9]*\) used again$/\1/p' <<< "$stderr")
+	[ -n "$pid" ]
+	# one PROCMAPS option a process, its header first: pid, files, name
+	run trace-cmd dump --options -i "$TMP/t.dat"
+	[ "$status" -eq 0 ]
+	grep -A1 'Option PROCMAPS' <<< "$output" | grep -v 'Option PROCMAPS' > "$TMP/heads"
+	cat "$TMP/heads"
+	grep -q "^$(printf '%x' "$pid") [0-9a-f]* deep$" "$TMP/heads"
+}
