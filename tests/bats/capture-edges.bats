@@ -88,7 +88,8 @@ is_stopped() {
 	# named as the tool (its threads keep its name): other test runs'
 	# floods of these calls beside this one cannot overflow them; the
 	# tool's own threads still reach the rings, and it must drop them
-	"$USTACK" record -q -B "$NAME" --stack-source=perf -o "$TMP/sw.dat" \
+	"$USTACK" record -q -B "$NAME" --stack-source=perf --call-graph=fp \
+		-o "$TMP/sw.dat" \
 		-e syscalls:sys_enter_getppid -f "common_pid == $deep" \
 		-e syscalls:sys_enter_read -f "$own" \
 		-e syscalls:sys_enter_write -f "$own" \

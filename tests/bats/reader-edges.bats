@@ -122,3 +122,30 @@ edge() {
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "trace-cmd ustack: $TMP/edge.dat: corrupt trace.dat: buffer option at $OFF claims 3 CPUs" ]
 }
+
+# A compressed CPU of size 0 whose offset still points at its chunks
+# (libtracecmd writes a chunk count even for an empty one: only a
+# crafted file has it): the CPU is empty, as libtracecmd reads it
+@test "reader: a compressed CPU whose size says 0 is empty, though its offset points at chunks: as libtracecmd reads it" {
+	python3 - "$ROOT/tests/bats/tracedat-mutate.py" "$DATA/threads-deferred.dat" "$TMP/zero.dat" <<-'PY'
+	import importlib.util, struct, sys
+	spec = importlib.util.spec_from_file_location("mutate", sys.argv[1])
+	m = importlib.util.module_from_spec(spec)
+	spec.loader.exec_module(m)
+	d = bytearray(open(sys.argv[2], "rb").read())
+	_, _, sections, compressed = m.layout(d)
+	assert compressed
+	_, p = m.buffer_with_cpus(d, sections)
+	entries = [p + 8 + 20 * i for i in range(struct.unpack_from("<I", d, p + 4)[0])]
+	# the last CPU with data: its size 0, its offset kept
+	last = [e for e in entries if struct.unpack_from("<Q", d, e + 12)[0]][-1]
+	struct.pack_into("<Q", d, last + 12, 0)
+	open(sys.argv[3], "wb").write(d)
+	PY
+	dump "$DATA/threads-deferred.dat" whole
+	dump "$TMP/zero.dat" zero
+	[ "$(head -n 1 "$TMP/zero.own")" = "reader own" ]
+	diff <(tail -n +2 "$TMP/zero.lib") <(tail -n +2 "$TMP/zero.own")
+	# the CPU's records are gone (else the test proves nothing)
+	[ "$(grep -c '^sel ' "$TMP/zero.own")" -lt "$(grep -c '^sel ' "$TMP/whole.own")" ]
+}

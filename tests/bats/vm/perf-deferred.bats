@@ -63,9 +63,13 @@ all_deferred() {
 	done
 }
 
-@test "perf deferred: record then report gives live's stacks" {
+@test "perf deferred: record counts each deferred stack it writes unread, then report gives live's stacks" {
 	ustack --folded -- "$PROGS/deep" 4 >"$TMP/live"
-	ustack record -o "$TMP/t.dat" -- "$PROGS/deep" 4
+	run --separate-stderr "$USTACK" record -B "$NAME" --stack-source=perf -o "$TMP/t.dat" \
+		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 4
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *$'\n'"  samples:              4 (events with their stacks)"$'\n'"  deferred stacks:      4"$'\n'* ]] ||
+		{ echo "$stderr"; false; }
 	run --separate-stderr "$USTACK" report -i "$TMP/t.dat" --folded
 	[ "$status" -eq 0 ]
 	all_deferred 4
