@@ -92,13 +92,15 @@ run_deep_bg() {
 	[ "$stderr" = "trace-cmd ustack: --stack-source=tracefs-deferred: this kernel has no options/userstacktrace_delay (see THE FALLBACK in man trace-cmd-ustack)" ]
 }
 
-@test "stack source: record --call-graph=dwarf unwinds as it records: its summary counts the stacks unwound, no samples left unread" {
+@test "stack source: record --call-graph=dwarf writes its samples unread, each copy trimmed by the worker: the summary counts them as recorded" {
 	run --separate-stderr "$USTACK" record -B "$NAME" --call-graph=dwarf -o "$TMP/t.dat" \
 		-e syscalls:sys_enter_getppid -- "$PROGS/deep" 20
 	[ "$status" -eq 0 ]
 	echo "$stderr"
-	[[ "$stderr" == *$'\n'"  stacks unwound:       20 (stack copies, CFI)"$'\n'* ]]
-	[[ "$stderr" != *"as recorded"* ]]
+	[[ "$stderr" == *"ustack summary (as recorded):"* ]]
+	[[ "$stderr" == *$'\n'"  samples:              20 (events with their stacks)"$'\n'* ]]
+	[[ "$stderr" == *$'\n'"  stack copies:         20 trimmed to the words their unwind read, 0 whole"* ]]
+	[[ "$stderr" != *"stacks unwound"* ]]
 	run --separate-stderr "$USTACK" report -q -i "$TMP/t.dat" --folded
 	[ "$status" -eq 0 ]
 	[ "$output" = "deep;_start;__libc_start_main;__libc_start_call_main;main;$(deep_chain 20 | tac | paste -sd';') 20" ]
