@@ -18,6 +18,11 @@ setup() {
 	[ -x "$SBFILE" ] || skip "run make first ($SBFILE missing)"
 }
 
+# the stream tests' instance, removed whether they pass or fail
+teardown() {
+	[ -z "${NAME:-}" ] || instance_teardown
+}
+
 # sbfile SCRIPT: write the records and read them back, what it printed in
 # $output. A writer gone wrong is cut by the time and size limits.
 sbfile() {
@@ -82,4 +87,36 @@ records() {
 	[ "$(records)" = "$(printf '%s\n' '1000 sample pid 10 tid 12 cpu 3 flags 1 chain 32' \
 		'2000 sample pid 10 tid 12 cpu 3 flags 3 chain 0' \
 		'3000 sample pid 10 tid 13 cpu 5 flags 0 chain 16')" ]
+}
+
+# The live stream closed before its final batch (a stop by signal under
+# a flood), through tests/tools/ustack-stream-unread-test on a new
+# instance: "written W merged M handed H subbuf S unread U".
+unread_run() {
+	require_capture
+	tmp_setup
+	NAME=$(instance_name)
+	run timeout 120 "$ROOT/tests/tools/ustack-stream-unread-test" "$NAME" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r _ W _ M _ H _ S _ U <<<"$output"
+}
+
+@test "stream: closed with batches never consumed, their sub-buffers are all said unread" {
+	unread_run queued
+	[ "$M" -eq 0 ]
+	# 1000 records of at least 16 bytes, in whole sub-buffers
+	[ "$U" -ge 16000 ]
+	[ $((U % S)) -eq 0 ]
+}
+
+@test "stream: closed with records the merge held back past a horizon, their sub-buffers are said unread" {
+	unread_run held
+	[ "$M" -eq "$W" ]
+	[ "$H" -lt "$M" ]
+	# the later batches were empty: exactly the sub-buffers of the held
+	# records, at least one, at most one a record
+	[ "$U" -ge "$S" ]
+	[ "$U" -le $(( (M - H) * S )) ]
+	[ $((U % S)) -eq 0 ]
 }

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-stream-unread-test: what a live stream (lib/ustack-stream.c) said
+ * it kept back when closed before its final batch, ustack_stream_unread(),
+ * against what it was given: trace_marker records written into a new
+ * instance by this thread, pinned on CPU 0.
+ *
+ * usage: ustack-stream-unread-test NAME queued|held
+ *
+ *   queued	1000 records written, the stream stopped and closed without a
+ *		consume: every sub-buffer read is in a batch never handed out
+ *   held	bursts of records, each consumed until every record written
+ *		is in the merge, until one ends with records the merge holds
+ *		back (after the batch's horizon): the stream is then stopped
+ *		and closed, its later batches empty, so that what it kept
+ *		back is exactly the sub-buffers of those records
+ *
+ * Prints "written W merged M handed H subbuf S unread U"; U counts whole
+ * sub-buffers. The instance is removed at the end.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ustack-instance.h"
+#include "ustack-stream.h"
+
+static unsigned long merged, handed;
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "ustack-stream-unread-test: %s\n", msg);
+	exit(2);
+}
+
+static void on_batch(struct tep_record **recs, int nr, void *ctx)
+{
+	merged += nr;
+}
+
+static void on_record(struct tep_record *rec, void *ctx)
+{
+	handed++;
+}
+
+static const struct ustack_stream_ops ops = {
+	.batch = on_batch,
+	.record = on_record,
+};
+
+static void write_marker(int fd, unsigned long i)
+{
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "m%08lu", i);
+
+	if (write(fd, buf, len) != len)
+		die("cannot write trace_marker");
+}
+
+/* Consume until every record written is in the merge (at most 10 s) */
+static void consume_all(struct ustack_stream *st, unsigned long written)
+{
+	struct pollfd pfd = { .fd = ustack_stream_fd(st), .events = POLLIN };
+	int tries;
+
+	for (tries = 0; merged < written && tries < 10000; tries++) {
+		poll(&pfd, 1, 1);
+		ustack_stream_consume(st, &ops, NULL);
+	}
+	if (merged < written)
+		die("the stream never handed the records to the merge");
+}
+
+int main(int argc, char **argv)
+{
+	const char *systems[] = { "ftrace", NULL };
+	struct ustack_stream_opts opts = { .tick_us = 1000 };
+	unsigned long written = 0;
+	struct ustack_instance *ui;
+	struct ustack_stream *st;
+	struct tep_handle *tep;
+	cpu_set_t cpus;
+	int fd, round;
+
+	if (argc != 3 || (strcmp(argv[2], "queued") && strcmp(argv[2], "held")))
+		die("usage: ustack-stream-unread-test NAME queued|held");
+	ui = ustack_instance_open(argv[1]);
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!ui || !tep)
+		die("cannot open the instance or its formats");
+	st = ustack_stream_open(ui, tep, &opts);
+	if (!st || ustack_stream_start(st) < 0)
+		die("cannot start the stream");
+	/* the reader thread runs where it likes; the records go to CPU 0 */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
+		die("cannot run on CPU 0");
+	fd = tracefs_instance_file_open(ustack_instance_tracefs(ui), "trace_marker", O_WRONLY);
+	if (fd < 0)
+		die("cannot open trace_marker");
+	if (!strcmp(argv[2], "queued")) {
+		while (written < 1000)
+			write_marker(fd, written++);
+	} else {
+		for (round = 0; round < 20000; round++) {
+			int i;
+
+			for (i = 0; i < 20; i++)
+				write_marker(fd, written++);
+			consume_all(st, written);
+			if (handed < merged)
+				break;
+		}
+		if (handed == merged)
+			die("no burst ended after a batch's horizon");
+	}
+	close(fd);
+	ustack_stream_stop(st);
+	ustack_stream_close(st);
+	printf("written %lu merged %lu handed %lu subbuf %d unread %zu\n", written, merged, handed,
+	       ustack_instance_subbuf_size(ui) > 0 ? ustack_instance_subbuf_size(ui) : getpagesize(),
+	       ustack_stream_unread(st));
+	ustack_stream_free(st);
+	ustack_instance_teardown(ui);
+	tep_free(tep);
+	return 0;
+}
