@@ -120,3 +120,10 @@ unread_run() {
 	[ "$U" -le $(( (M - H) * S )) ]
 	[ $((U % S)) -eq 0 ]
 }
+
+@test "stream: a reader that runs out of memory ends with a final batch that releases every record held back" {
+	unread_run oom
+	[ "$M" -eq "$W" ]
+	[ "$H" -eq "$M" ]
+	[ "$U" -eq 0 ]
+}

@@ -5,7 +5,7 @@
  * against what it was given: trace_marker records written into a new
  * instance by this thread, pinned on CPU 0.
  *
- * usage: ustack-stream-unread-test NAME queued|held
+ * usage: ustack-stream-unread-test NAME queued|held|oom
  *
  *   queued	1000 records written, the stream stopped and closed without a
  *		consume: every sub-buffer read is in a batch never handed out
@@ -14,13 +14,18 @@
  *		back (after the batch's horizon): the stream is then stopped
  *		and closed, its later batches empty, so that what it kept
  *		back is exactly the sub-buffers of those records
+ *   oom	as held, then the reader thread's next batch fails to be
+ *		allocated (calloc() below fails it once): the reader ends with
+ *		its last, final batch, and the consumer takes it, unstopped
  *
  * Prints "written W merged M handed H subbuf S unread U"; U counts whole
  * sub-buffers. The instance is removed at the end.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,26 @@
 #include "ustack-stream.h"
 
 static unsigned long merged, handed;
+static pid_t fail_tid;
+
+extern void *__libc_calloc(size_t nmemb, size_t size);
+
+/*
+ * The stream's batches are its only calloc(1, ~80 bytes) in the reader
+ * thread: with fail_tid set, the first such call there fails, once.
+ */
+void *calloc(size_t nmemb, size_t size)
+{
+	pid_t tid = __atomic_load_n(&fail_tid, __ATOMIC_ACQUIRE);
+
+	if (tid && nmemb == 1 && size >= 64 && size <= 256 && gettid() == tid &&
+	    __atomic_compare_exchange_n(&fail_tid, &tid, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_calloc(nmemb, size);
+}
 
 static void die(const char *msg)
 {
@@ -78,6 +103,21 @@ static void consume_all(struct ustack_stream *st, unsigned long written)
 		die("the stream never handed the records to the merge");
 }
 
+/* The reader's next batch fails: consume up to its final one (at most 10 s) */
+static void consume_final(struct ustack_stream *st)
+{
+	struct pollfd pfd = { .fd = ustack_stream_fd(st), .events = POLLIN };
+	int tries;
+
+	__atomic_store_n(&fail_tid, ustack_stream_tid(st, 0), __ATOMIC_RELEASE);
+	for (tries = 0; tries < 10000; tries++) {
+		poll(&pfd, 1, 1);
+		if (ustack_stream_consume(st, &ops, NULL) == 1)
+			return;
+	}
+	die("the reader did not end after its failed batch");
+}
+
 int main(int argc, char **argv)
 {
 	const char *systems[] = { "ftrace", NULL };
@@ -89,8 +129,9 @@ int main(int argc, char **argv)
 	cpu_set_t cpus;
 	int fd, round;
 
-	if (argc != 3 || (strcmp(argv[2], "queued") && strcmp(argv[2], "held")))
-		die("usage: ustack-stream-unread-test NAME queued|held");
+	if (argc != 3 || (strcmp(argv[2], "queued") && strcmp(argv[2], "held") &&
+			  strcmp(argv[2], "oom")))
+		die("usage: ustack-stream-unread-test NAME queued|held|oom");
 	ui = ustack_instance_open(argv[1]);
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!ui || !tep)
@@ -123,6 +164,8 @@ int main(int argc, char **argv)
 			die("no burst ended after a batch's horizon");
 	}
 	close(fd);
+	if (!strcmp(argv[2], "oom"))
+		consume_final(st);
 	ustack_stream_stop(st);
 	ustack_stream_close(st);
 	printf("written %lu merged %lu handed %lu subbuf %d unread %zu\n", written, merged, handed,
