@@ -127,3 +127,54 @@ unread_run() {
 	[ "$H" -eq "$M" ]
 	[ "$U" -eq 0 ]
 }
+
+# The session through tests/tools/ustack-session-test (as session.bats):
+# a script of records on standard input, the driver's sample lines and
+# --stats counters in $output.
+session_script() {
+	tmp_setup
+	S="$TMP/script"
+	cat > "$S" <<EOF
+format ftrace $ROOT/tests/data/formats/user_unwind_cookie.format
+format ftrace $ROOT/tests/data/formats/user_unwind_stack.format
+format ftrace $ROOT/tests/data/session/user_stack.format
+format ftrace $ROOT/tests/data/session/print.format
+format test $ROOT/tests/data/session/sys_enter_test.format
+format task $ROOT/tests/data/session/task_newtask.format
+format task $ROOT/tests/data/session/task_rename.format
+comm 100 prog
+EOF
+	cat >> "$S"
+	run "$ROOT/tests/tools/ustack-session-test" --stats "$S"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+session_stat() {
+	sed -n "s/^stats:.* $1=\([0-9]*\).*/\1/p" <<<"$output"
+}
+
+@test "session: a traced task_rename and task_newtask (not helpers) name the task for its later events" {
+	session_script <<'EOF'
+0 1000 100 sys_enter_test __syscall_nr=1
+0 1100 100 task_rename pid=100 oldcomm=prog newcomm=renamed oom_score_adj=0
+0 1200 100 sys_enter_test __syscall_nr=1
+0 1300 100 task_newtask pid=101 comm=renamed clone_flags=0x10000 oom_score_adj=0
+0 1400 101 sys_enter_test __syscall_nr=1
+EOF
+	grep -q '^sample ts=1000 cpu=0 pid=100 .*comm=prog ' <<<"$output"
+	grep -q '^sample ts=1200 cpu=0 pid=100 .*comm=renamed ' <<<"$output"
+	grep -q '^sample ts=1400 cpu=0 pid=101 .*comm=renamed ' <<<"$output"
+	# the task events are traced events themselves
+	[ "$(session_stat events)" = 5 ]
+}
+
+@test "session: a side-band LOST record adds its count to the side-band's losses, not to its records" {
+	session_script <<'EOF'
+1 1000 100 print buf=ustack-sb\scomm\spid=100\stid=100\sexec=0\scomm=prog
+1 1100 100 print buf=ustack-sb\slost\spid=100\sn=7
+1 1200 100 print buf=ustack-sb\slost\spid=100\sn=5
+EOF
+	[ "$(session_stat sideband)" = 1 ]
+	[ "$(session_stat sideband_lost)" = 12 ]
+}
