@@ -178,3 +178,13 @@ EOF
 	[ "$(session_stat sideband)" = 1 ]
 	[ "$(session_stat sideband_lost)" = 12 ]
 }
+
+@test "session: after perf samples, a side-band LOST record's count is also the rings' losses (they share the rings)" {
+	# a perf sample of pid 100's sys_enter_test (nr 1), as session.bats's
+	session_script <<'EOF'
+1 1000 100 print buf=ustack-sb\ssample\spid=100\stid=100\scpu=1\sraw=580200006400000001000000000000000000000000000000\schain=u,55d000001010,10
+1 1100 100 print buf=ustack-sb\slost\spid=100\sn=7
+EOF
+	[ "$(session_stat sideband_lost)" = 7 ]
+	[ "$(session_stat rb_lost)" = 7 ]
+}
