@@ -128,9 +128,10 @@ unread_run() {
 	[ "$U" -eq 0 ]
 }
 
-# The session through tests/tools/ustack-session-test (as session.bats):
-# a script of records on standard input, the driver's sample lines and
-# --stats counters in $output.
+# session_script [OPTION...]: the session through
+# tests/tools/ustack-session-test (as session.bats), the script's records
+# on standard input; the driver's sample lines and --stats counters in
+# $output.
 session_script() {
 	tmp_setup
 	S="$TMP/script"
@@ -145,7 +146,7 @@ format task $ROOT/tests/data/session/task_rename.format
 comm 100 prog
 EOF
 	cat >> "$S"
-	run "$ROOT/tests/tools/ustack-session-test" --stats "$S"
+	run "$ROOT/tests/tools/ustack-session-test" --stats "$@" "$S"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -187,4 +188,15 @@ EOF
 EOF
 	[ "$(session_stat sideband_lost)" = 7 ]
 	[ "$(session_stat rb_lost)" = 7 ]
+}
+
+@test "session: the side-band's records give a thread its process: its events carry the tgid and --pid takes them" {
+	# thread 101 of process 100, named by a side-band comm record only
+	session_script --pid 100 <<'EOF'
+1 1000 100 print buf=ustack-sb\scomm\spid=100\stid=101\sexec=0\scomm=worker
+0 2000 101 sys_enter_test __syscall_nr=1
+0 2100 102 sys_enter_test __syscall_nr=1
+EOF
+	[ "$(grep -c '^sample ' <<<"$output")" -eq 1 ]
+	grep -q '^sample ts=2000 cpu=0 pid=101 tgid=100 comm=worker ' <<<"$output"
 }
