@@ -98,6 +98,7 @@ unread_run() {
 	NAME=$(instance_name)
 	run timeout 120 "$ROOT/tests/tools/ustack-stream-unread-test" "$NAME" "$1"
 	echo "$output"
+	[ "$status" -ne 77 ] || skip "built with a sanitizer: no calloc() hook"
 	[ "$status" -eq 0 ]
 	read -r _ W _ M _ H _ S _ U <<<"$output"
 }
