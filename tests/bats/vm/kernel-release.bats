@@ -161,7 +161,7 @@ keep_mm_then() {
 	echo 0 > "$KI/tracing_on"
 	cat "$KI/trace" > "$BATS_TEST_TMPDIR/trace"
 	# nothing for the process mapped while the option was clear
-	! grep -q "inode_cache: .*tgid=$off " "$BATS_TEST_TMPDIR/trace"
+	[ "$(grep -c "inode_cache: .*tgid=$off " "$BATS_TEST_TMPDIR/trace")" -eq 0 ]
 	grep -q "inode_cache: .*tgid=$on .*path=.*libc" "$BATS_TEST_TMPDIR/trace"
 }
 
