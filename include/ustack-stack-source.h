@@ -146,6 +146,7 @@ const char *ustack_stack_source_strerror(const struct ustack_stack_source *ss, i
 					 char *buf, size_t size);
 struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_source *ss);
 void ustack_stack_source_enable(struct ustack_stack_source *ss);
+void ustack_stack_source_name_mappings(struct ustack_stack_source *ss);
 void ustack_stack_source_release(struct ustack_stack_source *ss);
 bool ustack_stack_source_sideband_exec(const struct ustack_stack_source *ss);
 void ustack_stack_source_notice(const struct ustack_stack_source *ss, char *buf, size_t size);

@@ -803,10 +803,19 @@ struct ustack_map_source *ustack_stack_source_maps(const struct ustack_stack_sou
 void ustack_stack_source_enable(struct ustack_stack_source *ss)
 {
 	ustack_map_source_enable(ss->maps);
-	/*
-	 * A version 4 kernel names files at mmap time: the mappings made
-	 * before tracing was on get their records now, into the buffer
-	 */
+}
+
+/**
+ * ustack_stack_source_name_mappings - name the files mapped before tracing
+ * @ss: an enabled source, with tracing on in its instance
+ *
+ * A version 4 kernel names files at mmap time: the mappings made before
+ * tracing was on get their records now. Tracing must be on already: the
+ * kernel writes the records into the buffer, which drops them while
+ * tracing_on is 0.
+ */
+void ustack_stack_source_name_mappings(struct ustack_stack_source *ss)
+{
 	if (ss->ops->id == USTACK_SOURCE_DEFERRED && ss->mapping_records &&
 	    ustack_instance_write(ss->env.ui, "user_unwind_maps", "1") < 0)
 		ustack_warning("cannot write user_unwind_maps: %s: files mapped before "

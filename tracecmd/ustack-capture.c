@@ -1176,6 +1176,7 @@ void ustack_capture(struct ustack_opts *o)
 	 */
 	ustack_stack_source_enable(c.src);
 	ustack_instance_write(c.ui, "tracing_on", "1");
+	ustack_stack_source_name_mappings(c.src);
 	if (o->mode == MODE_RECORD)
 		write_info_marker(&c);
 	if (o->cmd) {

@@ -562,12 +562,13 @@ def cmd_exits(recs, pid, binary, chains):
 
 
 def cmd_deleted(recs, pid, path):
-    for r in recs:
-        if r.kind == 'inode' and r.tgid == pid and r.path == path:
-            if not r.mflags & 2:
-                fail('%s announced without the DELETED flag' % path)
-            print('%s announced as DELETED' % path)
-            return
+    named = [r for r in recs if r.kind == 'inode' and r.tgid == pid and r.path == path]
+    # version 4: recorded when mapped, then as DELETED by a later dump
+    if named and not any(r.mflags & 2 for r in named):
+        fail('%s recorded without the DELETED flag' % path)
+    if named:
+        print('%s recorded as DELETED' % path)
+        return
     fail('%s was not announced for pid %d (paths: %s)' %
          (path, pid, sorted(set(r.path for r in recs if r.kind == 'inode'))))
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# A traced task whose deferred unwind is stuck must not stop tracefs: the
-# unwind callback looks a file's path and build id up before it writes
-# the file's inode_cache announcement, and that read can wait for good on
-# a hung network or FUSE file system. Here the file system is a real one,
-# FUSE, served by tests/progs/kernel/khang, which never answers a read.
+# A traced task stuck on a hung file system must not stop tracefs. On a
+# version 3 kernel the unwind callback read the build id of a file of the
+# stack, which can wait for good on a hung network or FUSE file system;
+# a version 4 kernel reads no file for stacks or mapping records (the
+# build id comes from the page cache only), so the task is held in a
+# read of its own, a page fault on its mapping of the file. Here the file
+# system is a real one, FUSE, served by tests/progs/kernel/khang, which
+# never answers a read.
 # Run inside tests/vm (the kernel needs CONFIG_FUSE_FS, see
 # tests/vm/config/tiny.config).
 
@@ -44,9 +47,9 @@ gone() {
 	! kill -0 "$1" 2>/dev/null
 }
 
-# A task of khang held in the announcement of $MNT/f: its getppid is
-# traced with deferred stacks and inode_cache in $KI, and its stack has a
-# frame in that file, whose build id the callback then reads
+# A task of khang held reading $MNT/f: its getppid is traced with deferred
+# stacks and inode_cache in $KI, and its stack has a frame in that file,
+# which it maps executable (its mapping record) and then reads
 hold_a_traced_task() {
 	"$KHANG" serve "$MNT" "$MARK" &
 	SERVER=$!
@@ -55,13 +58,13 @@ hold_a_traced_task() {
 	echo 1 > "$KI/options/userstacktrace_delay"
 	echo 1 > "$KI/events/inode_cache/inode_cache/enable"
 	echo 1 > "$KI/events/syscalls/sys_enter_getppid/enable"
-	"$KHANG" call "$MNT/f" &
+	"$KHANG" fault "$MNT/f" &
 	CALLER=$!
-	# The callback is reading the file and will not come back
+	# The task is reading the file and will not come back
 	poll_until 60 test -e "$MARK"
 }
 
-@test "kernel-hang: an instance whose traced task is stuck reading a build id is removed at once" {
+@test "kernel-hang: an instance whose traced task is stuck reading a hung FUSE file is removed at once" {
 	hold_a_traced_task
 	rmdir "$KI" &
 	OPS=$!
@@ -75,10 +78,15 @@ hold_a_traced_task() {
 	kill -0 "$CALLER"
 }
 
-@test "kernel-hang: tracefs goes on while a traced task is stuck reading a build id" {
+@test "kernel-hang: tracefs goes on while a traced task is stuck reading a hung FUSE file" {
 	hold_a_traced_task
-	# Each of these takes event_mutex or trace_types_lock, or both
+	# The stuck task's mapping was recorded when it was made, unread
+	grep "inode_cache: .*tgid=$CALLER " "$KI/trace" || true
+	grep -q "inode_cache: .*tgid=$CALLER .*path=$(readlink -f "$MNT")/f\$" "$KI/trace"
+	# Each of these takes event_mutex or trace_types_lock, or both; the
+	# dump of user_unwind_maps takes the stuck task's mmap lock too
 	(
+		echo 1 > "$KI/user_unwind_maps" &&
 		rmdir "$KI" &&
 		mkdir "$K2" &&
 		echo 1 > "$K2/options/userstacktrace_delay" &&

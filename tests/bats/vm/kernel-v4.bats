@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The v4 prototype of the kernel series (kernel-patches/v4-wip/, not in
-# the series CI applies): files named by mapping records written at mmap
-# time and, for what exists already, on a write to user_unwind_maps; no
-# announcement at trace time. Skipped on a kernel without user_unwind_maps
-# (the series as applied, version 3). Checked on the kernel's own text
-# output with tests/vm/ktrace.py, then through the tool.
+# Version 4 of the kernel series (kernel-patches/, kernel-abi.md "Version
+# 4"): files named by mapping records written at mmap time and, for what
+# exists already, on a write to user_unwind_maps; no announcement at
+# trace time. Skipped on a kernel without user_unwind_maps (a version 3
+# kernel). Checked on the kernel's own text output with
+# tests/vm/ktrace.py, then through the tool.
 
 bats_require_minimum_version 1.5.0
 load ../helpers
@@ -68,6 +68,15 @@ records() {
 	last_rec=$(grep -nE "inode_cache: .*tgid=$pid .*path=$(realpath "$KCHAIN")\$" "$KT" | tail -1 | cut -d: -f1)
 	[ -n "$first_stack" ] && [ -n "$last_rec" ]
 	[ "$last_rec" -lt "$first_stack" ]
+}
+
+@test "kernel v4: the vDSO gets its record at exec, SPECIAL, named [vdso], with its build id" {
+	/bin/true &
+	pid=$!
+	wait $pid
+	echo 0 > "$KI/tracing_on"
+	cat "$KI/trace" > "$KT"
+	grep -E "inode_cache: .* tgid=$pid flags=1 build_id=[0-9a-f]{40} path=\[vdso\]\$" "$KT"
 }
 
 @test "kernel v4: a process that was running before tracing started is named on a write to user_unwind_maps" {

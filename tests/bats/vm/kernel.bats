@@ -24,6 +24,8 @@ setup() {
 }
 
 teardown() {
+	[ -n "${HOLDER:-}" ] && kill "$HOLDER" 2>/dev/null
+	[ -n "${HOLDER:-}" ] && wait "$HOLDER" 2>/dev/null
 	[ -n "${KI:-}" ] && [ -d "$KI" ] && rmdir "$KI"
 	# a test that took CPU 1 offline and failed before bringing it back
 	if [ "$(cat "$CPU1" 2>/dev/null)" = 0 ]; then
@@ -180,33 +182,35 @@ ksave() {
 # inode (9p does that here) and come back with a new id, announced as new.
 # So the checks are on ids: none is announced twice without a reset, and
 # after a reset a known one (libc, mapped by every shell) is announced again.
-@test "kernel: files are announced once, and again after tracing_on is written" {
+# hold_files: a kchain process that keeps kchain, libc and ld.so mapped
+# while it runs, its pid in $HOLDER
+hold_files() {
+	"$KCHAIN" spin 60000 > /dev/null &
+	HOLDER=$!
+	poll_until 10 grep -q libc "/proc/$HOLDER/maps"
+}
+
+@test "kernel: files are recorded once per mapping, not per stack, and again on a user_unwind_maps write" {
 	kinstance syscalls/sys_enter_getppid
-	krun "$KCHAIN" asm 1
+	krun "$KCHAIN" asm 3
 	first=$KPID
-	krun "$KCHAIN" asm 1
-	second=$KPID
-	echo 0 > "$KI/tracing_on"
-	echo 1 > "$KI/tracing_on"
-	krun "$KCHAIN" asm 1
-	third=$KPID
+	hold_files
+	echo 1 > "$KI/user_unwind_maps"
 	ksave
 	"$KTRACE" ids "$KT" $first > "$BATS_TEST_TMPDIR/a"
-	"$KTRACE" ids "$KT" $second > "$BATS_TEST_TMPDIR/b"
-	"$KTRACE" ids "$KT" $third > "$BATS_TEST_TMPDIR/c"
-	echo "first: $(cat "$BATS_TEST_TMPDIR/a" | xargs) second: $(cat "$BATS_TEST_TMPDIR/b" | xargs) third: $(cat "$BATS_TEST_TMPDIR/c" | xargs)"
+	"$KTRACE" ids "$KT" $HOLDER > "$BATS_TEST_TMPDIR/b"
+	echo "first: $(xargs < "$BATS_TEST_TMPDIR/a") holder: $(xargs < "$BATS_TEST_TMPDIR/b")"
 	[ -s "$BATS_TEST_TMPDIR/a" ]
-	# nothing the first run announced is announced again by the second
-	[ -z "$(comm -12 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b")" ]
-	# ... and the second run's stacks still name their files
-	run "$KTRACE" resolvable "$KT" $second
+	# three stacks, one record of each file: those of its mappings
+	run "$KTRACE" maxannounce "$KT" $first
+	echo "most records of one id: $output"
+	[ "$output" = 1 ]
+	run "$KTRACE" chain "$KT" $first "$KCHAIN" "$CHAIN"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# after tracing_on was written, known ids are announced again
-	[ -n "$(comm -12 <(sort -u "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b") "$BATS_TEST_TMPDIR/c")" ]
-	run "$KTRACE" chain "$KT" $third "$KCHAIN" "$CHAIN"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	# the running process's files are recorded by the write, with the
+	# same ids: one id per file in every process
+	[ -n "$(comm -12 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b")" ]
 }
 
 @test "kernel: a new instance starts with userstacktrace_delay off and removal cancels it" {
@@ -229,7 +233,7 @@ ksave() {
 	[[ "$output" == *"# of failed:  0"* ]]
 }
 
-@test "kernel: once the buffer overran past an announcement, the next stack announces its files again" {
+@test "kernel: once the buffer overran past a process's records, the next process's stack is named by its own records" {
 	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
 	kinstance syscalls/sys_enter_getppid
 	# A small buffer, all on CPU 0: the flood overwrites the first
@@ -244,8 +248,9 @@ ksave() {
 	overrun=$(sed -n 's/^overrun: //p' "$KI/per_cpu/cpu0/stats")
 	echo "cpu0 overrun: $overrun"
 	[ "$overrun" -gt 0 ]
-	# the first announcements are gone from the buffer ...
-	[ "$("$KTRACE" announced "$KT" $first)" -eq 0 ]
+	# the first process's records on CPU 0 are gone from the buffer (its
+	# taskset's, written before it moved to CPU 0, may be left on CPU 1)
+	[ "$(grep -cE -- "-$first +\[000\] .*inode_cache: " "$KT")" -eq 0 ]
 	# ... and the last process's stack still names its files
 	run "$KTRACE" resolvable "$KT" $last
 	echo "$output"
@@ -264,11 +269,14 @@ ksave() {
 	[ "$status" -eq 0 ]
 }
 
-@test "kernel: a deleted executable is announced with DELETED and its path" {
+@test "kernel: a deleted executable still running is recorded with DELETED and its path on a user_unwind_maps write" {
 	cp "$KCHAIN" "$BATS_TEST_TMPDIR/kc"
 	kinstance syscalls/sys_enter_getppid
-	krun "$BATS_TEST_TMPDIR/kc" unlink
-	[ ! -e "$BATS_TEST_TMPDIR/kc" ]
+	"$BATS_TEST_TMPDIR/kc" unlink 5000 > /dev/null &
+	KPID=$!
+	poll_until 10 eval '[ ! -e "$BATS_TEST_TMPDIR/kc" ]'
+	echo 1 > "$KI/user_unwind_maps"
+	wait $KPID
 	ksave
 	run "$KTRACE" deleted "$KT" $KPID "$(readlink -f "$BATS_TEST_TMPDIR")/kc"
 	echo "$output"
@@ -448,30 +456,30 @@ ksave() {
 	[ "$status" -eq 0 ]
 }
 
-@test "kernel: a wrapping buffer without a reader does not re-announce files still in it" {
+@test "kernel: a wrapping buffer without a reader gets no record per stack, and user_unwind_maps names the files of the stacks left" {
 	command -v taskset >/dev/null || skip "taskset (util-linux) missing"
 	kinstance syscalls/sys_enter_getppid
 	echo 64 > "$KI/buffer_size_kb"
 	krun taskset -c 0 "$KCHAIN" asm 3000
-	ksave
 	overrun=$(sed -n 's/^overrun: //p' "$KI/per_cpu/cpu0/stats")
 	echo "cpu0 overrun: $overrun"
 	[ "$overrun" -gt 0 ]
 	# A flight recorder read after the fact: the first calls are gone,
-	# and with them everything the process wrote before them, the
-	# mapping of its files included (an mmap-time announcement would be
-	# gone: none of the stacks left would resolve; kernel-patches'
-	# cover letter, the design question)
+	# and with them the records of the process's mappings, written when
+	# it mapped its files. A process that maps the same files is
+	# recorded again by a write to user_unwind_maps, with the same ids.
+	hold_files
+	echo 1 > "$KI/user_unwind_maps"
+	ksave
 	local calls stacks
 	calls=$(grep -c -- "-$KPID .* sys_getppid" "$KT")
 	stacks=$(grep -c -- "-$KPID .* <user stack unwind> " "$KT")
 	echo "calls kept: $calls of 3000, stacks kept: $stacks"
 	[ "$calls" -gt 0 ] && [ "$calls" -lt 3000 ]
-	# what is left is the last ~64 KiB: an announcement older than that
-	# is gone, one inside it is enough
+	# no record per stack: at most those of its own mappings are left
 	run "$KTRACE" maxannounce "$KT" $KPID
-	echo "most announcements of one id: $output"
-	[ "$output" -ge 1 ] && [ "$output" -le 2 ]
+	echo "most records of one id: $output"
+	[ "$output" -le 1 ]
 	run "$KTRACE" resolvable "$KT" $KPID
 	echo "$output"
 	[ "$status" -eq 0 ]

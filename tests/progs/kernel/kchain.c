@@ -300,7 +300,7 @@ static int exec_from_chain(char **argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: kchain asm|libc [N] | recurse DEPTH | migrate FROM TO |\n"
-		"              spin MS | unlink | signal N | exit | exec PROG [ARG...] |\n"
+		"              spin MS | unlink [MS] | signal N | exit | exec PROG [ARG...] |\n"
 		"              wild kernel|unmapped|backwards|none|ra\n");
 	return 2;
 }
@@ -338,6 +338,9 @@ int main(int argc, char **argv)
 			perror("kchain: unlink");
 			return 1;
 		}
+		/* unlink MS: running MS more, its executable unlinked */
+		if (argc > 2)
+			spin_ms = atol(argv[2]);
 		kf_01();
 		return 0;
 	}

@@ -15,6 +15,10 @@
  *                          return address is in FILE. The unwind callback
  *                          must then name FILE (inode_cache), and reading
  *                          its build id reads FILE.
+ *   khang fault FILE       map FILE executable, make the same call, then
+ *                          read FILE: the task is held in that page fault
+ *                          (a version 4 kernel reads no file for its
+ *                          deferred stacks or mapping records).
  *   khang exec FILE PROG [ARG...]
  *                          the same, with an execve of PROG for the
  *                          system call (kernel-fixes.bats: the unwind of
@@ -186,14 +190,14 @@ static NOINLINE long syscall_returning_to(long nr, long a1, long a2, long a3,
 }
 
 /* FILE mapped without being read, as a place for a return address */
-static char *map_file(const char *path)
+static char *map_file(const char *path, int prot)
 {
 	int fd = open(path, O_RDONLY);
 	char *map;
 
 	if (fd < 0)
 		die(path);
-	map = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, FILE_SIZE, prot, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap");
 	return map;
@@ -201,17 +205,30 @@ static char *map_file(const char *path)
 
 static int call(const char *path)
 {
-	char *map = map_file(path);
+	char *map = map_file(path, PROT_READ);
 
 	syscall_returning_to(SYS_getppid, 0, 0, 0, (unsigned long)map + 0x1234);
 	return 0;
+}
+
+/*
+ * FILE mapped executable (a version 4 kernel writes its mapping record
+ * then, without reading it), one traced call with a frame in it, then a
+ * read of it, which the server holds: the task stays in that page fault
+ */
+static int fault(const char *path)
+{
+	volatile char *map = map_file(path, PROT_READ | PROT_EXEC);
+
+	syscall_returning_to(SYS_getppid, 0, 0, 0, (unsigned long)map + 0x1234);
+	return map[0x1234] == 0x7f;
 }
 
 /* execve of @argv from a stack with a frame in FILE */
 static int exec_from(const char *path, char **argv)
 {
 	extern char **environ;
-	char *map = map_file(path);
+	char *map = map_file(path, PROT_READ);
 
 	syscall_returning_to(SYS_execve, (long)argv[0], (long)argv, (long)environ,
 			     (unsigned long)map + 0x1234);
@@ -225,8 +242,11 @@ int main(int argc, char **argv)
 		return serve(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "call"))
 		return call(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "fault"))
+		return fault(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "exec"))
 		return exec_from(argv[2], argv + 3);
-	fprintf(stderr, "usage: khang serve DIR MARK | khang call FILE | khang exec FILE PROG [ARG...]\n");
+	fprintf(stderr, "usage: khang serve DIR MARK | khang call FILE | khang fault FILE |\n"
+		"             khang exec FILE PROG [ARG...]\n");
 	return 2;
 }
