@@ -128,8 +128,10 @@ require_vm() {
 
 # vm_run ARGS...: tests/vm/run with a command that counts its runs in
 # $BATS_TEST_TMPDIR/rw/ran; stderr apart
+# --timeout: up to three boots under TCG; beside another test run (load
+# 20 and more on 2 CPUs) three took more than the default 600 s
 vm_run() {
-	run --separate-stderr "$ROOT/tests/vm/run" --rw "$BATS_TEST_TMPDIR/rw" "$@" -- \
+	run --separate-stderr "$ROOT/tests/vm/run" --timeout 1800 --rw "$BATS_TEST_TMPDIR/rw" "$@" -- \
 		sh -c 'echo ran >> "$1"; echo command-output' sh "$BATS_TEST_TMPDIR/rw/ran"
 	echo "status $status"
 	echo "$output"
