@@ -126,10 +126,18 @@ merge() {
 # must be said from the raw files the stream saved: each sub-buffer with
 # a record not handed out.
 @test "stream: closed before its last batch: the unread bytes are exactly the sub-buffers not handed out, kept back and queued" {
+	local try
+
 	require_capture
 	NAME=$(instance_name)
-	run "$STREAM" --unread "$BATS_TEST_TMPDIR" "$NAME"
-	echo "$output"
+	# 75: the saved files hold an empty sub-buffer (seen beside another
+	# test run), whose place cannot be told: no verdict, the scene again
+	for try in 1 2 3 4 5; do
+		run "$STREAM" --unread "$BATS_TEST_TMPDIR" "$NAME"
+		echo "$output"
+		[ "$status" -ne 75 ] || continue
+		break
+	done
 	[ "$status" -eq 0 ]
 	read -r _ unread _ expected _ partial _ untouched <<<"$output"
 	[ "$unread" -eq "$expected" ]
