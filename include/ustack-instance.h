@@ -34,6 +34,7 @@ const char *ustack_instance_name(struct ustack_instance *ui);
 
 /* Write @file of the instance, remembering its old content for restore. */
 int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val);
+int ustack_instance_trigger(struct ustack_instance *ui, const char *file, const char *val);
 
 /*
  * Bytes in each of the instance's ring-buffer sub-buffers

@@ -210,6 +210,27 @@ int ustack_instance_write(struct ustack_instance *ui, const char *file, const ch
 }
 
 /**
+ * ustack_instance_trigger - write a file that acts, and holds no state
+ * @ui: the instance
+ * @file: the file (such as user_unwind_maps), relative to the instance
+ * @val: what to write
+ *
+ * Nothing to save or restore: such a file is write-only, and writing
+ * back what it "held" would act again. Returns 0, or -1 with errno.
+ */
+int ustack_instance_trigger(struct ustack_instance *ui, const char *file, const char *val)
+{
+	char *path = instance_path(ui, file);
+	int ret;
+
+	if (!path)
+		return -1;
+	ret = write_file(path, val, true);
+	free(path);
+	return ret;
+}
+
+/**
  * ustack_instance_subbuf_size - bytes in each sub-buffer of the instance
  * @ui: the instance
  *

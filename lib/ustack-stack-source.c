@@ -817,7 +817,7 @@ void ustack_stack_source_enable(struct ustack_stack_source *ss)
 void ustack_stack_source_name_mappings(struct ustack_stack_source *ss)
 {
 	if (ss->ops->id == USTACK_SOURCE_DEFERRED && ss->mapping_records &&
-	    ustack_instance_write(ss->env.ui, "user_unwind_maps", "1") < 0)
+	    ustack_instance_trigger(ss->env.ui, "user_unwind_maps", "1") < 0)
 		ustack_warning("cannot write user_unwind_maps: %s: files mapped before "
 			       "tracing started stay unnamed", strerror(errno));
 }
