@@ -181,8 +181,17 @@ int main(int argc, char **argv)
 			if (handed < merged)
 				break;
 		}
-		if (handed == merged)
-			die("no burst ended after a batch's horizon");
+		if (handed == merged) {
+			/* the scene was not reached: no verdict, the caller tries again */
+			fprintf(stderr, "ustack-stream-unread-test: no burst ended after a batch's horizon\n");
+			close(fd);
+			ustack_stream_stop(st);
+			ustack_stream_close(st);
+			ustack_stream_free(st);
+			ustack_instance_teardown(ui);
+			tep_free(tep);
+			return 75;
+		}
 	}
 	close(fd);
 	if (!strcmp(argv[2], "oom"))
