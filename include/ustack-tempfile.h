@@ -23,6 +23,6 @@ void ustack_tempfile_forget(const char *path);
 void ustack_tempfile_remove(const char *path);
 void ustack_tempfile_unlink_all(void);
 int ustack_tempfile_track(const char *path);
-void ustack_tempfile_forget_tree(const char *dir);
+void ustack_tempfile_remove_tree(const char *dir);
 
 #endif /* _USTACK_TEMPFILE_H */

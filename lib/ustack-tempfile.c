@@ -168,11 +168,21 @@ int ustack_tempfile_track(const char *path)
 	return ret;
 }
 
+/* A tracked path removed (async-signal-safe), a directory too */
+static void unlink_path(const char *path)
+{
+	if (unlinkat(AT_FDCWD, path, 0) && errno == EISDIR)
+		unlinkat(AT_FDCWD, path, AT_REMOVEDIR);
+}
+
 /**
- * ustack_tempfile_forget_tree - forget @dir and every path tracked under it
- * @dir: a directory given to ustack_tempfile_track(), removed since
+ * ustack_tempfile_remove_tree - remove and forget @dir and every path tracked under it
+ * @dir: a directory given to ustack_tempfile_track()
+ *
+ * Newest first, as the signal handler removes them: a directory goes
+ * after what was made in it.
  */
-void ustack_tempfile_forget_tree(const char *dir)
+void ustack_tempfile_remove_tree(const char *dir)
 {
 	struct tempfile *volatile *pp, *t, *gone = NULL;
 	size_t len = strlen(dir);
@@ -181,7 +191,9 @@ void ustack_tempfile_forget_tree(const char *dir)
 	ustack_stopsig_block(&old);
 	for (pp = &tempfiles; *pp;) {
 		t = *pp;
-		if (!strncmp(t->path, dir, len) && (!t->path[len] || t->path[len] == '/')) {
+		if (t->keep < 0 && !strncmp(t->path, dir, len) &&
+		    (!t->path[len] || t->path[len] == '/')) {
+			unlink_path(t->path);
 			*pp = t->next;
 			t->next = gone;
 			gone = t;
@@ -250,7 +262,7 @@ void ustack_tempfile_remove(const char *path)
 /**
  * ustack_tempfile_unlink_all - remove every temporary file, from anywhere
  *
- * Async-signal-safe (unlink() and rmdir() only): for a handler about to
+ * Async-signal-safe (unlinkat() only): for a handler about to
  * _exit(). The list is kept; a later remove finds the files gone, which
  * is harmless. Unnamed files need nothing: they go with the process. A
  * tracked directory comes after what was made in it (newest first).
@@ -261,7 +273,7 @@ void ustack_tempfile_unlink_all(void)
 	int saved = errno;
 
 	for (t = tempfiles; t; t = t->next)
-		if (t->keep < 0 && unlink(t->path) && errno == EISDIR)
-			rmdir(t->path);
+		if (t->keep < 0)
+			unlink_path(t->path);
 	errno = saved;
 }

@@ -124,16 +124,7 @@ static int link_into(const char *from, const char *to, const char *name)
 
 /* The top directory's files copied, not linked (above) */
 static const char *const snapshots[] = { "saved_cmdlines", "printk_formats" };
-
-static bool is_snapshot(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
-		if (!strcmp(name, snapshots[i]))
-			return true;
-	return false;
-}
+#define NR_SNAPSHOTS	(sizeof(snapshots) / sizeof(snapshots[0]))
 
 /* @from/@name read to its end once, written as @to/@name */
 static int copy_once(const char *from, const char *to, const char *name)
@@ -172,13 +163,13 @@ static int copy_snapshots(const char *top, const char *dir)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
+	for (i = 0; i < NR_SNAPSHOTS; i++)
 		if (copy_once(top, dir, snapshots[i]))
 			return -1;
 	return 0;
 }
 
-/* In @to, a link to each entry of @from but @skip (and, at the top, the copies) */
+/* In @to, a link to each entry of @from but @skip and those it has */
 static int link_all(const char *from, const char *to, const char *skip)
 {
 	struct dirent *d;
@@ -190,9 +181,12 @@ static int link_all(const char *from, const char *to, const char *skip)
 		return -1;
 	while (!ret && (d = readdir(dp))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
-		    !strcmp(d->d_name, skip) || (!strcmp(skip, "events") && is_snapshot(d->d_name)))
+		    !strcmp(d->d_name, skip))
 			continue;
 		ret = link_into(from, to, d->d_name);
+		/* made here already: a copy (below) */
+		if (ret && errno == EEXIST)
+			ret = 0;
 	}
 	closedir(dp);
 	return ret;
@@ -208,24 +202,6 @@ static int link_events(const char *dir, const char *top)
 	if (mkdir(to, 0700) || ustack_tempfile_track(to))
 		return -1;
 	return link_all(from, to, USTACK_SAMPLE_SYSTEM);
-}
-
-/* Every link in @path, then @path */
-static void remove_links(const char *path)
-{
-	struct dirent *d;
-	int pass;
-	DIR *dp;
-
-	/* twice: a directory read while its entries go may skip some */
-	for (pass = 0; pass < 3 && rmdir(path); pass++) {
-		dp = opendir(path);
-		while (dp && (d = readdir(dp)))
-			if (d->d_type == DT_LNK && unlinkat(dirfd(dp), d->d_name, 0))
-				break;
-		if (dp)
-			closedir(dp);
-	}
 }
 
 /**
@@ -257,7 +233,7 @@ char *ustack_tracedat_overlay_make(bool sample)
 	} else if (ustack_tempfile_track(dir)) {
 		err = errno;
 		rmdir(dir);
-	} else if (link_all(top, dir, "events") || copy_snapshots(top, dir) ||
+	} else if (copy_snapshots(top, dir) || link_all(top, dir, "events") ||
 		   link_events(dir, top) || (sample && write_format(dir, top))) {
 		err = errno ? errno : EINVAL;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -278,31 +254,13 @@ char *ustack_tracedat_overlay_make(bool sample)
  * ustack_tracedat_overlay_remove - remove the directory and free its path
  * @dir: from ustack_tracedat_overlay_make() (may be NULL)
  *
- * Its paths are forgotten as temporaries once removed.
+ * Every path of it is a tracked temporary: removed newest first, as a
+ * second stop signal would.
  */
 void ustack_tracedat_overlay_remove(char *dir)
 {
-	char path[PATH_MAX];
-	size_t i;
-	int dfd;
-
 	if (!dir)
 		return;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME "/format", 0);
-		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_NAME, AT_REMOVEDIR);
-		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_COPY_NAME "/format", 0);
-		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM "/" USTACK_SAMPLE_COPY_NAME,
-			 AT_REMOVEDIR);
-		unlinkat(dfd, "events/" USTACK_SAMPLE_SYSTEM, AT_REMOVEDIR);
-		for (i = 0; i < sizeof(snapshots) / sizeof(snapshots[0]); i++)
-			unlinkat(dfd, snapshots[i], 0);
-		close(dfd);
-	}
-	snprintf(path, sizeof(path), "%s/events", dir);
-	remove_links(path);
-	remove_links(dir);
-	ustack_tempfile_forget_tree(dir);
+	ustack_tempfile_remove_tree(dir);
 	free(dir);
 }
