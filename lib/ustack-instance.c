@@ -187,6 +187,23 @@ static int save_file(struct ustack_instance *ui, const char *file, const char *p
 	return 0;
 }
 
+/* Write @file of the instance, its old value saved first when @keep */
+static int write_instance_file(struct ustack_instance *ui, const char *file, const char *val,
+			       bool keep)
+{
+	char *path = instance_path(ui, file);
+	int ret = 0;
+
+	if (!path)
+		return -1;
+	if (keep)
+		ret = save_file(ui, file, path);
+	if (!ret)
+		ret = write_file(path, val, true);
+	free(path);
+	return ret;
+}
+
 /**
  * ustack_instance_write - write a file of the instance, keeping the old value
  * @ui: the instance
@@ -197,16 +214,7 @@ static int save_file(struct ustack_instance *ui, const char *file, const char *p
  */
 int ustack_instance_write(struct ustack_instance *ui, const char *file, const char *val)
 {
-	char *path = instance_path(ui, file);
-	int ret;
-
-	if (!path)
-		return -1;
-	ret = save_file(ui, file, path);
-	if (!ret)
-		ret = write_file(path, val, true);
-	free(path);
-	return ret;
+	return write_instance_file(ui, file, val, true);
 }
 
 /**
@@ -220,14 +228,7 @@ int ustack_instance_write(struct ustack_instance *ui, const char *file, const ch
  */
 int ustack_instance_trigger(struct ustack_instance *ui, const char *file, const char *val)
 {
-	char *path = instance_path(ui, file);
-	int ret;
-
-	if (!path)
-		return -1;
-	ret = write_file(path, val, true);
-	free(path);
-	return ret;
+	return write_instance_file(ui, file, val, false);
 }
 
 /**
