@@ -360,9 +360,15 @@ int ustack_tracedat_sbtrim_add(struct ustack_tracedat_sbtrim *t, const struct us
 {
 	struct trim_item *it = item_copy(rec);
 
-	/* no room to keep it: what waits goes whole, then this one */
-	if (!it)
+	/*
+	 * No room to keep it: what waits goes whole, then this one. The
+	 * worker's history misses it if it changed a mapping, so no later
+	 * copy is trimmed from that history: every one goes whole.
+	 */
+	if (!it) {
+		t->bound = 0;
 		return flush(t, true) || ustack_tracedat_sbfile_add(t->f, rec) ? -1 : 0;
+	}
 	it->refs = 1;
 	if (is_copy(rec) && __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE) < t->bound) {
 		__atomic_add_fetch(&t->pending, 1, __ATOMIC_RELAXED);
