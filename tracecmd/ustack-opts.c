@@ -488,6 +488,8 @@ static void add_event(struct ustack_opts *o, const char *arg, struct argp_state 
 	} else {
 		ev->system = strdup(arg);
 	}
+	if (!ev->system || (colon && !ev->event))
+		argp_failure(state, 1, ENOMEM, "events");
 	if (!*ev->system || (ev->event && !*ev->event))
 		argp_error(state, "bad event '%s' (want SYSTEM[:EVENT])", arg);
 }
@@ -809,6 +811,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->events[o->nr_events - 1].filter)
 			argp_error(state, "only one -f per -e");
 		o->events[o->nr_events - 1].filter = strdup(arg);
+		if (!o->events[o->nr_events - 1].filter)
+			argp_failure(state, 1, ENOMEM, "-f");
 		break;
 	case 'P':
 		add_pids(&o->pids, &o->nr_pids, "pid", arg, state);
@@ -860,6 +864,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_COMM:
 		o->comms = realloc(o->comms, (o->nr_comms + 1) * sizeof(*o->comms));
+		if (!o->comms)
+			argp_failure(state, 1, ENOMEM, "--comm");
 		o->comms[o->nr_comms++] = arg;
 		break;
 	case OPT_RAW:
