@@ -3,9 +3,10 @@
  * ustack-stream-unread-test: what a live stream (lib/ustack-stream.c) said
  * it kept back when closed before its final batch, ustack_stream_unread(),
  * against what it was given: trace_marker records written into a new
- * instance by this thread, pinned on CPU 0.
+ * instance NAME by this process.
  *
  * usage: ustack-stream-unread-test NAME queued|held|oom
+ *        ustack-stream-unread-test NAME saved DIR
  *
  *   queued	1000 records written, the stream stopped and closed without a
  *		consume: every sub-buffer read is in a batch never handed out
@@ -18,10 +19,18 @@
  *		allocated (calloc() below fails it once): the reader ends with
  *		its last, final batch, and the consumer takes it, unstopped
  *		(exit 77 when built with AddressSanitizer: no hook then)
+ *   saved	one sub-buffer partly handed out (a record written between
+ *		the first batch's horizon and its drain), later ones never
+ *		(markers nobody consumes), the raw data saved in DIR: the
+ *		unread count against the sub-buffers of the saved files that
+ *		hold a record not handed out (see saved_scene())
  *
- * Prints "written W merged M handed H subbuf S unread U"; U counts whole
- * sub-buffers. The instance is removed at the end.
+ * Prints, queued, held and oom: "written W merged M handed H subbuf S
+ * unread U" (U counts whole sub-buffers); saved: "unread U expected E
+ * partial P untouched N". Exit 75: the scene was not reached (no verdict,
+ * the caller runs it again). The instance is removed at the end.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,6 +42,7 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "ustack-instance.h"
@@ -78,6 +88,41 @@ static void die(const char *msg)
 {
 	fprintf(stderr, "ustack-stream-unread-test: %s\n", msg);
 	exit(2);
+}
+
+/*
+ * What happens right after the reader thread reads a batch's horizon
+ * (the instance's per_cpu/cpu0/stats "now ts"), before its drain: the
+ * wrapper of libtracefs's reader below does it once, so that the batch
+ * holds a record later than its horizon, which the merge keeps back
+ * (the one thing a live stream leaves between two batches). The call
+ * itself is libtracefs's, unchanged.
+ */
+enum inject {
+	INJECT_NONE,
+	INJECT_MARKER,		/* saved: a trace_marker record */
+};
+
+static int inject;
+static int marker_fd = -1;
+
+char *tracefs_instance_file_read(struct tracefs_instance *instance, const char *file,
+				 int *psize)
+{
+	static char *(*real)(struct tracefs_instance *, const char *, int *);
+	int what = __atomic_load_n(&inject, __ATOMIC_ACQUIRE);
+	char *buf;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "tracefs_instance_file_read");
+	if (!real)
+		die("no tracefs_instance_file_read() in libtracefs");
+	buf = real(instance, file, psize);
+	if (what == INJECT_NONE || strcmp(file, "per_cpu/cpu0/stats"))
+		return buf;
+	if (write(marker_fd, "after the horizon", 17) != 17)
+		die("cannot write trace_marker");
+	return buf;
 }
 
 static void on_batch(struct tep_record **recs, int nr, void *ctx)
@@ -133,9 +178,26 @@ static void consume_final(struct ustack_stream *st)
 	die("the reader did not end after its failed batch");
 }
 
-int main(int argc, char **argv)
+static struct tep_handle *local_tep(void)
 {
 	const char *systems[] = { "ftrace", NULL };
+	struct tep_handle *tep = tracefs_local_events_system(NULL, systems);
+
+	if (!tep)
+		die("cannot read the event formats");
+	return tep;
+}
+
+static int subbuf_size(struct ustack_instance *ui)
+{
+	int size = ustack_instance_subbuf_size(ui);
+
+	return size > 0 ? size : getpagesize();
+}
+
+/* queued, held, oom */
+static int batch_scene(const char *name, const char *mode)
+{
 	struct ustack_stream_opts opts = { .tick_us = 1000 };
 	unsigned long written = 0;
 	struct ustack_instance *ui;
@@ -144,19 +206,10 @@ int main(int argc, char **argv)
 	cpu_set_t cpus;
 	int fd, round;
 
-	if (argc != 3 || (strcmp(argv[2], "queued") && strcmp(argv[2], "held") &&
-			  strcmp(argv[2], "oom")))
-		die("usage: ustack-stream-unread-test NAME queued|held|oom");
-#ifdef NO_CALLOC_HOOK
-	if (!strcmp(argv[2], "oom")) {
-		fprintf(stderr, "ustack-stream-unread-test: no calloc() hook under a sanitizer\n");
-		return 77;
-	}
-#endif
-	ui = ustack_instance_open(argv[1]);
-	tep = tracefs_local_events_system(NULL, systems);
-	if (!ui || !tep)
-		die("cannot open the instance or its formats");
+	ui = ustack_instance_open(name);
+	tep = local_tep();
+	if (!ui)
+		die("cannot open the instance");
 	st = ustack_stream_open(ui, tep, &opts);
 	if (!st || ustack_stream_start(st) < 0)
 		die("cannot start the stream");
@@ -168,7 +221,7 @@ int main(int argc, char **argv)
 	fd = tracefs_instance_file_open(ustack_instance_tracefs(ui), "trace_marker", O_WRONLY);
 	if (fd < 0)
 		die("cannot open trace_marker");
-	if (!strcmp(argv[2], "queued")) {
+	if (!strcmp(mode, "queued")) {
 		while (written < 1000)
 			write_marker(fd, written++);
 	} else {
@@ -194,15 +247,195 @@ int main(int argc, char **argv)
 		}
 	}
 	close(fd);
-	if (!strcmp(argv[2], "oom"))
+	if (!strcmp(mode, "oom"))
 		consume_final(st);
 	ustack_stream_stop(st);
 	ustack_stream_close(st);
 	printf("written %lu merged %lu handed %lu subbuf %d unread %zu\n", written, merged, handed,
-	       ustack_instance_subbuf_size(ui) > 0 ? ustack_instance_subbuf_size(ui) : getpagesize(),
-	       ustack_stream_unread(st));
+	       subbuf_size(ui), ustack_stream_unread(st));
 	ustack_stream_free(st);
 	ustack_instance_teardown(ui);
 	tep_free(tep);
 	return 0;
+}
+
+static unsigned long long cpu_handed[1024];	/* records handed out, per CPU */
+
+static void count_record(struct tep_record *rec, void *ctx)
+{
+	if (rec->cpu < 0 || rec->cpu >= 1024)
+		die("a record of no CPU");
+	cpu_handed[rec->cpu]++;
+}
+
+/*
+ * What ustack_stream_unread() must say, from the raw files the stream
+ * saved (every sub-buffer it read, in order): each sub-buffer of a CPU
+ * that holds a record not handed out (records of a CPU go out in its
+ * order, so those are the ones past its first cpu_handed[cpu] records).
+ * @partial and @untouched count those with some and with none handed out.
+ * Returns (size_t)-1 when a saved sub-buffer holds no record.
+ */
+static size_t unread_expected(struct tep_handle *tep, char * const *files, int nr,
+			      int size, int *partial, int *untouched)
+{
+	struct kbuffer *kbuf = tep_kbuffer(tep);
+	unsigned long long seen, n, ts;
+	char *page = malloc(size);
+	size_t left = 0;
+	int cpu, fd;
+
+	if (!kbuf || !page)
+		die("out of memory");
+	*partial = *untouched = 0;
+	for (cpu = 0; cpu < nr; cpu++) {
+		fd = open(files[cpu], O_RDONLY);
+		if (fd < 0)
+			die("cannot open a saved CPU file");
+		seen = 0;
+		while (read(fd, page, size) == size) {
+			if (kbuffer_load_subbuffer(kbuf, page) < 0)
+				die("a saved sub-buffer does not parse");
+			for (n = 0; kbuffer_read_event(kbuf, &ts); n++)
+				kbuffer_next_event(kbuf, NULL);
+			/*
+			 * where an empty one lies (queue or CPU) is not known:
+			 * no verdict, the caller runs the scene again
+			 */
+			if (!n) {
+				close(fd);
+				free(page);
+				return (size_t)-1;
+			}
+			if (seen + n > cpu_handed[cpu]) {
+				left += size;
+				if (seen < cpu_handed[cpu])
+					(*partial)++;
+				else
+					(*untouched)++;
+			}
+			seen += n;
+		}
+		close(fd);
+		if (seen < cpu_handed[cpu])
+			die("more records handed out than saved");
+	}
+	kbuffer_free(kbuf);
+	free(page);
+	return left;
+}
+
+static void write_markers(int n)
+{
+	char text[200];
+
+	memset(text, 'm', sizeof(text));
+	while (n--)
+		if (write(marker_fd, text, sizeof(text)) != sizeof(text))
+			die("cannot write trace_marker");
+}
+
+/* The instance's trace_marker, for this process's writes */
+static void open_marker(struct ustack_instance *ui)
+{
+	char *path = tracefs_instance_get_file(ustack_instance_tracefs(ui), "trace_marker");
+
+	marker_fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	tracefs_put_tracing_file(path);
+}
+
+/*
+ * saved: a stop by a signal under a flood, made exact: the first batch
+ * is consumed with one record kept back (INJECT_MARKER), then markers of
+ * a few sub-buffers wait in batches nobody consumes when the stream is
+ * stopped and closed. The reader is woken by data (buffer_percent 0) or
+ * the stop, never by its tick (600 s: a batch made by the tick before
+ * the first was consumed would release the record kept back); nothing
+ * here waits a time.
+ */
+static int saved_scene(const char *name, const char *dir)
+{
+	static const struct ustack_stream_ops sops = { .record = count_record };
+	struct ustack_stream_opts so = { .tick_us = 600000000 };
+	int size, partial, untouched, nr;
+	struct ustack_stream *st = NULL;
+	struct ustack_instance *ui;
+	struct tep_handle *tep;
+	size_t unread, expected;
+	struct pollfd pfd;
+	char *prefix;
+	cpu_set_t set;
+
+	/* the files are read back after the stream closed them */
+	setenv("USTACK_TEMPFILES", "named", 1);
+	/* the reader thread, started later, stays on this CPU too */
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		die("cannot pin to a CPU");
+	ui = ustack_instance_open(name);
+	if (!ui)
+		die("cannot make the instance");
+	tep = local_tep();
+	open_marker(ui);
+	if (marker_fd < 0 || ustack_instance_write(ui, "buffer_percent", "0") < 0)
+		goto fail;
+	size = subbuf_size(ui);
+	if (asprintf(&prefix, "%s/raw", dir) < 0)
+		goto fail;
+	so.save_prefix = prefix;
+	/* one record before the start: the first poll wakes at once */
+	write_markers(1);
+	__atomic_store_n(&inject, INJECT_MARKER, __ATOMIC_RELEASE);
+	st = ustack_stream_open(ui, tep, &so);
+	if (!st || ustack_stream_start(st) < 0)
+		goto fail;
+	pfd.fd = ustack_stream_fd(st);
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, -1) != 1)
+		goto fail;
+	/* the reader waits for data now: its first batch alone is ready */
+	__atomic_store_n(&inject, INJECT_NONE, __ATOMIC_RELEASE);
+	if (ustack_stream_consume(st, &sops, NULL) != 0)
+		goto fail;
+	write_markers(3 * size / 200);
+	ustack_stream_stop(st);
+	ustack_stream_close(st);
+	unread = ustack_stream_unread(st);
+	nr = ustack_stream_nr_cpus(st);
+	expected = unread_expected(tep, ustack_stream_files(st), nr, size, &partial, &untouched);
+	if (expected == (size_t)-1)
+		printf("again: an empty saved sub-buffer\n");
+	else
+		printf("unread %zu expected %zu partial %d untouched %d\n", unread, expected,
+		       partial, untouched);
+	ustack_stream_remove_files(st);
+	ustack_stream_free(st);
+	close(marker_fd);
+	ustack_instance_teardown(ui);
+	ustack_instance_close(ui);
+	free(prefix);
+	tep_free(tep);
+	return expected == (size_t)-1 ? 75 : 0;
+ fail:
+	perror("ustack-stream-unread-test saved");
+	ustack_stream_close(st);
+	ustack_instance_teardown(ui);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[2], "saved"))
+		return saved_scene(argv[1], argv[3]);
+	if (argc != 3 || (strcmp(argv[2], "queued") && strcmp(argv[2], "held") &&
+			  strcmp(argv[2], "oom")))
+		die("usage: ustack-stream-unread-test NAME queued|held|oom, or NAME saved DIR");
+#ifdef NO_CALLOC_HOOK
+	if (!strcmp(argv[2], "oom")) {
+		fprintf(stderr, "ustack-stream-unread-test: no calloc() hook under a sanitizer\n");
+		return 77;
+	}
+#endif
+	return batch_scene(argv[1], argv[2]);
 }
