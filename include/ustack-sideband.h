@@ -85,6 +85,9 @@ enum ustack_sb_kind {
  *		and cut are its thread's last sample's (ustack_sideband_parse_prev())
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
+ * @perf_size:	bytes of the perf record it was read from
+ *		(ustack_perf_sideband_parse()), 0 for one from elsewhere: what a
+ *		stream closed early counts unread for it (ustack_stream_unread())
  */
 struct ustack_sb_rec {
 	enum ustack_sb_kind	kind;
@@ -121,6 +124,7 @@ struct ustack_sb_rec {
 	uint64_t		cookie;
 	bool			same;
 	const char		*name;
+	uint32_t		perf_size;
 };
 
 typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);

@@ -676,6 +676,7 @@ size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, 
 			break;
 		memset(&rec, 0, sizeof(rec));
 		if (parse_one(buf + pos, hdr.type, hdr.misc, hdr.size, &rec)) {
+			rec.perf_size = hdr.size;
 			/* a sample has no trailer: its fields are its own */
 			if (rec.kind != USTACK_SB_SAMPLE)
 				rec.ts = get64(buf + pos, hdr.size - SAMPLE_ID_TIME);

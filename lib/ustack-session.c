@@ -448,6 +448,7 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
  */
 int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec *rec)
 {
+	uint64_t perf;
 	int ret;
 
 	advance(s, rec->ts);
@@ -456,7 +457,17 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
 	if (rec->kind == USTACK_SB_SAMPLE) {
 		s->used_set = false;
-		return ustack_pair_perf_sample(s, rec);
+		perf = s->stats.perf;
+		ret = ustack_pair_perf_sample(s, rec);
+		/*
+		 * The rings carry samples: the losses told before the first
+		 * one were mostly samples too (a burst of mappings can fill a
+		 * ring just before a traced event), and the rings' count
+		 * takes them, as record's does (ustack_map_source_sideband())
+		 */
+		if (!perf && s->stats.perf)
+			s->stats.rb_lost += s->stats.sideband_lost;
+		return ret;
 	}
 	if (rec->kind == USTACK_SB_COMM && rec->exec) {
 		/* a new program: the unwinder's files of the old one are no use */

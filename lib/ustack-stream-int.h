@@ -29,10 +29,10 @@ struct ustack_stream_sideband {
 	uint64_t		seq;		/* arrival of the next record */
 };
 
-void ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, size_t len);
+size_t ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, size_t len);
 bool ustack_stream_sideband_release(struct ustack_stream_sideband *q,
 				    const struct tep_record *best, unsigned long long horizon,
 				    const struct ustack_stream_ops *ops, void *ctx);
-void ustack_stream_sideband_free(struct ustack_stream_sideband *q);
+size_t ustack_stream_sideband_free(struct ustack_stream_sideband *q);
 
 #endif /* _USTACK_STREAM_INT_H */

@@ -33,6 +33,7 @@ struct sb_chunk {
 	size_t			nr;
 	size_t			alloc;
 	size_t			refs;		/* items not handed out yet */
+	size_t			dropped;	/* bytes of records not queued */
 };
 
 /* A side-band record waiting for its turn; what it points to is its chunk's */
@@ -63,8 +64,11 @@ static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 	struct sb_chunk *c = ctx;
 	struct sb_item *it;
 
-	if (ustack_array_grow((void **)&c->items, &c->alloc, c->nr + 1, sizeof(*c->items)))
+	/* out of memory: the record is said dropped (ustack_stream_sideband_add()) */
+	if (ustack_array_grow((void **)&c->items, &c->alloc, c->nr + 1, sizeof(*c->items))) {
+		c->dropped += rec->perf_size;
 		return;
+	}
 	it = &c->items[c->nr++];
 	it->rec = *rec;
 	it->chunk = c;
@@ -158,12 +162,13 @@ static void sb_order(struct ustack_stream_sideband *q)
  *
  * They join those still waiting, in time order, and stay where the
  * drain put them: the buffer goes to their chunk. Records that cannot
- * be queued (out of memory) are dropped.
+ * be queued (out of memory) are dropped, never silently: returns their
+ * bytes (all of @len when none could be queued), 0 when all were.
  */
-void ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, size_t len)
+size_t ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, size_t len)
 {
 	struct sb_chunk *c;
-	size_t i;
+	size_t i, dropped;
 
 	if (q->pos) {
 		memmove(q->items, q->items + q->pos, (q->nr - q->pos) * sizeof(*q->items));
@@ -171,19 +176,24 @@ void ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, si
 		q->pos = 0;
 	}
 	if (!len)
-		return;
+		return 0;
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return;
+		return len;
 	c->buf = *buf;
 	*buf = NULL;
 	/* the items are where they stay once all are parsed: then listed */
 	ustack_perf_sideband_parse(c->buf, len, add_sb, c);
-	if (!c->nr ||
-	    ustack_array_grow((void **)&q->items, &q->alloc, q->nr + c->nr, sizeof(*q->items))) {
+	if (!c->nr) {
+		dropped = c->dropped;
 		chunk_free(c);
-		return;
+		return dropped;
 	}
+	if (ustack_array_grow((void **)&q->items, &q->alloc, q->nr + c->nr, sizeof(*q->items))) {
+		chunk_free(c);
+		return len;
+	}
+	dropped = c->dropped;
 	c->refs = c->nr;
 	for (i = 0; i < c->nr; i++) {
 		c->items[i].seq = q->seq++;
@@ -191,6 +201,7 @@ void ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, si
 	}
 	/* one CPU's ring alone is in order already: nothing to do then */
 	sb_order(q);
+	return dropped;
 }
 
 static struct sb_item *sb_head(struct ustack_stream_sideband *q)
@@ -227,13 +238,24 @@ bool ustack_stream_sideband_release(struct ustack_stream_sideband *q,
 /**
  * ustack_stream_sideband_free - drop what waits and empty the queue
  * @q: the stream's queue (usable again, empty; safe twice)
+ *
+ * Returns the bytes of the records that were still waiting (their perf
+ * records' sizes): a stream closed early says them unread, as it says the
+ * sub-buffers it held, so that none goes without a count.
  */
-void ustack_stream_sideband_free(struct ustack_stream_sideband *q)
+size_t ustack_stream_sideband_free(struct ustack_stream_sideband *q)
 {
-	while (q->pos < q->nr)
-		sb_item_put(q->items[q->pos++]);
+	size_t bytes = 0;
+	struct sb_item *it;
+
+	while (q->pos < q->nr) {
+		it = q->items[q->pos++];
+		bytes += it->rec.perf_size;
+		sb_item_put(it);
+	}
 	free(q->items);
 	free(q->tmp);
 	q->items = q->tmp = NULL;
 	q->nr = q->pos = q->alloc = q->tmp_alloc = 0;
+	return bytes;
 }

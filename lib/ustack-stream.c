@@ -585,7 +585,11 @@ void ustack_stream_stop(struct ustack_stream *st)
 		ustack_warning("stop reader: %s", strerror(errno));
 }
 
-/* Parse a raw sub-buffer into records that point into it. */
+/*
+ * Parse a raw sub-buffer into records that point into it. Returns 0,
+ * -EINVAL when it does not load, -ENOMEM when no memory is left for its
+ * records: those parsed before stay, to be handed out.
+ */
 static int parse_page(struct ustack_stream *st, struct page *p)
 {
 	unsigned long long ts;
@@ -594,10 +598,10 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 	void *data;
 
 	if (kbuffer_load_subbuffer(st->kbuf, p->data) < 0)
-		return -1;
+		return -EINVAL;
 	while ((data = kbuffer_read_event(st->kbuf, &ts))) {
 		if (ustack_array_grow((void **)&p->recs, &alloc, p->nr + 1, sizeof(*r)))
-			return -1;
+			return -ENOMEM;
 		r = &p->recs[p->nr];
 		memset(r, 0, sizeof(*r));
 		r->ts = ts;
@@ -613,6 +617,23 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 		kbuffer_next_event(st->kbuf, NULL);
 	}
 	return 0;
+}
+
+/*
+ * A sub-buffer's records, ready to hand out. One that cannot be read
+ * whole is said, with its CPU: its records (or the rest of them) must
+ * not go missing without a word.
+ */
+static void parse_said(struct ustack_stream *st, struct page *p)
+{
+	int err;
+
+	p->parsed = true;
+	err = parse_page(st, p);
+	if (err)
+		ustack_warning("CPU %d: a sub-buffer of trace data %s: its records%s are not read",
+			       p->cpu, err == -ENOMEM ? "with no memory left to read it" :
+			       "that does not load", p->nr ? " after the first ones" : "");
 }
 
 /* The oldest record of a CPU not handed out yet, or NULL. */
@@ -638,10 +659,12 @@ static struct tep_record *cpu_head(struct cpu_reader *cr)
  * The records wait to be merged with the files' records, as those of one
  * drain of a live stream's side-band do: the read-back path has no
  * side-band of its own, and the tests of the merge need one. Returns 0,
- * or -1 (EINVAL) when @st is not a read-back stream or was consumed.
+ * or -1 (EINVAL) when @st is not a read-back stream or was consumed,
+ * (ENOMEM) when not every record could be queued.
  */
 int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t len)
 {
+	size_t dropped;
 	char *copy;
 
 	if (!st->readback || st->replayed) {
@@ -653,8 +676,12 @@ int ustack_stream_add_sideband(struct ustack_stream *st, const char *buf, size_t
 	if (!copy)
 		return -1;
 	memcpy(copy, buf, len);
-	ustack_stream_sideband_add(&st->sb, &copy, len);
+	dropped = ustack_stream_sideband_add(&st->sb, &copy, len);
 	free(copy);
+	if (dropped) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return 0;
 }
 
@@ -724,12 +751,12 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 	struct ustack_list *pos, *tmp;
 	bool final = b->final;
 	struct page *p;
+	size_t dropped;
 
 	ustack_list_for_each(pos, &b->pages) {
 		p = ustack_list_entry(pos, struct page, list);
-		if (!p->parsed && parse_page(st, p) < 0)
-			p->nr = 0;
-		p->parsed = true;
+		if (!p->parsed)
+			parse_said(st, p);
 	}
 	if (ops->batch)
 		batch_callback(st, b, ops, ctx);
@@ -738,7 +765,9 @@ static bool consume_batch(struct ustack_stream *st, struct batch *b,
 		ustack_list_del(&p->list);
 		ustack_list_add_tail(&p->list, &st->cpus[p->cpu].pages);
 	}
-	ustack_stream_sideband_add(&st->sb, &b->sb, b->sb_len);
+	dropped = ustack_stream_sideband_add(&st->sb, &b->sb, b->sb_len);
+	if (dropped)
+		ustack_warning("side-band: out of memory: %zu bytes of its records dropped", dropped);
 	batch_free(b);
 	merge_release(st, final ? ULLONG_MAX : horizon, ops, ctx);
 	if (ops->horizon && !final && horizon)
@@ -801,9 +830,7 @@ static int replay_read(struct ustack_stream *st, int cpu, struct batch *b,
 			page_free(p);
 			return 1;
 		}
-		if (parse_page(st, p) < 0)
-			p->nr = 0;
-		p->parsed = true;
+		parse_said(st, p);
 		if (p->nr)
 			*last = p->recs[p->nr - 1].ts;
 		ustack_list_add_tail(&p->list, &b->pages);
@@ -959,7 +986,8 @@ void ustack_stream_close(struct ustack_stream *st)
 		st->unread_bytes += b->bytes;
 		batch_free(b);
 	}
-	ustack_stream_sideband_free(&st->sb);
+	/* the side-band records the merge held: said with the rest */
+	st->unread_bytes += ustack_stream_sideband_free(&st->sb);
 	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
 		struct ustack_list *pos;
 
@@ -983,6 +1011,11 @@ void ustack_stream_close(struct ustack_stream *st)
  * Returns the bytes of sub-buffers and side-band records that were read
  * from the kernel but never handed out, because ustack_stream_close()
  * came before ustack_stream_consume() returned 1; 0 after a whole run.
+ * Every record kept back counts: the sub-buffers of batches never
+ * consumed and those whose later records the merge held, and the perf
+ * side-band records (each its perf record's size) of those batches and
+ * of the queue where the merge held them; a read-back stream's side-band
+ * (ustack_stream_add_sideband()) is counted the same way.
  */
 size_t ustack_stream_unread(const struct ustack_stream *st)
 {

@@ -17,7 +17,7 @@ setup() {
 }
 
 teardown() {
-	# the --unread test's instance, also when it failed
+	# the unread test's instance, also when it failed
 	[ -z "${NAME:-}" ] || remove_test_instances
 }
 
@@ -120,11 +120,12 @@ merge() {
 # never handed out, which `stopped by a signal with N MB of trace data
 # read but not yet handed out` says (ustack_stream_unread()): batches the
 # consumer never reached, and a sub-buffer of a consumed batch whose
-# later records wait on their CPU for the next horizon. The tool makes
-# both at once on a new instance (a record written between a batch's
-# horizon and its drain, then markers nobody consumes) and counts what
-# must be said from the raw files the stream saved: each sub-buffer with
-# a record not handed out.
+# later records wait on their CPU for the next horizon. The tool
+# (tests/tools/ustack-stream-unread-test, its scene "saved") makes both
+# at once on a new instance (a record written between a batch's horizon
+# and its drain, then markers nobody consumes) and counts what must be
+# said from the raw files the stream saved: each sub-buffer with a record
+# not handed out.
 @test "stream: closed before its last batch: the unread bytes are exactly the sub-buffers not handed out, kept back and queued" {
 	local try
 
@@ -133,7 +134,7 @@ merge() {
 	# 75: the saved files hold an empty sub-buffer (seen beside another
 	# test run), whose place cannot be told: no verdict, the scene again
 	for try in 1 2 3 4 5; do
-		run "$STREAM" --unread "$BATS_TEST_TMPDIR" "$NAME"
+		run "$ROOT/tests/tools/ustack-stream-unread-test" "$NAME" saved "$BATS_TEST_TMPDIR"
 		echo "$output"
 		[ "$status" -ne 75 ] || continue
 		break

@@ -18,20 +18,9 @@
  *
  * Prints "CPU TS ID" per record handed out, "lost CPU" per loss told,
  * "horizon TS" per horizon and "sb TS PID NAME" per side-band record, in
- * the order the stream calls back.
- *
- * usage: ustack-stream-test --unread DIR INSTANCE
- *
- * A live stream of a new tracefs instance (root), closed before its final
- * batch is consumed, as a stop by a signal under a flood leaves it: one
- * sub-buffer partly handed out, later ones never. Prints "unread U
- * expected E partial P untouched N", U from ustack_stream_unread(), E
- * counted from the raw files the stream saved (see unread_check()).
+ * the order the stream calls back. (A live stream's unread count:
+ * ustack-stream-unread-test.)
  */
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,11 +29,8 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <linux/perf_event.h>
-#include <tracefs.h>
 
-#include "ustack-instance.h"
 #include "ustack-sideband.h"
 #include "ustack-stream.h"
 
@@ -242,194 +228,6 @@ static struct tep_handle *make_tep(void)
 	return tep;
 }
 
-/*
- * --unread: a record written between the stream's horizon and its drain.
- * The reader thread takes a batch's horizon from the instance's
- * per_cpu/cpu0/stats ("now ts"), then drains: while inject is set, this
- * wrapper of libtracefs's reader writes a marker right after that read,
- * so that the batch holds a record later than its horizon, which the
- * merge keeps back on its CPU (the one thing a live stream leaves
- * between two batches). The call itself is libtracefs's, unchanged.
- */
-static int inject;
-static int marker_fd = -1;
-
-char *tracefs_instance_file_read(struct tracefs_instance *instance, const char *file,
-				 int *psize)
-{
-	static char *(*real)(struct tracefs_instance *, const char *, int *);
-	char *buf;
-
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "tracefs_instance_file_read");
-	if (!real)
-		die("no tracefs_instance_file_read() in libtracefs");
-	buf = real(instance, file, psize);
-	if (__atomic_load_n(&inject, __ATOMIC_ACQUIRE) && !strcmp(file, "per_cpu/cpu0/stats") &&
-	    write(marker_fd, "after the horizon", 17) != 17)
-		die("cannot write trace_marker");
-	return buf;
-}
-
-static unsigned long long handed[1024];	/* records handed out, per CPU */
-
-static void count_record(struct tep_record *rec, void *ctx)
-{
-	if (rec->cpu < 0 || rec->cpu >= 1024)
-		die("a record of no CPU");
-	handed[rec->cpu]++;
-}
-
-/*
- * What ustack_stream_unread() must say, from the raw files the stream
- * saved (every sub-buffer it read, in order): each sub-buffer of a CPU
- * that holds a record not handed out (records of a CPU go out in its
- * order, so those are the ones past its first handed[cpu] records).
- * @partial and @untouched count those with some and with none handed out.
- * Returns (size_t)-1 when a saved sub-buffer holds no record.
- */
-static size_t unread_expected(struct tep_handle *tep, char * const *files, int nr,
-			      int size, int *partial, int *untouched)
-{
-	struct kbuffer *kbuf = tep_kbuffer(tep);
-	unsigned long long seen, n, ts;
-	char *page = malloc(size);
-	size_t left = 0;
-	int cpu, fd;
-
-	if (!kbuf || !page)
-		die("out of memory");
-	*partial = *untouched = 0;
-	for (cpu = 0; cpu < nr; cpu++) {
-		fd = open(files[cpu], O_RDONLY);
-		if (fd < 0)
-			die("cannot open a saved CPU file");
-		seen = 0;
-		while (read(fd, page, size) == size) {
-			if (kbuffer_load_subbuffer(kbuf, page) < 0)
-				die("a saved sub-buffer does not parse");
-			for (n = 0; kbuffer_read_event(kbuf, &ts); n++)
-				kbuffer_next_event(kbuf, NULL);
-			/*
-			 * where an empty one lies (queue or CPU) is not known:
-			 * no verdict, the caller runs the scene again
-			 */
-			if (!n) {
-				close(fd);
-				free(page);
-				return (size_t)-1;
-			}
-			if (seen + n > handed[cpu]) {
-				left += size;
-				if (seen < handed[cpu])
-					(*partial)++;
-				else
-					(*untouched)++;
-			}
-			seen += n;
-		}
-		close(fd);
-		if (seen < handed[cpu])
-			die("more records handed out than saved");
-	}
-	kbuffer_free(kbuf);
-	free(page);
-	return left;
-}
-
-static void write_markers(int n)
-{
-	char text[200];
-
-	memset(text, 'm', sizeof(text));
-	while (n--)
-		if (write(marker_fd, text, sizeof(text)) != sizeof(text))
-			die("cannot write trace_marker");
-}
-
-/*
- * A stop by a signal under a flood, made exact: the first batch is
- * consumed with one record kept back (above), then markers of a few
- * sub-buffers wait in batches nobody consumes when the stream is
- * stopped and closed. The reader is woken by data (buffer_percent 0)
- * or the stop, never by its tick (600 s: a batch made by the tick before
- * the first was consumed would release the record kept back); nothing
- * here waits a time.
- */
-static int unread_check(const char *dir, const char *name)
-{
-	static const struct ustack_stream_ops ops = { .record = count_record };
-	struct ustack_stream_opts so = { .tick_us = 600000000 };
-	struct tep_handle *tep = make_tep();
-	int size, partial, untouched, nr;
-	struct ustack_stream *st = NULL;
-	struct ustack_instance *ui;
-	struct pollfd pfd;
-	char *prefix, *path;
-	size_t unread, expected;
-	cpu_set_t set;
-
-	/* the files are read back after the stream closed them */
-	setenv("USTACK_TEMPFILES", "named", 1);
-	/* the reader thread, started later, stays on this CPU too */
-	CPU_ZERO(&set);
-	CPU_SET(sched_getcpu(), &set);
-	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		die("cannot pin to a CPU");
-	ui = ustack_instance_open(name);
-	if (!ui)
-		die("cannot make the instance");
-	path = tracefs_instance_get_file(ustack_instance_tracefs(ui), "trace_marker");
-	marker_fd = path ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-	tracefs_put_tracing_file(path);
-	if (marker_fd < 0 || ustack_instance_write(ui, "buffer_percent", "0") < 0)
-		goto fail;
-	size = ustack_instance_subbuf_size(ui);
-	if (size <= 0)
-		size = subbuf;
-	if (asprintf(&prefix, "%s/raw", dir) < 0)
-		goto fail;
-	so.save_prefix = prefix;
-	/* one record before the start: the first poll wakes at once */
-	write_markers(1);
-	__atomic_store_n(&inject, 1, __ATOMIC_RELEASE);
-	st = ustack_stream_open(ui, tep, &so);
-	if (!st || ustack_stream_start(st) < 0)
-		goto fail;
-	pfd.fd = ustack_stream_fd(st);
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, -1) != 1)
-		goto fail;
-	/* the reader waits for data now: its first batch alone is ready */
-	__atomic_store_n(&inject, 0, __ATOMIC_RELEASE);
-	if (ustack_stream_consume(st, &ops, NULL) != 0)
-		goto fail;
-	write_markers(3 * size / 200);
-	ustack_stream_stop(st);
-	ustack_stream_close(st);
-	unread = ustack_stream_unread(st);
-	nr = ustack_stream_nr_cpus(st);
-	expected = unread_expected(tep, ustack_stream_files(st), nr, size, &partial, &untouched);
-	if (expected == (size_t)-1)
-		printf("again: an empty saved sub-buffer\n");
-	else
-		printf("unread %zu expected %zu partial %d untouched %d\n", unread, expected,
-		       partial, untouched);
-	ustack_stream_remove_files(st);
-	ustack_stream_free(st);
-	close(marker_fd);
-	ustack_instance_teardown(ui);
-	ustack_instance_close(ui);
-	free(prefix);
-	tep_free(tep);
-	return expected == (size_t)-1 ? 75 : 0;
- fail:
-	perror("ustack-stream-test --unread");
-	ustack_stream_close(st);
-	ustack_instance_teardown(ui);
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct ustack_stream_ops ops = {
@@ -444,8 +242,6 @@ int main(int argc, char **argv)
 	char **files;
 	int nr, cpu, ret, i;
 
-	if (argc == 4 && !strcmp(argv[1], "--unread"))
-		return unread_check(argv[2], argv[3]);
 	if (argc != 3 || (nr = atoi(argv[2])) <= 0)
 		die("usage: ustack-stream-test DIR NR_CPUS < SCRIPT");
 	tep = make_tep();
