@@ -57,8 +57,10 @@ enum {
 };
 
 /*
- * A record of the window, its arrays copied after it (@data): chain,
- * registers, stack copy, payload, the map of used words, the name
+ * A record of the window, the map of used words after it (@data), then
+ * its arrays copied: chain, registers, stack copy, payload, the name. A
+ * copy from a drained buffer that outlives the call (@hold) is not
+ * copied: the item keeps the buffer instead, and its arrays stay there.
  */
 struct trim_item {
 	struct trim_item	*wnext;		/* the window */
@@ -70,6 +72,7 @@ struct trim_item {
 	int			refs;		/* atomic: the window, the worker */
 	uint32_t		umax;		/* the worker's: frame limit reached */
 	uint8_t			*used;		/* the worker's: words read */
+	struct ustack_sb_hold	*hold;		/* where the arrays are, else @data */
 	uint64_t		data[];
 };
 
@@ -113,8 +116,11 @@ static bool for_history(const struct ustack_sb_rec *rec)
 
 static void item_put(struct trim_item *it)
 {
-	if (!__atomic_sub_fetch(&it->refs, 1, __ATOMIC_ACQ_REL))
-		free(it);
+	if (__atomic_sub_fetch(&it->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (it->hold)
+		ustack_sb_hold_put(it->hold);
+	free(it);
 }
 
 static char *put_bytes(char **p, const void *from, size_t len)
@@ -127,12 +133,17 @@ static char *put_bytes(char **p, const void *from, size_t len)
 	return at;
 }
 
-/* @rec with its arrays and name copied, or NULL when out of memory */
+/*
+ * @rec for the window, or NULL when out of memory: a copy that comes with
+ * its drained buffer keeps that, the copy is not copied again (8 KiB a
+ * sample, on the reader's path); another has its arrays and name copied
+ */
 static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 {
 	size_t chain = (size_t)rec->nr_chain * 8, regs = 0, stack = 0, used = 0, name = 0;
 	struct trim_item *it;
-	size_t size;
+	size_t size, arrays;
+	bool held;
 	char *p;
 
 	if (rec->regs)
@@ -143,25 +154,34 @@ static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 	}
 	if (rec->name)
 		name = strlen(rec->name) + 1;
-	size = sizeof(*it) + ((chain + 7) & ~7UL) + regs + ((stack + 7) & ~7UL) +
-	       ((rec->raw_size + 7) & ~7UL) + ((used + 7) & ~7UL) + name;
+	arrays = ((chain + 7) & ~7UL) + regs + ((stack + 7) & ~7UL) +
+		 ((rec->raw_size + 7) & ~7UL) + name;
+	held = rec->hold && stack;
+	size = sizeof(*it) + ((used + 7) & ~7UL) + (held ? 0 : arrays);
 	it = malloc(size);
 	if (!it)
 		return NULL;
 	memset(it, 0, sizeof(*it));
 	it->rec = *rec;
-	it->size = size;
-	p = (char *)it->data;
-	it->rec.chain = (const uint64_t *)put_bytes(&p, rec->chain, chain);
-	it->rec.regs = rec->regs ? (const uint64_t *)put_bytes(&p, rec->regs, regs) : NULL;
-	it->rec.stack = stack ? put_bytes(&p, rec->stack, stack) : NULL;
-	it->rec.raw = put_bytes(&p, rec->raw, rec->raw_size);
 	it->rec.stack_valid = NULL;
+	/* what it keeps, held or copied: the window's size counts it */
+	it->size = sizeof(*it) + ((used + 7) & ~7UL) + arrays;
+	p = (char *)it->data;
 	if (used) {
 		it->used = (uint8_t *)p;
 		memset(p, 0, used);
 		p += (used + 7) & ~7UL;
 	}
+	if (held) {
+		it->hold = rec->hold;
+		ustack_sb_hold_get(it->hold);
+		return it;
+	}
+	it->rec.hold = NULL;
+	it->rec.chain = (const uint64_t *)put_bytes(&p, rec->chain, chain);
+	it->rec.regs = rec->regs ? (const uint64_t *)put_bytes(&p, rec->regs, regs) : NULL;
+	it->rec.stack = stack ? put_bytes(&p, rec->stack, stack) : NULL;
+	it->rec.raw = put_bytes(&p, rec->raw, rec->raw_size);
 	if (name)
 		it->rec.name = put_bytes(&p, rec->name, name);
 	return it;
