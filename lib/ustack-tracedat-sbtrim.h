@@ -30,10 +30,13 @@ struct ustack_unwinder;
  * @trimmed:	written with the words their unwind read
  * @whole:	written whole: the worker was behind
  * @truncated:	trimmed ones whose unwind stopped at the frame limit
+ * @repeated:	trimmed ones that repeated their thread's last copy where
+ *		its unwind read (the same registers too): not unwound again
  * @worker_ns:	the worker thread's CPU time
  */
 struct ustack_sbtrim_stats {
 	unsigned long long	trimmed;
+	unsigned long long	repeated;
 	unsigned long long	whole;
 	unsigned long long	truncated;
 	unsigned long long	worker_ns;
