@@ -5,10 +5,12 @@
  * Unwinding a copy costs 6-35 us (CFI, files opened once per process);
  * the reader copies a sample in about 1 us. Done by the reader, the
  * unwind made its queue fill on a burst and the rings overflow
- * (bench/perfsrc/NOTES.md, issue 47). So the reader only copies each
+ * (bench/perfsrc/NOTES.md, issue 47). So the reader only puts each
  * record into a window of records not yet written, in the order the
  * merge released them, which is the order they are written in: nothing
- * here reorders. A copy also goes to the worker's queue while fewer than
+ * here reorders (a stack copy stays in its drained buffer, held; the
+ * others are copied). The worker does not unwind a copy that repeats its
+ * thread's last one (memo_match()). A copy also goes to the worker's queue while fewer than
  * a bound wait there; the side-band records that change a process's
  * mappings go to it too, in the same order, so that its own history of
  * the mappings is at each copy what it was then.
