@@ -88,7 +88,13 @@ enum ustack_sb_kind {
  * @perf_size:	bytes of the perf record it was read from
  *		(ustack_perf_sideband_parse()), 0 for one from elsewhere: what a
  *		stream closed early counts unread for it (ustack_stream_unread())
+ * @hold:	what the arrays above are in, when it outlives the call that
+ *		hands the record out (a live side-band's drained buffer), else
+ *		NULL: a writer that keeps the record for later takes a
+ *		reference (ustack_sb_hold_get()) instead of copying them
  */
+struct ustack_sb_hold;
+
 struct ustack_sb_rec {
 	enum ustack_sb_kind	kind;
 	uint64_t		ts;
@@ -125,7 +131,28 @@ struct ustack_sb_rec {
 	bool			same;
 	const char		*name;
 	uint32_t		perf_size;
+	struct ustack_sb_hold	*hold;
 };
+
+/*
+ * The buffer a drain's records point into, counted: freed by @release
+ * when the last reference goes, from any thread
+ */
+struct ustack_sb_hold {
+	size_t	refs;		/* atomic */
+	void	(*release)(struct ustack_sb_hold *hold);
+};
+
+static inline void ustack_sb_hold_get(struct ustack_sb_hold *hold)
+{
+	__atomic_add_fetch(&hold->refs, 1, __ATOMIC_RELAXED);
+}
+
+static inline void ustack_sb_hold_put(struct ustack_sb_hold *hold)
+{
+	if (!__atomic_sub_fetch(&hold->refs, 1, __ATOMIC_ACQ_REL))
+		hold->release(hold);
+}
 
 typedef void (*ustack_sb_fn)(const struct ustack_sb_rec *rec, void *ctx);
 

@@ -146,6 +146,8 @@ struct ustack_rb_stats {
  * @lost:	records the kernel dropped, full rings (its LOST records)
  * @copies_trimmed: stack copies written with the words their unwind read
  * @copies_whole: stack copies written whole (the unwinding worker behind)
+ * @copies_repeated: trimmed copies that repeated their thread's last one
+ *		where its unwind read: its words kept, not unwound again
  * @worker_ns:	the CPU time of the worker that unwound them
  */
 struct ustack_sample_tally {
@@ -156,6 +158,7 @@ struct ustack_sample_tally {
 	unsigned long long	lost;
 	unsigned long long	copies_trimmed;
 	unsigned long long	copies_whole;
+	unsigned long long	copies_repeated;
 	unsigned long long	worker_ns;
 };
 

@@ -150,6 +150,7 @@ static void trim_done(struct ustack_map_source *ms, bool write, int *ret)
 	ms->trim = NULL;
 	ms->tally.copies_trimmed = st.trimmed;
 	ms->tally.copies_whole = st.whole;
+	ms->tally.copies_repeated = st.repeated;
 	ms->tally.worker_ns = st.worker_ns;
 	ms->tally.truncated += st.truncated;
 }

@@ -868,6 +868,8 @@ void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *
 	if (t->copies_trimmed || t->copies_whole) {
 		fprintf(fp, "  stack copies:         %llu trimmed to the words their unwind read, "
 			"%llu whole (the unwinding behind)\n", t->copies_trimmed, t->copies_whole);
+		fprintf(fp, "  repeated copies:      %llu (trimmed as their thread's last one, "
+			"not unwound again)\n", t->copies_repeated);
 		fprintf(fp, "  unwinding CPU:        %.3f s (a worker's, off the reader's path)\n",
 			t->worker_ns / 1e9);
 	}

@@ -9,6 +9,7 @@
  * task's mapping and name come before its events). Records of equal
  * times keep the order they arrived in.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,17 +23,18 @@
 /*
  * The side-band records of one drain: the drained bytes, which their
  * items point into, and the items, freed together once the last item is
- * handed out. A perf source's sample is one item per traced event: an
- * item of its own with a copy of the sample cost a malloc(), a free()
- * and a memcpy() a traced event (the spares kept for reuse ran out
- * whenever a drain had more samples than them).
+ * handed out and whoever kept a record (its @hold) let it go. A perf
+ * source's sample is one item per traced event: an item of its own with
+ * a copy of the sample cost a malloc(), a free() and a memcpy() a traced
+ * event (the spares kept for reuse ran out whenever a drain had more
+ * samples than them).
  */
 struct sb_chunk {
+	struct ustack_sb_hold	hold;		/* items not handed out yet, keepers */
 	char			*buf;
 	struct sb_item		*items;
 	size_t			nr;
 	size_t			alloc;
-	size_t			refs;		/* items not handed out yet */
 	size_t			dropped;	/* bytes of records not queued */
 };
 
@@ -50,13 +52,15 @@ static void chunk_free(struct sb_chunk *c)
 	free(c);
 }
 
-/* An item of @c was handed out (or dropped): the last one frees it */
+static void chunk_release(struct ustack_sb_hold *hold)
+{
+	chunk_free((struct sb_chunk *)((char *)hold - offsetof(struct sb_chunk, hold)));
+}
+
+/* An item of @c was handed out (or dropped): the last reference frees it */
 static void sb_item_put(struct sb_item *it)
 {
-	struct sb_chunk *c = it->chunk;
-
-	if (!--c->refs)
-		chunk_free(c);
+	ustack_sb_hold_put(&it->chunk->hold);
 }
 
 static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
@@ -71,6 +75,7 @@ static void add_sb(const struct ustack_sb_rec *rec, void *ctx)
 	}
 	it = &c->items[c->nr++];
 	it->rec = *rec;
+	it->rec.hold = &c->hold;
 	it->chunk = c;
 	/* the file is most likely still the one mapped: as soon as drained */
 	ustack_sideband_fill_build_id(&it->rec);
@@ -194,7 +199,8 @@ size_t ustack_stream_sideband_add(struct ustack_stream_sideband *q, char **buf, 
 		return len;
 	}
 	dropped = c->dropped;
-	c->refs = c->nr;
+	c->hold.refs = c->nr;
+	c->hold.release = chunk_release;
 	for (i = 0; i < c->nr; i++) {
 		c->items[i].seq = q->seq++;
 		q->items[q->nr++] = &c->items[i];

@@ -146,7 +146,10 @@ static int write_out(struct ustack_tracedat_sbfile *f)
 	return f->failed ? -1 : 0;
 }
 
-/* The page's header; the next page starts empty (padding is zeros) */
+/*
+ * The page's header, and zeros after its events: only there, not over the
+ * whole page before it is filled (a whole stack copy fills half a page)
+ */
 static int flush_page(struct ustack_tracedat_sbfile *f)
 {
 	uint64_t commit = f->used;
@@ -159,11 +162,11 @@ static int flush_page(struct ustack_tracedat_sbfile *f)
 		memcpy(f->page + 8, &commit, 8);
 	else
 		memcpy(f->page + 8, &commit32, 4);
+	memset(f->page + f->hdr_size + f->used, 0, f->page_size - f->hdr_size - f->used);
 	f->used = 0;
 	f->page += f->page_size;
 	if (++f->nr_out == OUT_PAGES && write_out(f))
 		return -1;
-	memset(f->page, 0, f->page_size);
 	return f->failed ? -1 : 0;
 }
 
@@ -215,7 +218,24 @@ static void put_loc(char *data, int field, size_t off, size_t len)
 	memcpy(data + field, &v, 4);
 }
 
-#define WORD_KEPT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
+/*
+ * The bits of words @i (a multiple of 64) to @i + 63 of a map of @nw
+ * words, those past @nw cleared (the map's last byte may name words past
+ * the copy: those are not kept). 64 at a time: most are 0, past the
+ * stack's bottom frames.
+ */
+static uint64_t map_chunk(const uint8_t *map, uint32_t i, uint32_t nw)
+{
+	uint32_t n = nw - i < 64 ? nw - i : 64;
+	uint64_t v = 0;
+
+	if (n == 64) {
+		memcpy(&v, map + i / 8, 8);
+		return v;
+	}
+	memcpy(&v, map + i / 8, (n + 7) / 8);
+	return v & ((1ULL << n) - 1);
+}
 
 /*
  * The stack copy's arrays: @stack bytes of words and @kept bytes of map.
@@ -226,6 +246,7 @@ static void put_loc(char *data, int field, size_t off, size_t len)
 static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t *kept)
 {
 	uint32_t i, nw = (rec->stack_size & ~7U) / 8, last = 0, n = 0;
+	uint64_t b;
 
 	*stack = *kept = 0;
 	if (!rec->stack)
@@ -234,11 +255,12 @@ static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t
 		*stack = (size_t)nw * 8;
 		return nw * 8;
 	}
-	for (i = 0; i < nw; i++) {
-		if (!WORD_KEPT(rec->stack_valid, i))
+	for (i = 0; i < nw; i += 64) {
+		b = map_chunk(rec->stack_valid, i, nw);
+		if (!b)
 			continue;
-		n++;
-		last = i + 1;
+		n += __builtin_popcountll(b);
+		last = i + 64 - __builtin_clzll(b);
 	}
 	*stack = (size_t)n * 8;
 	*kept = (last + 7) / 8;
@@ -249,20 +271,21 @@ static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t
 static void put_copy(const struct ustack_sb_rec *rec, char *stack, size_t stack_len,
 		     char *kept, size_t kept_len)
 {
-	uint32_t i, nw = kept_len * 8;
+	uint32_t i, nw = rec->stack_size / 8;
 	const char *from = rec->stack;
+	uint64_t b;
 
 	if (!rec->stack_valid) {
 		memcpy(stack, from, stack_len);
 		return;
 	}
 	memcpy(kept, rec->stack_valid, kept_len);
-	/* the map's last byte may name words past the copy: those are not set */
-	for (i = 0; i < nw && i < rec->stack_size / 8; i++) {
-		if (!WORD_KEPT(rec->stack_valid, i))
-			continue;
-		memcpy(stack, from + (size_t)i * 8, 8);
-		stack += 8;
+	/* copy_span() counted these: none past the map's @kept_len bytes */
+	for (i = 0; i < nw; i += 64) {
+		for (b = map_chunk(rec->stack_valid, i, nw); b; b &= b - 1) {
+			memcpy(stack, from + ((size_t)i + __builtin_ctzll(b)) * 8, 8);
+			stack += 8;
+		}
 	}
 }
 
@@ -274,47 +297,77 @@ static void put_copy_fields(const struct ustack_sb_rec *rec, char *data, uint32_
 	memcpy(data + USTACK_SAMPLE_OFF_UMAX, &rec->unwind_max, 4);
 }
 
+/* A ustack:sample record's layout: the sizes of its parts, its length */
+struct sample_plan {
+	size_t		hdr;
+	size_t		chain;
+	size_t		regs;
+	size_t		stack;
+	size_t		kept;
+	size_t		len;
+	uint32_t	flags;
+	uint32_t	stack_size;
+	uint16_t	type;
+	bool		copy;
+};
+
 /*
  * A sample as a ustack:sample record: the chain and the payload copied
  * as they came, or nothing of them for a repeat; with a stack copy, a
  * ustack:sample_copy record, the registers and the copy too (trimmed to
  * the words its unwind read, when it was). A whole copy too big for
  * @room keeps its first words and says its size ends there, as the text
- * does. -1: it does not fit @room (written as text, cut, instead).
+ * does. Returns -1 when it does not fit @room (written as text, cut,
+ * instead); else the record is planned, a repeat taken as its thread's
+ * last sample, and must be written (put_sample()).
  */
-static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
-			char *data, int room)
+static int plan_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
+		       int room, struct sample_plan *pl)
 {
-	size_t chain = (size_t)rec->nr_chain * 8, regs = 0, stack = 0, kept = 0, len, off;
-	size_t hdr = USTACK_SAMPLE_HDR, max = room < 0xffff ? (size_t)room : 0xffff;
-	uint32_t flags = rec->cut ? USTACK_SAMPLE_CUT : 0, stack_size = 0;
-	uint16_t type = USTACK_SAMPLE_ID;
-	bool copy = rec->regs_mask && rec->regs;
+	size_t max = room < 0xffff ? (size_t)room : 0xffff, off;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->hdr = USTACK_SAMPLE_HDR;
+	pl->type = USTACK_SAMPLE_ID;
+	pl->flags = rec->cut ? USTACK_SAMPLE_CUT : 0;
+	pl->chain = (size_t)rec->nr_chain * 8;
+	pl->copy = rec->regs_mask && rec->regs;
+	if (pl->copy) {
+		pl->hdr = USTACK_SAMPLE_COPY_HDR;
+		pl->type = USTACK_SAMPLE_COPY_ID;
+		pl->regs = (size_t)__builtin_popcountll(rec->regs_mask) * 8;
+		pl->stack_size = copy_span(rec, &pl->stack, &pl->kept);
+		if (rec->stack_valid)
+			pl->flags |= USTACK_SAMPLE_TRIMMED;
+	}
+	pl->len = pl->hdr + pl->chain + pl->regs + pl->stack + rec->raw_size + pl->kept;
+	if (pl->len > max && pl->stack && !rec->stack_valid) {
+		/* the copy ends with the last word that fits */
+		off = pl->len - pl->stack;
+		pl->stack = off < max ? (max - off) & ~7UL : 0;
+		pl->stack_size = pl->stack;
+		pl->len = off + pl->stack;
+	}
+	if (pl->len > max)
+		return -1;
+	if (!pl->copy && ustack_sideband_prev_repeats(f->prev, rec)) {
+		pl->flags |= USTACK_SAMPLE_SAME;
+		pl->chain = 0;
+		pl->len = pl->hdr;
+	}
+	return pl->len;
+}
+
+/* The record planned by plan_sample() into @data: its every byte */
+static void put_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec,
+		       const struct sample_plan *pl, char *data)
+{
+	size_t hdr = pl->hdr, chain = pl->chain, regs = pl->regs, stack = pl->stack;
+	size_t kept = pl->kept, off;
+	uint32_t flags = pl->flags, stack_size = pl->stack_size;
+	uint16_t type = pl->type;
 	int32_t tid = rec->tid;
 
-	if (copy) {
-		hdr = USTACK_SAMPLE_COPY_HDR;
-		type = USTACK_SAMPLE_COPY_ID;
-		regs = (size_t)__builtin_popcountll(rec->regs_mask) * 8;
-		stack_size = copy_span(rec, &stack, &kept);
-		if (rec->stack_valid)
-			flags |= USTACK_SAMPLE_TRIMMED;
-	}
-	len = hdr + chain + regs + stack + rec->raw_size + kept;
-	if (len > max && stack && !rec->stack_valid) {
-		/* the copy ends with the last word that fits */
-		off = len - stack;
-		stack = off < max ? (max - off) & ~7UL : 0;
-		stack_size = stack;
-		len = off + stack;
-	}
-	if (len > max)
-		return -1;
-	if (!copy && ustack_sideband_prev_repeats(f->prev, rec)) {
-		flags |= USTACK_SAMPLE_SAME;
-		chain = 0;
-		len = hdr;
-	}
 	memset(data, 0, hdr);
 	memcpy(data + f->type_off, &type, 2);
 	memcpy(data + f->pid_off, &tid, 4);
@@ -325,7 +378,7 @@ static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb
 	if (flags & USTACK_SAMPLE_SAME) {
 		put_loc(data, USTACK_SAMPLE_OFF_CHAIN, hdr, 0);
 		put_loc(data, USTACK_SAMPLE_OFF_RAW, hdr, 0);
-		return len;
+		return;
 	}
 	/* the words first, where they stay 8-byte apart from the record's start */
 	off = hdr;
@@ -333,7 +386,7 @@ static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb
 	if (chain)
 		memcpy(data + off, rec->chain, chain);
 	off += chain;
-	if (copy) {
+	if (pl->copy) {
 		put_copy_fields(rec, data, stack_size);
 		put_loc(data, USTACK_SAMPLE_OFF_REGS, off, regs);
 		memcpy(data + off, rec->regs, regs);
@@ -347,7 +400,6 @@ static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb
 	put_loc(data, USTACK_SAMPLE_OFF_RAW, off, rec->raw_size);
 	if (rec->raw_size)
 		memcpy(data + off, rec->raw, rec->raw_size);
-	return len;
 }
 
 /**
@@ -360,17 +412,20 @@ static int build_sample(struct ustack_tracedat_sbfile *f, const struct ustack_sb
  */
 int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct ustack_sb_rec *rec)
 {
-	char *data = f->data;
 	uint64_t ts = rec->ts > f->last_ts ? rec->ts : f->last_ts;
+	struct sample_plan pl;
 	int len, padded, need, max;
+	bool sample = false;
+	char *dst;
 
 	/* an event with its length word and a time extend fit one page */
 	max = f->page_size - f->hdr_size - 16;
 	len = -1;
 	if (f->binary && ustack_sideband_sample_binary(rec))
-		len = build_sample(f, rec, data, max);
+		len = plan_sample(f, rec, max, &pl);
+	sample = len >= 0;
 	if (len < 0)
-		len = build_data(f, rec, data, max < TEXT_MAX ? max : TEXT_MAX);
+		len = build_data(f, rec, f->data, max < TEXT_MAX ? max : TEXT_MAX);
 	if (len < 0 || f->failed)
 		return -1;
 	padded = (len + 3) & ~3;
@@ -381,8 +436,14 @@ int ustack_tracedat_sbfile_add(struct ustack_tracedat_sbfile *f, const struct us
 		f->page_ts = f->last_ts = ts;
 	put_delta(f, ts - f->last_ts);
 	put32(f, padded + 4);
-	/* the page started zeroed: that is the padding */
-	memcpy(f->page + f->hdr_size + f->used, data, len);
+	/* a sample is built in place, its arrays (a whole stack copy: 8 KiB) copied once */
+	dst = f->page + f->hdr_size + f->used;
+	if (sample)
+		put_sample(f, rec, &pl, dst);
+	else
+		memcpy(dst, f->data, len);
+	if (padded > len)
+		memset(dst + len, 0, padded - len);
 	f->used += padded;
 	f->last_ts = ts;
 	return 0;

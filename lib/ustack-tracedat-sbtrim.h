@@ -20,20 +20,26 @@ struct ustack_unwinder;
 
 /*
  * Copies the worker may have waiting at once; past them a copy goes
- * whole. A reader's drain hands over hundreds at once. USTACK_TRIM_QUEUE=N
- * in the environment sets it (a test hook: 0 writes every copy whole).
+ * whole. A reader's drain hands over up to a ring's worth at once (16 MiB,
+ * some 1,900 copies): the bound is the window's 32 MiB, about 3,900, so
+ * that a worker that repeats its walks (cheap) trims them all once it
+ * runs. USTACK_TRIM_QUEUE=N in the environment sets it (a test hook: 0
+ * writes every copy whole).
  */
-#define USTACK_SBTRIM_QUEUE	1024
+#define USTACK_SBTRIM_QUEUE	4096
 
 /**
  * struct ustack_sbtrim_stats - what became of the copies
  * @trimmed:	written with the words their unwind read
  * @whole:	written whole: the worker was behind
  * @truncated:	trimmed ones whose unwind stopped at the frame limit
+ * @repeated:	trimmed ones that repeated their thread's last copy where
+ *		its unwind read (the same registers too): not unwound again
  * @worker_ns:	the worker thread's CPU time
  */
 struct ustack_sbtrim_stats {
 	unsigned long long	trimmed;
+	unsigned long long	repeated;
 	unsigned long long	whole;
 	unsigned long long	truncated;
 	unsigned long long	worker_ns;

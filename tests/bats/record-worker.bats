@@ -8,7 +8,7 @@
 # behind; report unwinds a whole copy as it unwinds a trimmed one.
 #
 # Test hook: USTACK_TRIM_QUEUE=N bounds the copies the worker may have
-# waiting (default 1024); 0 puts the worker behind for good: every copy
+# waiting (default 4096); 0 puts the worker behind for good: every copy
 # is written whole, as on a burst the worker cannot follow.
 
 bats_require_minimum_version 1.5.0

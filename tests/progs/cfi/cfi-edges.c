@@ -24,6 +24,11 @@
  *                the leaf's stack pointer at the system call to the end of
  *                copy_outer's return address on stderr: a copy of that
  *                size ends exactly with that word.
+ *   twins N      main -> twins -> twin_a -> twin_leaf, then twins ->
+ *                twin_b -> twin_b2 -> twin_leaf: the same registers at
+ *                both system calls (the stack pointer too), the walks'
+ *                words in other places (twin_b2's return address is read
+ *                only on the second).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -36,6 +41,7 @@ void noret_caller(void);
 void outer_raise(void);
 void leaf_nocfi(void);
 void leaf_lostreg(long a, long b, long c, long d, long e, long f, long g);
+void twins(void);
 __attribute__((noreturn)) void noret_leaf(void);
 
 #define STR_(x)	#x
@@ -101,6 +107,66 @@ asm(
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"	.size leaf_lostreg, .-leaf_lostreg\n"
+
+	/*
+	 * Two paths of 40 bytes from twins' stack pointer to twin_leaf's:
+	 * twin_a's 24 bytes of frame, or twin_b's 8 and twin_b2's 8. Both
+	 * subtractions leave the same value, so the flags are the same too.
+	 */
+	"	.globl twins\n"
+	"	.type twins, @function\n"
+	"twins:\n"
+	"	.cfi_startproc\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call twin_a\n"
+	"	call twin_b\n"
+	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size twins, .-twins\n"
+	"	.type twin_a, @function\n"
+	"twin_a:\n"
+	"	.cfi_startproc\n"
+	"	sub $24, %rsp\n"
+	"	.cfi_adjust_cfa_offset 24\n"
+	"	call twin_leaf\n"
+	"	add $24, %rsp\n"
+	"	.cfi_adjust_cfa_offset -24\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size twin_a, .-twin_a\n"
+	"	.type twin_b, @function\n"
+	"twin_b:\n"
+	"	.cfi_startproc\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call twin_b2\n"
+	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size twin_b, .-twin_b\n"
+	"	.type twin_b2, @function\n"
+	"twin_b2:\n"
+	"	.cfi_startproc\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call twin_leaf\n"
+	"	add $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size twin_b2, .-twin_b2\n"
+	"	.type twin_leaf, @function\n"
+	"twin_leaf:\n"
+	"	.cfi_startproc\n"
+	"	mov $" STR(SYS_getppid) ", %eax\n"
+	"	syscall\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size twin_leaf, .-twin_leaf\n"
 );
 
 static jmp_buf noret_jmp;
@@ -192,12 +258,14 @@ int main(int argc, char **argv)
 			leaf_nocfi();
 		} else if (!strcmp(mode, "lostreg")) {
 			lostreg_caller();
+		} else if (!strcmp(mode, "twins")) {
+			twins();
 		} else if (!strcmp(mode, "copyend")) {
 			copy_outer();
 			fprintf(stderr, "copyend %lu\n",
 				(unsigned long)(outer_cfa - leaf_sp));
 		} else {
-			fprintf(stderr, "usage: cfi-edges noreturn|altstack|fp-nofile|lostreg|copyend [N]\n");
+			fprintf(stderr, "usage: cfi-edges noreturn|altstack|fp-nofile|lostreg|copyend|twins [N]\n");
 			return 2;
 		}
 		progs_pause();
