@@ -72,7 +72,7 @@ enum ustack_unwind_mode {
  * @unwind:	how its user stacks are walked, decided when it opens from
  *		what env.unwind asked: USTACK_UNWIND_COPY, the stacks come as
  *		copies the run's unwinder walks (the perf source, or the
- *		deferred one where the kernel copies, patch 15). A source
+ *		deferred one where the kernel copies, patch 14). A source
  *		that gives way when it starts (no side-band to map the
  *		copies, perf refused) says USTACK_UNWIND_FP from then on
  * @copy_size:	USTACK_UNWIND_COPY: bytes of user stack in each copy

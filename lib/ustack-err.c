@@ -44,7 +44,7 @@ static const char * const err_str[USTACK_ERR__END - USTACK_ERR__START] = {
 		"(see THE FALLBACK in man trace-cmd-ustack)",
 	[USTACK_ERR_NO_COPY_SIZE - USTACK_ERR__START]	=
 		"this kernel has no user_stack_copy_size for --call-graph=dwarf "
-		"(kernel patch 15)",
+		"(kernel patch 14)",
 	[USTACK_ERR_NO_COPIES - USTACK_ERR__START]	=
 		"--call-graph=dwarf needs the deferred or perf stack source "
 		"(--stack-source=tracefs-deferred or perf)",

@@ -315,7 +315,7 @@ static int deferred_copy_open(struct ustack_stack_source *ss)
 	return -err;
 }
 
-/* Kernel patch 15: the deferred stacks can come with a stack copy */
+/* Kernel patch 14: the deferred stacks can come with a stack copy */
 static bool has_copy(struct ustack_stack_source *ss)
 {
 	return tracefs_file_exists(ustack_instance_tracefs(ss->env.ui), "user_stack_copy_size");

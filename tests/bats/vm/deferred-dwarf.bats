@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# --call-graph=dwarf on the tracefs-deferred source (kernel patch 15,
+# --call-graph=dwarf on the tracefs-deferred source (kernel patch 14,
 # Documentation/kernel-abi.md "Stack copies"), in the VM
 # (tests/vm/run -- bats tests/bats/vm/deferred-dwarf.bats): the kernel
 # copies the user registers and the top of the stack with each deferred
@@ -26,7 +26,7 @@ WIDE="cfi-wide;${CHAIN#cfi-deep;}"
 
 setup() {
 	deferred_setup "$CFI" cfi-deep cfi-wide
-	[ -f "$TRACEFS/user_stack_copy_size" ] || skip "no user_stack_copy_size (kernel without patch 15)"
+	[ -f "$TRACEFS/user_stack_copy_size" ] || skip "no user_stack_copy_size (kernel without patch 14)"
 }
 
 teardown() {

@@ -3,8 +3,8 @@
 #
 # Version 4 of the kernel series (kernel-patches/, kernel-abi.md "Version
 # 4"): files named by mapping records written at mmap time and, for what
-# exists already, on a write to user_unwind_maps; no announcement at
-# trace time. Skipped on a kernel without user_unwind_maps (a version 3
+# exists already, when the option is set and on a write to
+# user_unwind_maps; no announcement at trace time. Skipped on a kernel without user_unwind_maps (a version 3
 # kernel). Checked on the kernel's own text output with
 # tests/vm/ktrace.py, then through the tool.
 
@@ -89,6 +89,21 @@ records() {
 	cat "$KI/trace" > "$KT"
 	[ "$(records $SLEEPER libc.so | wc -l)" -eq 0 ]
 	echo 1 > "$KI/user_unwind_maps"
+	echo 0 > "$KI/tracing_on"
+	cat "$KI/trace" > "$KT"
+	records $SLEEPER libc.so
+	[ "$(records $SLEEPER libc.so | wc -l)" -ge 1 ]
+	[ "$(records $SLEEPER /sleep | wc -l)" -ge 1 ]
+}
+
+@test "kernel v4: a process that was running before the option was set is named when it is set, with no write to user_unwind_maps" {
+	echo 0 > "$KI/options/userstacktrace_delay"
+	sleep 1000 &
+	SLEEPER=$!
+	# its loader has mapped libc's code, the last of its executable files
+	poll_until 10 grep -q "r-xp .*libc" "/proc/$SLEEPER/maps"
+	echo > "$KI/trace"
+	echo 1 > "$KI/options/userstacktrace_delay"
 	echo 0 > "$KI/tracing_on"
 	cat "$KI/trace" > "$KT"
 	records $SLEEPER libc.so

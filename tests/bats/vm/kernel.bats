@@ -229,7 +229,7 @@ hold_files() {
 	run "$ft/ftracetest" -l "$BATS_TEST_TMPDIR/ftlogs" "$ft/test.d/user-unwind/"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"# of passed:  3"* ]]
+	[[ "$output" == *"# of passed:  6"* ]]
 	[[ "$output" == *"# of failed:  0"* ]]
 }
 

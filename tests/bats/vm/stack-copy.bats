@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel's stack copies (kernel-patches/0015, user_stack_copy_size,
+# The kernel's stack copies (kernel-patches/0014, user_stack_copy_size,
 # Documentation/kernel-abi.md "Stack copies") on the patched kernel, in
 # the VM: from the kernel's own text output of a fresh instance, with
 # tests/progs/cfi/cfi-deep (-O2 -fomit-frame-pointer, a 12-deep chain
@@ -20,7 +20,7 @@ setup() {
 	KI="$TRACEFS/instances/copy-bats-$$-$BATS_TEST_NUMBER"
 	KT="$BATS_TEST_TMPDIR/trace"
 	mkdir "$KI"
-	[ -f "$KI/user_stack_copy_size" ] || skip "no user_stack_copy_size (kernel without patch 15)"
+	[ -f "$KI/user_stack_copy_size" ] || skip "no user_stack_copy_size (kernel without patch 14)"
 	echo 1 > "$KI/options/userstacktrace_delay"
 	echo 1 > "$KI/events/syscalls/sys_enter_getppid/enable"
 }
