@@ -294,3 +294,41 @@ perf_opened() {
 	done
 	return 1
 }
+
+# session_script [OPTION...]: the session through
+# tests/tools/ustack-session-test (as session.bats), the script's records
+# on standard input after the formats and "comm 100 prog"; the driver's
+# sample lines and --stats counters in $output.
+session_script() {
+	tmp_setup
+	S="$TMP/script"
+	cat > "$S" <<EOF
+format ftrace $ROOT/tests/data/formats/user_unwind_cookie.format
+format ftrace $ROOT/tests/data/formats/user_unwind_stack.format
+format ftrace $ROOT/tests/data/session/user_stack.format
+format ftrace $ROOT/tests/data/session/print.format
+format test $ROOT/tests/data/session/sys_enter_test.format
+format task $ROOT/tests/data/session/task_newtask.format
+format task $ROOT/tests/data/session/task_rename.format
+comm 100 prog
+EOF
+	cat >> "$S"
+	run "$ROOT/tests/tools/ustack-session-test" --stats "$@" "$S"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+# session_stat NAME: the counter NAME of session_script's --stats line
+session_stat() {
+	sed -n "s/^stats:.* $1=\([0-9]*\).*/\1/p" <<<"$output"
+}
+
+# record_dwarf FILE ARGS...: a --call-graph=dwarf recording of getppid on
+# instance $NAME into $TMP/FILE, its summary in $TMP/FILE.err
+record_dwarf() {
+	local file="$1"
+
+	shift
+	"$USTACK" record -B "$NAME" -o "$TMP/$file" --call-graph=dwarf \
+		-e syscalls:sys_enter_getppid "$@" 2>"$TMP/$file.err"
+}

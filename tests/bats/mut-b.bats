@@ -136,33 +136,6 @@ unread_run() {
 	[ "$U" -eq 0 ]
 }
 
-# session_script [OPTION...]: the session through
-# tests/tools/ustack-session-test (as session.bats), the script's records
-# on standard input; the driver's sample lines and --stats counters in
-# $output.
-session_script() {
-	tmp_setup
-	S="$TMP/script"
-	cat > "$S" <<EOF
-format ftrace $ROOT/tests/data/formats/user_unwind_cookie.format
-format ftrace $ROOT/tests/data/formats/user_unwind_stack.format
-format ftrace $ROOT/tests/data/session/user_stack.format
-format ftrace $ROOT/tests/data/session/print.format
-format test $ROOT/tests/data/session/sys_enter_test.format
-format task $ROOT/tests/data/session/task_newtask.format
-format task $ROOT/tests/data/session/task_rename.format
-comm 100 prog
-EOF
-	cat >> "$S"
-	run "$ROOT/tests/tools/ustack-session-test" --stats "$@" "$S"
-	echo "$output"
-	[ "$status" -eq 0 ]
-}
-
-session_stat() {
-	sed -n "s/^stats:.* $1=\([0-9]*\).*/\1/p" <<<"$output"
-}
-
 @test "session: a traced task_rename and task_newtask (not helpers) name the task for its later events" {
 	session_script <<'EOF'
 0 1000 100 sys_enter_test __syscall_nr=1

@@ -26,23 +26,13 @@ teardown() {
 	instance_teardown
 }
 
-# record FILE ARGS...: a dwarf recording of getppid into $TMP/FILE, its
-# summary in $TMP/FILE.err
-record() {
-	local file="$1"
-
-	shift
-	"$USTACK" record -B "$NAME" -o "$TMP/$file" --call-graph=dwarf \
-		-e syscalls:sys_enter_getppid "$@" 2>"$TMP/$file.err"
-}
-
 # summary FILE WHAT: the count the recording's summary gives for WHAT
 summary() {
 	sed -n "s/^  $2: *\([0-9]*\) .*/\1/p" "$TMP/$1.err"
 }
 
 @test "record repeat: a loop's copies repeat their thread's last walk, are not unwound again, and report the stacks of copies kept whole" {
-	record loop.dat -- "$PROGS/burst/burst" 1 400 400
+	record_dwarf loop.dat -- "$PROGS/burst/burst" 1 400 400
 	n=$(summary loop.dat samples)
 	repeated=$(summary loop.dat "repeated copies")
 	trimmed=$(summary loop.dat "stack copies")
@@ -51,7 +41,7 @@ summary() {
 	[ "$n" -ge 400 ] && [ "$trimmed" = "$n" ] && [ "${repeated:-0}" -ge $((n - 10)) ] ||
 		{ cat "$TMP/loop.dat.err"; false; }
 	# the same run, every copy whole: report unwinds them itself
-	USTACK_TRIM_QUEUE=0 record whole.dat -- "$PROGS/burst/burst" 1 400 400
+	USTACK_TRIM_QUEUE=0 record_dwarf whole.dat -- "$PROGS/burst/burst" 1 400 400
 	run --separate-stderr "$USTACK" report -q -i "$TMP/whole.dat" --folded
 	[ "$status" -eq 0 ]
 	whole="$output"
@@ -67,7 +57,7 @@ summary() {
 	# twin_a's and twin_b's system calls: every register the same, the
 	# return addresses on the stack not; twin_b2's is read only by the
 	# second walk
-	record twins.dat -- "$EDGES" twins 20
+	record_dwarf twins.dat -- "$EDGES" twins 20
 	[ "$(summary twins.dat "stack copies")" = 40 ] || { cat "$TMP/twins.dat.err"; false; }
 	run --separate-stderr "$USTACK" report -q -i "$TMP/twins.dat" --folded
 	[ "$status" -eq 0 ]

@@ -36,16 +36,6 @@ teardown() {
 	instance_teardown
 }
 
-# record FILE ARGS...: a dwarf recording of getppid into $TMP/FILE, its
-# summary in $TMP/FILE.err
-record() {
-	local file="$1"
-
-	shift
-	"$USTACK" record -B "$NAME" -o "$TMP/$file" --call-graph=dwarf \
-		-e syscalls:sys_enter_getppid "$@" 2>"$TMP/$file.err"
-}
-
 # copies FILE: "TRIMMED WHOLE" from the recording's summary
 copies() {
 	sed -n 's/^  stack copies: *\([0-9]*\) trimmed.*, \([0-9]*\) whole .*/\1 \2/p' "$TMP/$1.err"
@@ -57,12 +47,12 @@ samples() {
 }
 
 @test "record worker: a burst whose worker is behind (every copy whole) reports the stacks of a trimmed recording" {
-	USTACK_TRIM_QUEUE=0 record whole.dat -- "$PROGS/burst/burst" 1 3000 0
+	USTACK_TRIM_QUEUE=0 record_dwarf whole.dat -- "$PROGS/burst/burst" 1 3000 0
 	read -r trimmed whole <<<"$(copies whole.dat)"
 	n=$(samples whole.dat)
 	[ "$trimmed" = 0 ] && [ "$n" -gt 0 ] && [ "$whole" = "$n" ] || { cat "$TMP/whole.dat.err"; false; }
 	# paced: the worker keeps up
-	record trim.dat -- "$PROGS/burst/burst" 1 200 400
+	record_dwarf trim.dat -- "$PROGS/burst/burst" 1 200 400
 	read -r trimmed whole <<<"$(copies trim.dat)"
 	[ "$whole" = 0 ] && [ "$trimmed" = "$(samples trim.dat)" ] || { cat "$TMP/trim.dat.err"; false; }
 	run --separate-stderr "$USTACK" report -q -i "$TMP/whole.dat" --folded
@@ -80,7 +70,7 @@ samples() {
 
 @test "record worker: copies trimmed and whole in one recording, in the merge's order, all unwound alike" {
 	# a queue of one: on a burst some copies wait for the worker, most go whole
-	USTACK_TRIM_QUEUE=1 record mixed.dat -- "$CFI/cfi-deep" 2000
+	USTACK_TRIM_QUEUE=1 record_dwarf mixed.dat -- "$CFI/cfi-deep" 2000
 	read -r trimmed whole <<<"$(copies mixed.dat)"
 	n=$(samples mixed.dat)
 	[ $((trimmed + whole)) -eq "$n" ] || { cat "$TMP/mixed.dat.err"; false; }
@@ -91,7 +81,7 @@ samples() {
 
 @test "record worker: a whole copy is a ustack:sample_copy record whose fields stock trace-cmd report shows" {
 	command -v trace-cmd >/dev/null || skip "no trace-cmd"
-	USTACK_TRIM_QUEUE=0 record t.dat -- "$CFI/cfi-deep" 3
+	USTACK_TRIM_QUEUE=0 record_dwarf t.dat -- "$CFI/cfi-deep" 3
 	run trace-cmd report -i "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	lines=$(grep ' sample_copy: ' <<<"$output")
@@ -112,8 +102,8 @@ samples() {
 }
 
 @test "record worker: when the worker keeps up, every copy is trimmed and an event costs the file a small fraction of perf's 8.5 KB" {
-	record one.dat -- "$PROGS/burst/burst" 1 1 0
-	record paced.dat -- "$PROGS/burst/burst" 1 400 400
+	record_dwarf one.dat -- "$PROGS/burst/burst" 1 1 0
+	record_dwarf paced.dat -- "$PROGS/burst/burst" 1 400 400
 	read -r trimmed whole <<<"$(copies paced.dat)"
 	n=$(samples paced.dat)
 	[ "$n" -ge 400 ] && [ "$trimmed" = "$n" ] && [ "$whole" = 0 ] ||
@@ -122,7 +112,7 @@ samples() {
 	echo "bytes per event: $grow"
 	[ "$grow" -lt 200 ]
 	# the same run with every copy whole is far bigger: what trimming saves
-	USTACK_TRIM_QUEUE=0 record pw.dat -- "$PROGS/burst/burst" 1 400 400
+	USTACK_TRIM_QUEUE=0 record_dwarf pw.dat -- "$PROGS/burst/burst" 1 400 400
 	wgrow=$(( ($(stat -c %s "$TMP/pw.dat") - $(stat -c %s "$TMP/one.dat")) / (n - 1) ))
 	echo "whole: $wgrow"
 	[ "$wgrow" -gt $((grow * 3)) ]

@@ -61,30 +61,6 @@ unread_scene() {
 	assert_no_instance "$NAME"
 }
 
-# session_script [OPTION...]: the session through
-# tests/tools/ustack-session-test (as session.bats), the script's records
-# on standard input; its --stats counters in $output.
-session_script() {
-	tmp_setup
-	S="$TMP/script"
-	cat > "$S" <<EOF
-format ftrace $ROOT/tests/data/formats/user_unwind_cookie.format
-format ftrace $ROOT/tests/data/formats/user_unwind_stack.format
-format ftrace $ROOT/tests/data/session/user_stack.format
-format ftrace $ROOT/tests/data/session/print.format
-format test $ROOT/tests/data/session/sys_enter_test.format
-comm 100 prog
-EOF
-	cat >> "$S"
-	run "$ROOT/tests/tools/ustack-session-test" --stats "$@" "$S"
-	echo "$output"
-	[ "$status" -eq 0 ]
-}
-
-session_stat() {
-	sed -n "s/^stats:.* $1=\([0-9]*\).*/\1/p" <<<"$output"
-}
-
 # The perf source's samples share the rings with the side-band, and a
 # LOST record does not say what it lost. A burst of mappings (mapset.bats:
 # 5000 mmap2 records in a 512 KiB ring) can fill a ring just before the
