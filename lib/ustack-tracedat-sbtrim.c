@@ -167,13 +167,18 @@ static void item_put(struct trim_item *it)
 	free(it);
 }
 
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~7UL;
+}
+
 static char *put_bytes(char **p, const void *from, size_t len)
 {
 	char *at = *p;
 
 	if (len)
 		memcpy(at, from, len);
-	*p += (len + 7) & ~7UL;
+	*p += pad8(len);
 	return at;
 }
 
@@ -198,10 +203,9 @@ static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 	}
 	if (rec->name)
 		name = strlen(rec->name) + 1;
-	arrays = ((chain + 7) & ~7UL) + regs + ((stack + 7) & ~7UL) +
-		 ((rec->raw_size + 7) & ~7UL) + name;
+	arrays = pad8(chain) + regs + pad8(stack) + pad8(rec->raw_size) + name;
 	held = rec->hold && stack;
-	size = sizeof(*it) + ((used + 7) & ~7UL) + (held ? 0 : arrays);
+	size = sizeof(*it) + pad8(used) + (held ? 0 : arrays);
 	it = malloc(size);
 	if (!it)
 		return NULL;
@@ -209,12 +213,12 @@ static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 	it->rec = *rec;
 	it->rec.stack_valid = NULL;
 	/* what it keeps, held or copied: the window's size counts it */
-	it->size = sizeof(*it) + ((used + 7) & ~7UL) + arrays;
+	it->size = sizeof(*it) + pad8(used) + arrays;
 	p = (char *)it->data;
 	if (used) {
 		it->used = (uint8_t *)p;
 		memset(p, 0, used);
-		p += (used + 7) & ~7UL;
+		p += pad8(used);
 	}
 	if (held) {
 		it->hold = rec->hold;
@@ -236,11 +240,6 @@ static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 /* ------------------------------------------------------------------ */
 
 #define WORD_USED(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
-
-static size_t pad8(size_t n)
-{
-	return (n + 7) & ~7UL;
-}
 
 /* The bytes of word @i of a copy of @size bytes (the last may be short) */
 static size_t word_len(size_t i, size_t size)
