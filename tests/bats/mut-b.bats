@@ -93,20 +93,7 @@ records() {
 # a flood), through tests/tools/ustack-stream-unread-test on a new
 # instance: "written W merged M handed H subbuf S unread U".
 unread_run() {
-	local try
-
-	require_capture
-	tmp_setup
-	NAME=$(instance_name)
-	# 75: no burst of the scene ended after a batch's horizon (a matter
-	# of timing, seen in a CI run): no verdict, the scene again
-	for try in 1 2 3 4 5; do
-		run timeout 120 "$ROOT/tests/tools/ustack-stream-unread-test" "$NAME" "$1"
-		echo "$output"
-		[ "$status" -eq 75 ] || break
-	done
-	[ "$status" -ne 77 ] || skip "built with a sanitizer: no calloc() hook"
-	[ "$status" -eq 0 ]
+	unread_scene "$1"
 	read -r _ W _ M _ H _ S _ U <<<"$output"
 }
 

@@ -21,23 +21,6 @@ teardown() {
 	instance_teardown
 }
 
-# unread_scene MODE: the tool's scene on a new instance, run again while
-# it says 75 (its scene not reached); its output in $output
-unread_scene() {
-	local try
-
-	require_capture
-	tmp_setup
-	NAME=$(instance_name)
-	for try in 1 2 3 4 5; do
-		run timeout 120 "$UNREAD" "$NAME" "$1"
-		echo "$output"
-		[ "$status" -eq 75 ] || break
-	done
-	[ "$status" -ne 77 ] || skip "built with a sanitizer: no calloc() hook"
-	[ "$status" -eq 0 ]
-}
-
 # A stop by a signal closes the stream with what its merge still holds:
 # side-band records later than the last horizon wait in the queue with
 # the trace records after them. Their bytes were dropped from the count
