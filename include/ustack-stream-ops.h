@@ -7,6 +7,8 @@
 #ifndef _USTACK_STREAM_OPS_H
 #define _USTACK_STREAM_OPS_H
 
+#include "ustack.h"
+
 struct tep_record;
 struct ustack_sb_rec;
 
@@ -25,7 +27,10 @@ struct ustack_sb_rec;
  *		told as soon as the first record after the loss is read,
  *		before records of other CPUs that sort before it; that
  *		record then comes with missed_events 0. May be NULL (then
- *		the record carries the loss)
+ *		the record carries the loss). @missed is USTACK_DROPS_BEGIN
+ *		where a span begins in which the CPU's full buffer may have
+ *		dropped records (told by a loss after the span,
+ *		lib/ustack-dropped.c)
  */
 struct ustack_stream_ops {
 	void	(*batch)(struct tep_record **recs, int nr, void *ctx);

@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 
+#include "ustack.h"
+
 struct tep_handle;
 struct tep_record;
 struct ustack_tracedat;
@@ -74,7 +76,8 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
  * The same, and @lost_fn (may be NULL) is told of a loss on a CPU of the
  * buffer as soon as the first record after it is read, before records of
  * other CPUs that sort before that one; the record then comes with
- * missed_events 0.
+ * missed_events 0. @missed is USTACK_DROPS_BEGIN where a span of drops
+ * begins (ustack.h).
  */
 typedef void (*ustack_tracedat_lost_fn)(int cpu, long long missed, void *ctx);
 int ustack_tracedat_iterate_lost(struct ustack_tracedat *td, ustack_tracedat_fn fn,

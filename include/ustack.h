@@ -124,15 +124,25 @@ struct ustack_sample {
 	int				abi;	/* enum ustack_syscall_abi (ustack-syscalls.h) */
 };
 
+/*
+ * A CPU's loss, as a reader tells it (struct ustack_stream_ops.lost,
+ * ustack_tracedat_lost_fn, ustack_session_add_lost()): records of the CPU
+ * may be dropped from here to the next loss told, which counts them
+ * (lib/ustack-dropped.c)
+ */
+#define USTACK_DROPS_BEGIN	(-0x7fffffffffffffffLL - 1)	/* LLONG_MIN */
+
 /**
  * struct ustack_rb_stats - a ring buffer's counters, as the kernel keeps them
  * @entries:	records in the buffer, not read yet
  * @lost:	records lost (overrun + dropped events) since the instance was opened
+ * @dropped:	of those, the records a full buffer dropped (not in overwrite mode)
  * @read:	records a reader took out since then
  */
 struct ustack_rb_stats {
 	unsigned long long	entries;
 	unsigned long long	lost;
+	unsigned long long	dropped;
 	unsigned long long	read;
 };
 

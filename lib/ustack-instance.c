@@ -523,7 +523,8 @@ static int cpu_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_st
 	if (!buf)
 		return -1;
 	st->entries = stats_value(buf, "entries");
-	st->lost = stats_value(buf, "overrun") + stats_value(buf, "dropped events");
+	st->dropped = stats_value(buf, "dropped events");
+	st->lost = stats_value(buf, "overrun") + st->dropped;
 	st->read = stats_value(buf, "read events");
 	free(buf);
 	return 0;
@@ -561,6 +562,7 @@ int ustack_instance_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_
 		}
 		st->entries += now.entries;
 		st->lost += since(now.lost, ui->base[c].lost);
+		st->dropped += since(now.dropped, ui->base[c].dropped);
 		st->read += since(now.read, ui->base[c].read);
 	}
 	return ret;

@@ -837,9 +837,16 @@ struct usample *ustack_pair_pend_take(struct ucpu *c, int idx)
 	return smp;
 }
 
+/*
+ * In a span where the CPU's full buffer may have dropped records
+ * (ustack-dropped.c), an event whose cookie did not come may have lost
+ * it: that is what it is said to be, not an event without a stack.
+ */
 static void give_up(struct ustack_session *s, struct ucpu *c, int idx,
 		    enum ustack_sample_status status)
 {
+	if (status == USTACK_SAMPLE_NO_COOKIE && c->drops)
+		status = USTACK_SAMPLE_LOST;
 	ustack_pair_complete(s, ustack_pair_pend_take(c, idx), status);
 }
 

@@ -27,6 +27,7 @@
 
 #include <tracefs.h>
 
+#include "ustack-dropped.h"
 #include "ustack-instance.h"
 #include "ustack-io.h"
 #include "ustack-recorder.h"
@@ -63,13 +64,16 @@ struct rec_cpu {
 	volatile pid_t		tid;
 	int			error;		/* atomic: errno of a failed write, else 0 */
 	uint64_t		bytes;		/* atomic: read by the main thread */
+	struct ustack_dropped	dropped;	/* the kernel's drops, told in the file */
 	char			*buf;		/* one sub-buffer, for copies */
+	char			*mark;		/* one sub-buffer, for markers */
 };
 
 struct ustack_recorder {
 	struct ustack_instance	*ui;
 	int			nr_cpus;
 	int			subbuf_size;
+	int			commit_size;	/* of a sub-buffer's header */
 	int			tick_ms;
 	int			stop[2];	/* readable once stop is asked */
 	struct rec_cpu		*cpus;
@@ -97,6 +101,44 @@ static int write_all(struct rec_cpu *rc, const char *buf, size_t len)
 	if (ret)
 		set_error(rc, errno);
 	return ret;
+}
+
+/* A marker of the CPU's drops (ustack-dropped.c): @n 0 begins a span */
+static int write_marker(struct rec_cpu *rc, uint64_t n)
+{
+	struct ustack_recorder *rec = rc->rec;
+
+	if (n)
+		ustack_dropped_end_page(rc->mark, rec->subbuf_size, rec->commit_size, n);
+	else
+		ustack_dropped_begin_page(rc->mark, rec->subbuf_size, rec->commit_size);
+	return write_all(rc, rc->mark, rec->subbuf_size);
+}
+
+/*
+ * After a take of sub-buffers, before they are written: the count of
+ * drops is read then, so that a span's begin goes before them. A full
+ * buffer drops only while data comes: with none taken and no span open,
+ * there is nothing to read.
+ */
+static int read_dropped(struct rec_cpu *rc, bool taken, bool last)
+{
+	if (!taken && !rc->dropped.open && !last)
+		return 0;
+	if (ustack_dropped_read(&rc->dropped, rc->rec->ui, rc->cpu))
+		return write_marker(rc, 0);
+	return 0;
+}
+
+/*
+ * After a drain that took everything, the partly filled sub-buffer too:
+ * the end of an open span, once the drops stopped
+ */
+static int close_dropped(struct rec_cpu *rc, bool last)
+{
+	uint64_t n = ustack_dropped_close(&rc->dropped, true, last);
+
+	return n ? write_marker(rc, n) : 0;
 }
 
 /* Files that refuse splice (some network file systems): copy instead. */
@@ -163,7 +205,7 @@ static int move_full(struct rec_cpu *rc)
 			continue;
 		if (n <= 0)
 			return moved;
-		if (empty_pipe(rc, n) < 0)
+		if (read_dropped(rc, true, false) < 0 || empty_pipe(rc, n) < 0)
 			return -1;
 		moved = true;
 		if (n < rc->pipe_size)
@@ -171,8 +213,13 @@ static int move_full(struct rec_cpu *rc)
 	}
 }
 
-/* At the end: the partly filled sub-buffer, padded to a whole one. */
-static void flush_partial(struct rec_cpu *rc)
+/*
+ * The partly filled sub-buffer, padded to a whole one: at the end, and
+ * while a span of drops is open (its end must come after every record
+ * written before the drops, which the sub-buffer being written may hold).
+ * Returns 0, or -1 on a write error.
+ */
+static int take_partial(struct rec_cpu *rc, bool last)
 {
 	int size = rc->rec->subbuf_size;
 	ssize_t r;
@@ -182,8 +229,10 @@ static void flush_partial(struct rec_cpu *rc)
 		r = read(rc->fd, rc->buf, size);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || write_all(rc, rc->buf, size) < 0)
-			return;
+		if (r <= 0)
+			return 0;
+		if (read_dropped(rc, true, last) < 0 || write_all(rc, rc->buf, size) < 0)
+			return -1;
 	}
 }
 
@@ -238,13 +287,15 @@ static void *cpu_thread(void *arg)
 			poll(pfd, 2, rc->rec->tick_ms);
 		stopping = pfd[1].revents & POLLIN;
 		r = move_full(rc);
-		if (r < 0)
+		if (r < 0 || (rc->dropped.open && take_partial(rc, false) < 0) ||
+		    read_dropped(rc, false, false) < 0 || close_dropped(rc, false) < 0)
 			return NULL;
 		nap_ms = next_nap(rc, &streak, nap_ms, r, pfd[0].revents & POLLIN);
 		if (stopping)
 			break;
 	}
-	flush_partial(rc);
+	if (!take_partial(rc, true) && !read_dropped(rc, false, true))
+		close_dropped(rc, true);
 	return NULL;
 }
 
@@ -282,8 +333,9 @@ static int open_cpu(struct ustack_recorder *rec, int cpu, const char *prefix)
 	if (rc->pipe_size < rec->subbuf_size)
 		rc->pipe_size = rec->subbuf_size;
 	rc->buf = malloc(rec->subbuf_size);
+	rc->mark = malloc(rec->subbuf_size);
 	/* Unique: two runs recording to one output must not share them */
-	if (!rc->buf || asprintf(&rec->files[cpu], "%s.cpu%d.XXXXXX", prefix, cpu) < 0) {
+	if (!rc->buf || !rc->mark || asprintf(&rec->files[cpu], "%s.cpu%d.XXXXXX", prefix, cpu) < 0) {
 		rec->files[cpu] = NULL;
 		return -1;
 	}
@@ -311,13 +363,14 @@ static void remove_files(struct ustack_recorder *rec)
  * @ui: the instance
  * @nr_cpus: CPUs to record
  * @subbuf_size: the ring buffer's sub-buffer size
+ * @commit_size: bytes of a sub-buffer's commit word (ustack_dropped_commit_size())
  * @prefix: CPU N goes to "<prefix>.cpuN.XXXXXX", made unique by mkstemp()
  * @tick_us: longest wait between two drains of a CPU
  *
  * Returns NULL with errno set on failure (what was opened is closed).
  */
 struct ustack_recorder *ustack_recorder_open(struct ustack_instance *ui, int nr_cpus,
-					     int subbuf_size, const char *prefix,
+					     int subbuf_size, int commit_size, const char *prefix,
 					     unsigned int tick_us)
 {
 	struct ustack_recorder *rec = calloc(1, sizeof(*rec));
@@ -328,6 +381,7 @@ struct ustack_recorder *ustack_recorder_open(struct ustack_instance *ui, int nr_
 	rec->ui = ui;
 	rec->nr_cpus = nr_cpus;
 	rec->subbuf_size = subbuf_size;
+	rec->commit_size = commit_size;
 	rec->tick_ms = tick_us / 1000 ? tick_us / 1000 : 1;
 	rec->stop[0] = rec->stop[1] = -1;
 	rec->cpus = calloc(nr_cpus, sizeof(*rec->cpus));
@@ -480,6 +534,7 @@ void ustack_recorder_free(struct ustack_recorder *rec)
 		close_fd(&rc->pipe[0]);
 		close_fd(&rc->pipe[1]);
 		free(rc->buf);
+		free(rc->mark);
 	}
 	for (cpu = 0; rec->files && cpu < rec->nr_cpus; cpu++)
 		free(rec->files[cpu]);

@@ -16,7 +16,7 @@ struct ustack_instance;
 struct ustack_recorder;
 
 struct ustack_recorder *ustack_recorder_open(struct ustack_instance *ui, int nr_cpus,
-					     int subbuf_size, const char *prefix,
+					     int subbuf_size, int commit_size, const char *prefix,
 					     unsigned int tick_us);
 int ustack_recorder_start(struct ustack_recorder *rec);
 /* Thread id of CPU @cpu's thread (to keep it out of system-wide traces). */

@@ -163,6 +163,7 @@ struct ucpu {
 	enum last_kind		last_kind;
 	int			skip_pid;
 	uint64_t		ts;		/* its newest record fed so far */
+	bool			drops;		/* in a span where records may be dropped */
 };
 
 enum tl_kind {

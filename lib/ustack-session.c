@@ -75,6 +75,7 @@ static void account_missed(struct ustack_session *s, struct ucpu *c, long long m
 	/* Their cookies may be among the dropped records */
 	ustack_pair_give_up_cpu(s, c, USTACK_SAMPLE_LOST);
 	ustack_pair_forget_last(c);
+	c->drops = false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,15 +405,25 @@ void ustack_session_advance(struct ustack_session *s, uint64_t ts)
  * @s:		the session
  * @cpu:	CPU buffer that lost them
  * @missed:	how many, as tep_record.missed_events says it (0 or less:
- *		an unknown number, counted as 1)
+ *		an unknown number, counted as 1), or USTACK_DROPS_BEGIN
  *
  * For losses told apart from the record after them (those that record
  * carries are counted by ustack_session_feed()). Events pending on @cpu
- * may have lost their cookie: they are reported as "stack lost".
+ * may have lost their cookie: they are reported as "stack lost". From a
+ * USTACK_DROPS_BEGIN to the next loss, so is every event of @cpu whose
+ * cookie does not come.
  */
 void ustack_session_add_lost(struct ustack_session *s, int cpu, long long missed)
 {
-	account_missed(s, ustack_pair_get_cpu(s, cpu), missed);
+	struct ucpu *c = ustack_pair_get_cpu(s, cpu);
+
+	if (missed != USTACK_DROPS_BEGIN) {
+		account_missed(s, c, missed);
+		return;
+	}
+	/* until the loss that ends the span (account_missed()) */
+	if (c)
+		c->drops = true;
 }
 
 /**

@@ -34,6 +34,7 @@
 #include <tracefs.h>
 
 #include "ustack-array.h"
+#include "ustack-dropped.h"
 #include "ustack-events.h"
 #include "ustack-instance.h"
 #include "ustack-list.h"
@@ -66,6 +67,7 @@ struct page {
 	int			nr;		/* records parsed */
 	int			pos;		/* next record to hand out */
 	bool			parsed;
+	long long		missed;		/* lost before it, not told yet */
 	struct tep_record	*recs;
 	char			data[];
 };
@@ -85,6 +87,7 @@ struct cpu_reader {
 	int			fd;
 	struct tracefs_cpu	*tcpu;
 	int			save_fd;
+	struct ustack_dropped	dropped;	/* the kernel's drops, told in the data */
 	struct ustack_list	pages;		/* parsed, not yet released */
 };
 
@@ -94,6 +97,7 @@ struct ustack_stream {
 	struct kbuffer		*kbuf;
 	int			nr_cpus;
 	int			subbuf_size;
+	int			commit_size;	/* of a sub-buffer's header */
 	unsigned int		tick_us;
 	struct cpu_reader	*cpus;
 	char			**files;
@@ -217,27 +221,71 @@ static int read_page(struct ustack_stream *st, struct cpu_reader *cr, void *buf,
 	return r;
 }
 
-static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b)
+/* A sub-buffer read or made here: saved, and queued in @b */
+static void add_page(struct ustack_stream *st, struct cpu_reader *cr, struct batch *b,
+		     struct page *p)
+{
+	save_page(st, cr, p->data);
+	ustack_list_add_tail(&p->list, &b->pages);
+	b->bytes += st->subbuf_size;
+}
+
+/* A marker of the drops of @cpu (ustack-dropped.c), queued: @n 0 begins a span */
+static void add_marker(struct ustack_stream *st, int cpu, struct batch *b, uint64_t n)
+{
+	struct page *p = page_alloc(st->subbuf_size, cpu);
+
+	if (!p) {
+		ustack_warning("CPU %d: no memory to tell the records its buffer dropped", cpu);
+		return;
+	}
+	if (n)
+		ustack_dropped_end_page(p->data, st->subbuf_size, st->commit_size, n);
+	else
+		ustack_dropped_begin_page(p->data, st->subbuf_size, st->commit_size);
+	add_page(st, &st->cpus[cpu], b, p);
+}
+
+/*
+ * Every sub-buffer of @cpu there is now, up to a bound, into @b, with the
+ * markers of what its full buffer dropped around them. Returns how many
+ * were read, or -1 when out of memory.
+ */
+static int drain_cpu(struct ustack_stream *st, int cpu, struct batch *b, bool last)
 {
 	struct cpu_reader *cr = &st->cpus[cpu];
+	struct ustack_list taken;
 	bool partial = false;
 	struct page *p;
-	int n, r;
+	int n, r = 0;
+	uint64_t end;
 
+	ustack_list_init(&taken);
 	for (n = 0; n < MAX_PAGES_PER_DRAIN; n++) {
 		p = page_alloc(st->subbuf_size, cpu);
-		if (!p)
-			return -1;
+		if (!p) {
+			r = -1;
+			break;
+		}
 		r = read_page(st, cr, p->data, &partial);
 		if (r <= 0) {
 			page_free(p);
-			return r;
+			break;
 		}
-		save_page(st, cr, p->data);
-		ustack_list_add_tail(&p->list, &b->pages);
-		b->bytes += st->subbuf_size;
+		ustack_list_add_tail(&p->list, &taken);
 	}
-	return 0;
+	/* a full buffer drops only while data comes: read when it came */
+	if ((n || cr->dropped.open || last) && ustack_dropped_read(&cr->dropped, st->ui, cpu))
+		add_marker(st, cpu, b, 0);
+	while (!ustack_list_empty(&taken)) {
+		p = ustack_list_first_entry(&taken, struct page, list);
+		ustack_list_del(&p->list);
+		add_page(st, cr, b, p);
+	}
+	end = ustack_dropped_close(&cr->dropped, n < MAX_PAGES_PER_DRAIN, last);
+	if (end)
+		add_marker(st, cpu, b, end);
+	return r < 0 ? -1 : n;
 }
 
 static void push_batch(struct ustack_stream *st, struct batch *b)
@@ -319,7 +367,7 @@ static void *reader_thread(void *arg)
 			break;
 		b->horizon = final ? ULLONG_MAX : ustack_instance_now(st->ui);
 		for (cpu = 0; cpu < st->nr_cpus; cpu++)
-			drain_cpu(st, cpu, b);
+			drain_cpu(st, cpu, b, final);
 		if (ustack_perf_sideband_drain(st->perf, &b->sb, &b->sb_len, &b->sb_alloc) ||
 		    (final && ustack_perf_sideband_drain_last(st->perf, &b->sb, &b->sb_len, &b->sb_alloc)))
 			ustack_warning("side-band: out of memory");
@@ -376,8 +424,8 @@ static int open_direct(struct ustack_stream *st, const char *prefix)
 		errno = EINVAL;
 		return -1;
 	}
-	st->rec = ustack_recorder_open(st->ui, st->nr_cpus, st->subbuf_size, prefix,
-				       st->tick_us);
+	st->rec = ustack_recorder_open(st->ui, st->nr_cpus, st->subbuf_size, st->commit_size,
+				       prefix, st->tick_us);
 	if (!st->rec)
 		return -1;
 	files = ustack_recorder_files(st->rec);
@@ -418,6 +466,7 @@ static struct ustack_stream *stream_alloc(struct tep_handle *tep, int nr_cpus)
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->room, NULL);
 	st->subbuf_size = tep_get_sub_buffer_size(tep);
+	st->commit_size = ustack_dropped_commit_size(tep);
 	if (st->subbuf_size <= 0)
 		st->subbuf_size = getpagesize();
 	st->kbuf = tep_kbuffer(tep);
@@ -599,6 +648,8 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 
 	if (kbuffer_load_subbuffer(st->kbuf, p->data) < 0)
 		return -EINVAL;
+	/* told as the page comes to the front of its CPU: it may hold no record */
+	p->missed = kbuffer_missed_events(st->kbuf);
 	while ((data = kbuffer_read_event(st->kbuf, &ts))) {
 		if (ustack_array_grow((void **)&p->recs, &alloc, p->nr + 1, sizeof(*r)))
 			return -ENOMEM;
@@ -611,8 +662,6 @@ static int parse_page(struct ustack_stream *st, struct page *p)
 		r->cpu = p->cpu;
 		r->ref_count = 1;
 		r->locked = 1;
-		if (!p->nr)
-			r->missed_events = kbuffer_missed_events(st->kbuf);
 		p->nr++;
 		kbuffer_next_event(st->kbuf, NULL);
 	}
@@ -636,13 +685,38 @@ static void parse_said(struct ustack_stream *st, struct page *p)
 			       "that does not load", p->nr ? " after the first ones" : "");
 }
 
+/*
+ * A loss before @p, told when every record of its CPU before it is out:
+ * before records of other CPUs move time past events whose cookie was in
+ * the lost part. A sub-buffer with no record that says so begins a span
+ * of drops (ustack-dropped.c). Without a callback, the first record
+ * carries it, as a kernel's sub-buffer gives it.
+ */
+static void tell_missed(struct page *p, int cpu, const struct ustack_stream_ops *ops, void *ctx)
+{
+	long long missed = p->missed;
+
+	p->missed = 0;
+	if (!missed)
+		return;
+	if (!p->nr && missed < 0)
+		missed = USTACK_DROPS_BEGIN;
+	if (ops->lost)
+		ops->lost(cpu, missed, ctx);
+	else if (p->nr)
+		p->recs[0].missed_events = missed;
+}
+
 /* The oldest record of a CPU not handed out yet, or NULL. */
-static struct tep_record *cpu_head(struct cpu_reader *cr)
+static struct tep_record *cpu_head(struct cpu_reader *cr, int cpu,
+				   const struct ustack_stream_ops *ops, void *ctx)
 {
 	struct page *p;
 
 	while (!ustack_list_empty(&cr->pages)) {
 		p = ustack_list_first_entry(&cr->pages, struct page, list);
+		if (!p->pos)
+			tell_missed(p, cpu, ops, ctx);
 		if (p->pos < p->nr)
 			return &p->recs[p->pos];
 		page_free(p);
@@ -696,16 +770,7 @@ static void merge_release(struct ustack_stream *st, unsigned long long horizon,
 		best = NULL;
 		best_cpu = -1;
 		for (cpu = 0; cpu < st->nr_cpus; cpu++) {
-			r = cpu_head(&st->cpus[cpu]);
-			/*
-			 * Every record of the CPU before the loss is out:
-			 * say so before records of other CPUs move time
-			 * past events whose cookie was in the lost part
-			 */
-			if (r && r->missed_events && ops->lost) {
-				ops->lost(cpu, r->missed_events, ctx);
-				r->missed_events = 0;
-			}
+			r = cpu_head(&st->cpus[cpu], cpu, ops, ctx);
 			if (r && (!best || r->ts < best->ts)) {
 				best = r;
 				best_cpu = cpu;

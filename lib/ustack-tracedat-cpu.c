@@ -62,6 +62,8 @@ struct tracedat_cpu_state {
 	bool			loaded;		/* kbuf holds a page */
 	bool			end;
 	bool			said;		/* its bad page was told */
+	long long		lost;		/* told by pages with no record, not taken */
+	bool			drops;		/* the last of those began a span of drops */
 	struct tep_record	rec;
 };
 
@@ -365,6 +367,8 @@ static bool next_page(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_cp
 
 static void rewind_cpu(struct tracedat_cpu_state *c)
 {
+	c->lost = 0;
+	c->drops = false;
 	c->len = c->at = 0;
 	c->done = 0;
 	c->loaded = false;
@@ -393,6 +397,47 @@ static void read_count(struct ustack_tracedat_cpu *r, int cpu, struct tracedat_c
 	if (c->chunks_left > c->data->size / 8)
 		stop_cpu(r, cpu, c, "chunk table: %u chunks cannot fit in its %llu bytes",
 			 c->chunks_left, (unsigned long long)c->data->size);
+}
+
+/*
+ * A page that holds no record: the markers of ustack-dropped.c. One with
+ * a number ends a span of drops (summed, with the kernel's missed
+ * events of such a page, if any); one without begins one.
+ */
+static void add_lost(struct tracedat_cpu_state *c, long long missed)
+{
+	if (missed < 0) {
+		c->drops = true;
+	} else if (missed > 0) {
+		c->lost += missed;
+		c->drops = false;
+	}
+}
+
+/**
+ * ustack_tracedat_cpu_take_lost - what pages with no record told
+ * @r: the reader
+ * @cpu: the CPU
+ * @drops: set when the last of them began a span of drops
+ *	(lib/ustack-dropped.c), else cleared
+ *
+ * Those read since the last call: they come after every record of the CPU
+ * handed out before the last ustack_tracedat_cpu_next(), and before the
+ * record it returned (or the CPU's end). Returns the records they say
+ * were lost, then 0.
+ */
+long long ustack_tracedat_cpu_take_lost(struct ustack_tracedat_cpu *r, int cpu, bool *drops)
+{
+	long long n;
+
+	*drops = false;
+	if (cpu < 0 || cpu >= r->nr)
+		return 0;
+	n = r->cpus[cpu].lost;
+	*drops = r->cpus[cpu].drops;
+	r->cpus[cpu].lost = 0;
+	r->cpus[cpu].drops = false;
+	return n;
 }
 
 /**
@@ -424,6 +469,8 @@ struct tep_record *ustack_tracedat_cpu_next(struct ustack_tracedat_cpu *r, int c
 		data = kbuffer_read_event(c->kbuf, &ts);
 		if (data)
 			break;
+		/* only a page with no record is still at its start here */
+		add_lost(c, kbuffer_missed_events(c->kbuf));
 		c->loaded = false;
 	}
 	memset(&c->rec, 0, sizeof(c->rec));

@@ -18,6 +18,7 @@ struct ustack_tracedat_cpu *ustack_tracedat_cpu_open(int fd, const char *file,
 					 const struct ustack_tracedat_layout *layout, const char *buffer,
 					 struct tep_handle *tep, int nr_cpus);
 struct tep_record *ustack_tracedat_cpu_next(struct ustack_tracedat_cpu *r, int cpu, bool first);
+long long ustack_tracedat_cpu_take_lost(struct ustack_tracedat_cpu *r, int cpu, bool *drops);
 unsigned long ustack_tracedat_cpu_bad(const struct ustack_tracedat_cpu *r);
 void ustack_tracedat_cpu_close(struct ustack_tracedat_cpu *r);
 

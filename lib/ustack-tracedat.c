@@ -719,8 +719,18 @@ int ustack_tracedat_iterate(struct ustack_tracedat *td, ustack_tracedat_fn fn,
 static void tell_lost(struct reader *r, int slot, ustack_tracedat_lost_fn lost_fn, void *ctx)
 {
 	struct tep_record *rec = r->next[slot];
+	bool drops = false;
+	long long empty;
 
-	if (!lost_fn || slot >= r->nr[0] || !rec || !rec->missed_events)
+	if (!lost_fn || slot >= r->nr[0])
+		return;
+	/* pages with no record (ustack-dropped.c): before @rec, or at the CPU's end */
+	empty = r->own[0] ? ustack_tracedat_cpu_take_lost(r->own[0], slot, &drops) : 0;
+	if (empty)
+		lost_fn(slot, empty, ctx);
+	if (drops)
+		lost_fn(slot, USTACK_DROPS_BEGIN, ctx);
+	if (!rec || !rec->missed_events)
 		return;
 	lost_fn(slot, rec->missed_events, ctx);
 	rec->missed_events = 0;

@@ -238,6 +238,14 @@ static void set_buffers(struct capture *c)
 	}
 	if (o->clock && ustack_instance_write(c->ui, "trace_clock", o->clock) < 0)
 		die("unknown trace clock '%s'", o->clock);
+	/*
+	 * A full buffer drops the newest records, as perf's rings do, and
+	 * keeps the oldest, which the later ones need: a process's mappings
+	 * (its exec's inode_cache records) come before its stacks. The
+	 * readers count the drops (ustack-dropped.c).
+	 */
+	if (ustack_instance_set_option(c->ui, "overwrite", false) < 0)
+		die("cannot clear options/overwrite: %s", strerror(errno));
 	if (o->out.kernel && ustack_instance_set_option(c->ui, "stacktrace", true) < 0)
 		die("cannot set options/stacktrace: %s", strerror(errno));
 }

@@ -406,8 +406,14 @@ exited() {
 	mkdir "$TRACEFS/instances/$NAME"
 	echo 1 > "$TRACEFS/instances/$NAME/options/overwrite"
 	before_opt=$(cat "$TRACEFS/instances/$NAME/options/userstacktrace")
-	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- "$PROGS/deep" 1 >/dev/null 2>&1
+	# the command says what the run made of the overwrite option
+	"$USTACK" -B "$NAME" -q -e syscalls:sys_enter_getppid -- sh -c 'cat "$0" > "$1"; exec "$2" 1' \
+		"$TRACEFS/instances/$NAME/options/overwrite" "$TMP/overwrite" "$PROGS/deep" \
+		>/dev/null 2>&1
 	[ -d "$TRACEFS/instances/$NAME" ]
+	# out of overwrite mode while it ran (lib/ustack-dropped.c), back after
+	[ "$(cat "$TMP/overwrite")" = 0 ]
+	[ "$(cat "$TRACEFS/instances/$NAME/options/overwrite")" = 1 ]
 	[ "$(cat "$TRACEFS/instances/$NAME/options/userstacktrace")" = "$before_opt" ]
 	[ "$(cat "$TRACEFS/instances/$NAME/events/syscalls/sys_enter_getppid/enable")" = 0 ]
 	[ -z "$(cat "$TRACEFS/instances/$NAME/set_event_pid")" ]

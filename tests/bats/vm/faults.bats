@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 #
-# Reliability on the patched kernel (issue 12): ring-buffer overruns on
+# Reliability on the patched kernel (issue 12): ring-buffer losses on
 # both paths with every printed stack checked against its event, runs
 # beside other runs and beside stock trace-cmd, and the instance of a
 # SIGKILLed deferred run. The workload is tests/progs/workers: threads
@@ -10,7 +10,7 @@
 # system call (tests/bats/vm/workers-check.py checks them all).
 #
 # Nothing waits a fixed time: the workers wait for files the test
-# creates and say where they are in files of their own; an overrun is
+# creates and say where they are in files of their own; a loss is
 # made certain by stopping the reader (SIGSTOP) while the workers run.
 
 bats_require_minimum_version 1.5.0
@@ -108,16 +108,18 @@ read_above() {
 	[ "$(stat_sum "$1" "read events")" -gt "$2" ]
 }
 
-# overrun_run WORKDIR ARGS...: trace-cmd ustack ARGS with -b 4, following
+# loss_run WORKDIR ARGS...: trace-cmd ustack ARGS with -b 4, following
 # tests/progs/workers in WORKDIR: 2 processes, 4 threads, $CALLS
 # iterations (each a getppid and a getuid) with the reader running, then
 # $ROUNDS rounds of $CALLS iterations with the reader stopped (SIGSTOP):
-# each round overruns the 4 KiB buffers whatever the speed of either side,
-# and the reader then takes the full sub-buffers left (it is waited for),
-# whose records come right after a loss. LOST_ROUNDS counts the rounds
-# whose overrun tracefs saw while the reader was stopped; the run's exit
+# each round fills the 4 KiB buffers whatever the speed of either side
+# (the tool's instance is out of overwrite mode: the newest records are
+# dropped), and the reader then takes the full sub-buffers left (it is
+# waited for), which the loss comes right after. LOST_ROUNDS counts the
+# rounds whose loss (overrun or dropped events) tracefs counted while the
+# reader was stopped; the run's exit
 # status is in $status, its stdout and stderr in WORKDIR/out and err.
-overrun_run() {
+loss_run() {
 	local w="$1" pid r inst read lost
 	shift
 
@@ -136,14 +138,14 @@ overrun_run() {
 		kill -STOP "$pid"
 		wait_stopped "$pid"
 		read=$(stat_sum "$inst" "read events")
-		lost=$(stat_sum "$inst" overrun)
+		lost=$(instance_lost "$inst")
 		touch "$w/go.$r"
 		if ((r < ROUNDS)); then
 			wait_lines "$w/rounds" $((4 * (r + 1)))
 		else
 			wait_file "$w/done"
 		fi
-		[ "$(stat_sum "$inst" overrun)" -gt "$lost" ] && LOST_ROUNDS=$((LOST_ROUNDS + 1))
+		[ "$(instance_lost "$inst")" -gt "$lost" ] && LOST_ROUNDS=$((LOST_ROUNDS + 1))
 		kill -CONT "$pid"
 		((r == ROUNDS)) || wait_read "$inst" "$read"
 	done
@@ -151,7 +153,7 @@ overrun_run() {
 	wait "$pid" || status=$?
 	BG_PIDS=()
 	assert_no_instance "$inst"
-	echo "rounds with an overrun while the reader was stopped: $LOST_ROUNDS of $ROUNDS"
+	echo "rounds with a loss while the reader was stopped: $LOST_ROUNDS of $ROUNDS"
 	[ "$LOST_ROUNDS" -eq "$ROUNDS" ]
 }
 
@@ -173,17 +175,17 @@ check_stacks() {
 	[ "$(summary_value "$summary" "ring-buffer losses")" -gt 0 ]
 }
 
-@test "overrun, deferred, live, -b 4: losses counted and reported, every printed stack is its event's" {
+@test "a full buffer, deferred, live, -b 4: losses counted and reported, every printed stack is its event's" {
 	CALLS=300 ROUNDS=10
-	overrun_run "$TMP/w"
+	loss_run "$TMP/w"
 	[ "$status" -eq 0 ]
 	[[ "$(cat "$TMP/w/err")" != *"no deferred user stacks"* ]]
 	check_stacks "$TMP/w" "$TMP/w/out" "$(cat "$TMP/w/err")"
 }
 
-@test "overrun, deferred, record + report, -b 4: losses counted in the file, every stack is its event's" {
+@test "a full buffer, deferred, record + report, -b 4: losses counted in the file, every stack is its event's" {
 	CALLS=300 ROUNDS=10
-	overrun_run "$TMP/w" record -o "$TMP/t.dat"
+	loss_run "$TMP/w" record -o "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	cat "$TMP/w/err"
 	[ "$(summary_value "$(cat "$TMP/w/err")" "ring-buffer losses")" -gt 0 ]
@@ -191,18 +193,18 @@ check_stacks() {
 	check_stacks "$TMP/w" "$TMP/stacks" "$(cat "$TMP/summary")"
 }
 
-@test "overrun, --fallback, live, -b 4: losses counted and reported, every printed stack is its event's" {
+@test "a full buffer, --fallback, live, -b 4: losses counted and reported, every printed stack is its event's" {
 	CALLS=300 ROUNDS=10
-	overrun_run "$TMP/w" --fallback
+	loss_run "$TMP/w" --fallback
 	[ "$status" -eq 0 ]
 	[[ "$(cat "$TMP/w/err")" == *"no deferred user stacks"* ]] ||
 		[[ "$(cat "$TMP/w/err")" == *"fallback"* ]]
 	check_stacks "$TMP/w" "$TMP/w/out" "$(cat "$TMP/w/err")"
 }
 
-@test "overrun, --fallback, record + report, -b 4: losses counted in the file, every stack is its event's" {
+@test "a full buffer, --fallback, record + report, -b 4: losses counted in the file, every stack is its event's" {
 	CALLS=300 ROUNDS=10
-	overrun_run "$TMP/w" record --fallback -o "$TMP/t.dat"
+	loss_run "$TMP/w" record --fallback -o "$TMP/t.dat"
 	[ "$status" -eq 0 ]
 	cat "$TMP/w/err"
 	[ "$(summary_value "$(cat "$TMP/w/err")" "ring-buffer losses")" -gt 0 ]
@@ -390,10 +392,11 @@ check_keep() {
 	BG_PIDS=()
 	dead="$TRACEFS/instances/ustack-$pid"
 	[ "$(cat "$dead/options/userstacktrace_delay")" = 1 ]
-	# with no reader left, the dead instance's buffer fills
-	poll_until 30 grep -q '^overrun: [1-9]' "$dead"/per_cpu/cpu*/stats || true
-	grep '^overrun:' "$dead"/per_cpu/cpu*/stats
-	grep -q '^overrun: [1-9]' "$dead"/per_cpu/cpu*/stats
+	# with no reader left, the dead instance's buffer fills (and, out of
+	# overwrite mode as the run left it, drops what comes)
+	poll_until 30 grep -qE '^(overrun|dropped events): [1-9]' "$dead"/per_cpu/cpu*/stats || true
+	grep -E '^(overrun|dropped events):' "$dead"/per_cpu/cpu*/stats
+	grep -qE '^(overrun|dropped events): [1-9]' "$dead"/per_cpu/cpu*/stats
 	run --separate-stderr "$USTACK" -B "$name" -e syscalls:sys_enter_getppid --folded \
 		-- "$PROGS/deep" 3
 	live_left=no
