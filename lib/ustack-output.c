@@ -893,5 +893,7 @@ void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *
 	print_rb_lost(fp, t->lost, 0);
 	/* the perf source's: its losses are the line above */
 	print_sideband(fp, t->sideband, t->lost, false);
+	/* a recording has no sample it cannot read back: no repeats unread */
+	print_sb_unread(fp, t->sb_malformed, 0);
 	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);
 }
