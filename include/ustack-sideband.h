@@ -32,6 +32,7 @@ enum ustack_sb_kind {
 	USTACK_SB_LOST,		/* the kernel dropped side-band records */
 	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perf-source.h) */
 	USTACK_SB_DEFERRED,	/* the user callchain of samples that named its cookie */
+	USTACK_SB_UNPARSED,	/* a perf record that did not parse: counted, not read */
 };
 
 /**
@@ -85,6 +86,7 @@ enum ustack_sb_kind {
  *		and cut are its thread's last sample's (ustack_sideband_parse_prev())
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
  *		COMM: the name; not owned
+ * @perf_type:	UNPARSED: the perf record's type (PERF_RECORD_*)
  * @perf_size:	bytes of the perf record it was read from
  *		(ustack_perf_sideband_parse()), 0 for one from elsewhere: what a
  *		stream closed early counts unread for it (ustack_stream_unread())
@@ -130,6 +132,7 @@ struct ustack_sb_rec {
 	uint64_t		cookie;
 	bool			same;
 	const char		*name;
+	uint32_t		perf_type;
 	uint32_t		perf_size;
 	struct ustack_sb_hold	*hold;
 };

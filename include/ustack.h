@@ -154,6 +154,8 @@ struct ustack_rb_stats {
  * @truncated:	samples and stacks the kernel or the frame limit cut
  * @sideband:	the other side-band records (mappings, names, tasks)
  * @lost:	records the kernel dropped, full rings (its LOST records)
+ * @sb_malformed: side-band records that did not parse (kept in the file as
+ *		such: report counts them too)
  * @copies_trimmed: stack copies written with the words their unwind read
  * @copies_whole: stack copies written whole (the unwinding worker behind)
  * @copies_repeated: trimmed copies that repeated their thread's last one
@@ -166,6 +168,7 @@ struct ustack_sample_tally {
 	unsigned long long	truncated;
 	unsigned long long	sideband;
 	unsigned long long	lost;
+	unsigned long long	sb_malformed;
 	unsigned long long	copies_trimmed;
 	unsigned long long	copies_whole;
 	unsigned long long	copies_repeated;

@@ -371,6 +371,7 @@ int ustack_map_history_add(struct ustack_map_history *h, const struct ustack_sb_
 	case USTACK_SB_LOST:
 	case USTACK_SB_SAMPLE:	/* an event, not history */
 	case USTACK_SB_DEFERRED:	/* an event's stack */
+	case USTACK_SB_UNPARSED:	/* nothing read */
 		break;
 	}
 	return 0;

@@ -253,8 +253,11 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 		ustack_session_sideband(ms->feed->session, rec);
 		if (ms->exec.dwarf_size && ms->perf)
 			exec_copies(ms, rec);
+		/* as the session counts them (ustack_session_sideband()) */
 		if (rec->kind == USTACK_SB_LOST)
 			ms->tally.lost += rec->lost;
+		else if (rec->kind == USTACK_SB_UNPARSED)
+			ms->tally.sb_malformed++;
 		else
 			ms->tally.sideband++;
 	}

@@ -720,6 +720,35 @@ static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
 		unknown ? " (at least; some of unknown size)" : "");
 }
 
+/*
+ * The side-band's records, said whenever it told anything: LOST records
+ * alone are a loss to say too. The perf source's losses (@own_losses
+ * false) are its samples' too, already counted as ring-buffer losses:
+ * the line then says the records alone, 0 when LOST records were all
+ * that came, so that record's line (ustack_output_recorded_samples())
+ * and report's are one, word for word, under one rule.
+ */
+static void print_sideband(FILE *fp, uint64_t records, uint64_t lost, bool own_losses)
+{
+	if (!records && !lost)
+		return;
+	if (own_losses)
+		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
+			records, lost);
+	else
+		fprintf(fp, "  side-band records:    %" PRIu64 "\n", records);
+}
+
+/* Side-band records not read, by why: one line for record's and report's */
+static void print_sb_unread(FILE *fp, uint64_t malformed, uint64_t unseen_repeat)
+{
+	if (!malformed && !unseen_repeat)
+		return;
+	fprintf(fp, "  side-band not read:   %" PRIu64 " (malformed: %" PRIu64
+		", repeats of an unread sample: %" PRIu64 ")\n",
+		malformed + unseen_repeat, malformed, unseen_repeat);
+}
+
 /**
  * ustack_output_stats_paired - whether the stacks counted came by cookie
  * @st:	the session's counters
@@ -791,20 +820,8 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 		fprintf(fp, "  files without lines:  %" PRIu64
 			" (DWARF this libelf cannot decompress, named above)\n",
 			ustack_render_dwarf_unreadable(r));
-	/*
-	 * The perf source's losses are its samples' too, already counted as
-	 * ring-buffer losses: the line is then record's, word for word.
-	 */
-	if (st->sideband && st->perf)
-		fprintf(fp, "  side-band records:    %" PRIu64 "\n", st->sideband);
-	else if (st->sideband)
-		fprintf(fp, "  side-band records:    %" PRIu64 " (lost by the kernel: %" PRIu64 ")\n",
-			st->sideband, st->sideband_lost);
-	if (st->sb_malformed || st->sb_unseen_repeat)
-		fprintf(fp, "  side-band not read:   %" PRIu64 " (malformed: %" PRIu64
-			", repeats of an unread sample: %" PRIu64 ")\n",
-			st->sb_malformed + st->sb_unseen_repeat, st->sb_malformed,
-			st->sb_unseen_repeat);
+	print_sideband(fp, st->sideband, st->sideband_lost, !st->perf);
+	print_sb_unread(fp, st->sb_malformed, st->sb_unseen_repeat);
 	if (st->unmatched || st->orphans || st->evicted)
 		fprintf(fp, "  unmatched stacks: %" PRIu64 ", orphan cookies: %" PRIu64
 			", evicted cookies: %" PRIu64 "\n",
@@ -874,6 +891,9 @@ void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *
 			t->worker_ns / 1e9);
 	}
 	print_rb_lost(fp, t->lost, 0);
-	fprintf(fp, "  side-band records:    %llu\n", t->sideband);
+	/* the perf source's: its losses are the line above */
+	print_sideband(fp, t->sideband, t->lost, false);
+	/* a recording has no sample it cannot read back: no repeats unread */
+	print_sb_unread(fp, t->sb_malformed, 0);
 	fprintf(fp, "  stacks and symbols:   trace-cmd ustack report -i %s\n", file);
 }

@@ -655,11 +655,47 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 	return false;
 }
 
+/*
+ * Types the kernel may write into these rings that are well formed but
+ * of no use here: skipped, not counted as malformed. THROTTLE and
+ * UNTHROTTLE say that the kernel throttled a sampling event (a perf
+ * source's event on a tracepoint that counts more than one a hit,
+ * __perf_count()); they carry no count of the samples not taken, so
+ * there is nothing in them to read.
+ */
+static bool ignored_type(uint32_t type)
+{
+	return type == PERF_RECORD_THROTTLE || type == PERF_RECORD_UNTHROTTLE;
+}
+
+/*
+ * A record that does not parse: too short for its type, or of a type we
+ * do not know. Handed out as UNPARSED so that every reader counts it
+ * (malformed) and a recording keeps it, rather than dropped without a
+ * word; its time is where the kernel puts it (@ts NULL), so that it
+ * comes in order with the others; @size is at least a trailer's then.
+ */
+static void unparsed(const char *rec, const struct perf_event_header *hdr, size_t size,
+		     const uint64_t *ts, struct ustack_sb_rec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = USTACK_SB_UNPARSED;
+	out->perf_type = hdr->type;
+	out->perf_size = size > UINT32_MAX ? UINT32_MAX : size;
+	if (ts)
+		out->ts = *ts;
+	else if (hdr->type == PERF_RECORD_SAMPLE)
+		out->ts = get64(rec, 16);
+	else
+		out->ts = get64(rec, size - SAMPLE_ID_TIME);
+}
+
 /**
  * ustack_perf_sideband_parse - hand out the records of a drained buffer
  * @buf:	what ustack_perf_sideband_drain() gave
  * @len:	its length
- * @fn:		called for each record we use (the name points into @buf)
+ * @fn:		called for each record we use (the name points into @buf),
+ *		and for each one that does not parse (USTACK_SB_UNPARSED)
  * @ctx:	passed to @fn
  *
  * Returns how many records were handed out.
@@ -669,12 +705,26 @@ size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, 
 	struct perf_event_header hdr;
 	struct ustack_sb_rec rec;
 	size_t pos = 0, n = 0;
+	uint64_t last_ts = 0;
 
-	while (pos + sizeof(hdr) <= len) {
-		memcpy(&hdr, buf + pos, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) + SAMPLE_ID_SIZE || pos + hdr.size > len)
-			break;
+	while (pos < len) {
+		memset(&hdr, 0, sizeof(hdr));
+		memcpy(&hdr, buf + pos, len - pos < sizeof(hdr) ? len - pos : sizeof(hdr));
+		/*
+		 * The kernel moves the head past whole records: a size that
+		 * cannot be leaves the rest of the drain without bounds, one
+		 * record not read for all of it, at the last time seen
+		 */
+		if (hdr.size < sizeof(hdr) + SAMPLE_ID_SIZE || hdr.size > len - pos) {
+			unparsed(buf + pos, &hdr, len - pos, &last_ts, &rec);
+			fn(&rec, ctx);
+			return n + 1;
+		}
 		memset(&rec, 0, sizeof(rec));
+		if (ignored_type(hdr.type)) {
+			pos += hdr.size;
+			continue;
+		}
 		if (parse_one(buf + pos, hdr.type, hdr.misc, hdr.size, &rec)) {
 			rec.perf_size = hdr.size;
 			/* a sample has no trailer: its fields are its own */
@@ -682,9 +732,12 @@ size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, 
 				rec.ts = get64(buf + pos, hdr.size - SAMPLE_ID_TIME);
 			if (rec.kind == USTACK_SB_LOST)
 				rec.pid = rec.tid = get32(buf + pos, hdr.size - SAMPLE_ID_PID + 4);
-			fn(&rec, ctx);
-			n++;
+		} else {
+			unparsed(buf + pos, &hdr, hdr.size, NULL, &rec);
 		}
+		last_ts = rec.ts;
+		fn(&rec, ctx);
+		n++;
 		pos += hdr.size;
 	}
 	return n;

@@ -462,6 +462,14 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	uint64_t perf;
 	int ret;
 
+	/*
+	 * A perf record that did not parse: counted as a trace.dat's are;
+	 * its time, if any, is not trusted to move the session's clock
+	 */
+	if (rec->kind == USTACK_SB_UNPARSED) {
+		sideband_unread(s, USTACK_SB_MALFORMED);
+		return 0;
+	}
 	advance(s, rec->ts);
 	/* the side-band knows the thread group of every task it names */
 	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)

@@ -70,6 +70,8 @@ static const char *const kind_names[] = {
 	[USTACK_SB_LOST]	= "lost",
 	[USTACK_SB_SAMPLE]	= "sample",
 	[USTACK_SB_DEFERRED]	= "deferred",
+	/* any reader counts it malformed, one that knows no such kind too */
+	[USTACK_SB_UNPARSED]	= "malformed",
 };
 
 /* Room for what one print buffer can hold (a page) */
@@ -592,6 +594,9 @@ int ustack_sideband_format(const struct ustack_sb_rec *rec, char *buf, size_t si
 		return format_sample(rec, buf, size);
 	case USTACK_SB_DEFERRED:
 		return format_deferred(rec, buf, size);
+	case USTACK_SB_UNPARSED:
+		return snprintf(buf, size, USTACK_SB_MARKER "malformed type=%" PRIu32 " size=%" PRIu32,
+				rec->perf_type, rec->perf_size);
 	}
 	return -1;
 }
@@ -746,7 +751,10 @@ static int parse_text(const char *text, uint64_t ts, struct ustack_sb_rec *rec)
 		return USTACK_SB_NOT_OURS;
 	memset(rec, 0, sizeof(*rec));
 	rec->ts = ts;
-	return parse_fields(text + n, rec) ? USTACK_SB_MALFORMED : 0;
+	if (parse_fields(text + n, rec))
+		return USTACK_SB_MALFORMED;
+	/* a perf record the recorder could not read: counted as it counted it */
+	return rec->kind == USTACK_SB_UNPARSED ? USTACK_SB_MALFORMED : 0;
 }
 
 /**

@@ -16,6 +16,8 @@
  *				74) % 65537: records of every size at a page's end
  *   sample TS PID TID CPU CUT N	a sample with a chain of N entries (N of
  *				them 0x1000 + i), CUT 0 or 1
+ *   unparsed TS TYPE SIZE	a perf record of TYPE and SIZE bytes that did not
+ *				parse (USTACK_SB_UNPARSED)
  *
  * The format is the x86-64 kernel's (ftrace:print with ip at 8, 8-byte
  * commit), the page 4096 bytes. Prints per page "page TS COMMIT", per
@@ -93,6 +95,7 @@ static void write_script(struct ustack_tracedat_sbfile *f)
 	uint64_t chain[64];
 	char line[256], name[64];
 	int pid, tid, cpu, cut, n, i;
+	unsigned int type, size;
 	long x;
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -135,6 +138,12 @@ static void write_script(struct ustack_tracedat_sbfile *f)
 			rec.cut = cut;
 			rec.nr_chain = n;
 			rec.chain = chain;
+			add(f, &rec);
+		} else if (sscanf(line, "unparsed %llu %u %u", &ts, &type, &size) == 3) {
+			rec.kind = USTACK_SB_UNPARSED;
+			rec.ts = ts;
+			rec.perf_type = type;
+			rec.perf_size = size;
 			add(f, &rec);
 		} else {
 			die("bad script line");

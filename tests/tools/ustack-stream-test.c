@@ -13,12 +13,17 @@
  *   page CPU		end CPU's sub-buffer here
  *   lost CPU		end it, the next one says events were lost before it
  *   sb TS PID NAME	a perf side-band record (a COMM) at TS
+ *   sbraw TS TYPE SIZE	a perf record of TYPE, SIZE bytes (8 to 248, a multiple
+ *			of 8), zeros but its header and, from 32 bytes, the
+ *			sample id's time TS: one too short for its type, or
+ *			of a type the parser does not know
  *   drain		the sb records so far are one drain of the side-band
  *			(ustack_stream_add_sideband()); the rest are the last
  *
  * Prints "CPU TS ID" per record handed out, "lost CPU" per loss told,
- * "horizon TS" per horizon and "sb TS PID NAME" per side-band record, in
- * the order the stream calls back. (A live stream's unread count:
+ * "horizon TS" per horizon and "sb TS PID NAME" per side-band record
+ * ("sbbad TS TYPE SIZE" for one that did not parse), in the order the
+ * stream calls back. (A live stream's unread count:
  * ustack-stream-unread-test.)
  */
 #include <stdbool.h>
@@ -147,6 +152,23 @@ static void add_comm(unsigned long long ts, uint32_t pid, const char *name)
 	put_sb(d, cpu, sizeof(cpu));
 }
 
+/* A record the parser is to refuse or skip: its header, and its time where a trailer's is */
+static void add_raw(unsigned long long ts, unsigned int type, unsigned int size)
+{
+	struct perf_event_header hdr = { .type = type, .size = size };
+	char rec[248] = "";
+	uint64_t time = ts;
+	struct drain *d;
+
+	if (nr_drains == 64 || size < sizeof(hdr) || size > sizeof(rec) || size % 8)
+		die("too many drains or a bad record size");
+	d = &drains[nr_drains];
+	memcpy(rec, &hdr, sizeof(hdr));
+	if (size >= 32)
+		memcpy(rec + size - 16, &time, sizeof(time));
+	put_sb(d, rec, size);
+}
+
 static struct cpu_file *cpu_of(struct cpu_file *cpus, int nr, int cpu)
 {
 	if (cpu < 0 || cpu >= nr)
@@ -159,7 +181,7 @@ static void run_script(struct cpu_file *cpus, int nr)
 	unsigned long long ts, step;
 	char line[256], cmd[16];
 	int cpu, n, i;
-	unsigned int id;
+	unsigned int id, type;
 	char name[32];
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -179,6 +201,9 @@ static void run_script(struct cpu_file *cpus, int nr)
 		} else if (!strcmp(cmd, "sb") &&
 			   sscanf(line, "sb %llu %u %31s", &ts, &id, name) == 3) {
 			add_comm(ts, id, name);
+		} else if (!strcmp(cmd, "sbraw") &&
+			   sscanf(line, "sbraw %llu %u %u", &ts, &type, &id) == 3) {
+			add_raw(ts, type, id);
 		} else if (!strcmp(cmd, "drain")) {
 			if (drains[nr_drains].len)
 				nr_drains++;
@@ -203,7 +228,11 @@ static void on_lost(int cpu, long long missed, void *ctx)
 
 static void on_sideband(const struct ustack_sb_rec *rec, void *ctx)
 {
-	printf("sb %llu %d %s\n", (unsigned long long)rec->ts, rec->pid, rec->name);
+	if (rec->kind == USTACK_SB_UNPARSED)
+		printf("sbbad %llu %u %u\n", (unsigned long long)rec->ts, rec->perf_type,
+		       rec->perf_size);
+	else
+		printf("sb %llu %d %s\n", (unsigned long long)rec->ts, rec->pid, rec->name);
 }
 
 static void on_horizon(unsigned long long ts, void *ctx)
