@@ -580,8 +580,14 @@ static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, size_t
 {
 	uint64_t first = off / 8, last = (off + n - 1) / 8;
 
-	if (last * 8 >= in->stack_size)
-		last = first;
+	/*
+	 * Whole words only: a copy's maps have a bit for each of its whole
+	 * words (ustack_unwind_sample_map_bytes()), and a recording keeps
+	 * no other. A short last word (perf's copy of a 32-bit task near the
+	 * top of its stack) is not read: marking it wrote past the map.
+	 */
+	if (last >= in->stack_size / 8)
+		return false;
 	if (in->stack_valid && (!WORD_BIT(in->stack_valid, first) ||
 				!WORD_BIT(in->stack_valid, last)))
 		return false;
