@@ -61,6 +61,7 @@
 #include "ustack-sideband.h"
 #include "ustack-sample-event.h"
 #include "ustack-unwind.h"
+#include "ustack-word-map.h"
 
 static const char *const kind_names[] = {
 	[USTACK_SB_MMAP]	= "mmap",
@@ -87,8 +88,6 @@ static __thread uint64_t sample_chain[SAMPLE_CHAIN_MAX];
 static __thread uint64_t sample_regs[SAMPLE_REGS_MAX];
 static __thread uint64_t sample_stack[SAMPLE_STACK_MAX / 8];
 static __thread uint8_t sample_valid[SAMPLE_STACK_MAX / 64];
-
-#define WORD_SET(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
 
 static int format_mmap(const struct ustack_sb_rec *r, char *buf, size_t size)
 {
@@ -255,7 +254,7 @@ static void put_regs(const struct ustack_sb_rec *r, char **p, char *end, uint64_
 /* Is word @i of @r's copy kept (stack_valid: the words the unwind read)? */
 static bool word_kept(const struct ustack_sb_rec *r, uint32_t i)
 {
-	return !r->stack_valid || WORD_SET(r->stack_valid, i);
+	return !r->stack_valid || ustack_word_map_test(r->stack_valid, i);
 }
 
 /* The kept words among the first @nw of the copy */
@@ -525,7 +524,7 @@ static int parse_stack(const char *p, size_t len, struct ustack_sb_rec *r)
 		if (i >= size / 8 || parse_word(&p, end, &v, &rel))
 			return -1;
 		sample_stack[i] = v + (rel ? sp : 0);
-		sample_valid[i / 8] |= 1U << (i % 8);
+		ustack_word_map_set(sample_valid, i);
 		i++;
 	}
 	r->stack = sample_stack;
@@ -1042,7 +1041,7 @@ static int unpack_copy(const unsigned char *words, size_t nr, const unsigned cha
 	memset(sample_valid, 0, (nw + 7) / 8);
 	memcpy(sample_valid, kept, kept_len);
 	for (i = 0; i < nw; i++) {
-		if (!WORD_SET(sample_valid, i)) {
+		if (!ustack_word_map_test(sample_valid, i)) {
 			sample_stack[i] = 0;
 			continue;
 		}

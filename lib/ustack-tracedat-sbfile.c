@@ -35,6 +35,7 @@
 #include "ustack-tracedat-sbfile.h"
 #include "ustack-sideband.h"
 #include "ustack-sample-event.h"
+#include "ustack-word-map.h"
 
 #define TYPE_TIME_EXTEND	30
 #define TS_BITS			27
@@ -219,25 +220,6 @@ static void put_loc(char *data, int field, size_t off, size_t len)
 }
 
 /*
- * The bits of words @i (a multiple of 64) to @i + 63 of a map of @nw
- * words, those past @nw cleared (the map's last byte may name words past
- * the copy: those are not kept). 64 at a time: most are 0, past the
- * stack's bottom frames.
- */
-static uint64_t map_chunk(const uint8_t *map, uint32_t i, uint32_t nw)
-{
-	uint32_t n = nw - i < 64 ? nw - i : 64;
-	uint64_t v = 0;
-
-	if (n == 64) {
-		memcpy(&v, map + i / 8, 8);
-		return v;
-	}
-	memcpy(&v, map + i / 8, (n + 7) / 8);
-	return v & ((1ULL << n) - 1);
-}
-
-/*
  * The stack copy's arrays: @stack bytes of words and @kept bytes of map.
  * A trimmed copy (stack_valid: the words the recorder's unwind read)
  * keeps those words and the map up to the last of them; another keeps
@@ -246,7 +228,6 @@ static uint64_t map_chunk(const uint8_t *map, uint32_t i, uint32_t nw)
 static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t *kept)
 {
 	uint32_t i, nw = (rec->stack_size & ~7U) / 8, last = 0, n = 0;
-	uint64_t b;
 
 	*stack = *kept = 0;
 	if (!rec->stack)
@@ -255,12 +236,9 @@ static uint32_t copy_span(const struct ustack_sb_rec *rec, size_t *stack, size_t
 		*stack = (size_t)nw * 8;
 		return nw * 8;
 	}
-	for (i = 0; i < nw; i += 64) {
-		b = map_chunk(rec->stack_valid, i, nw);
-		if (!b)
-			continue;
-		n += __builtin_popcountll(b);
-		last = i + 64 - __builtin_clzll(b);
+	ustack_word_map_for_each(i, rec->stack_valid, nw) {
+		n++;
+		last = i + 1;
 	}
 	*stack = (size_t)n * 8;
 	*kept = (last + 7) / 8;
@@ -273,7 +251,6 @@ static void put_copy(const struct ustack_sb_rec *rec, char *stack, size_t stack_
 {
 	uint32_t i, nw = rec->stack_size / 8;
 	const char *from = rec->stack;
-	uint64_t b;
 
 	if (!rec->stack_valid) {
 		memcpy(stack, from, stack_len);
@@ -281,11 +258,9 @@ static void put_copy(const struct ustack_sb_rec *rec, char *stack, size_t stack_
 	}
 	memcpy(kept, rec->stack_valid, kept_len);
 	/* copy_span() counted these: none past the map's @kept_len bytes */
-	for (i = 0; i < nw; i += 64) {
-		for (b = map_chunk(rec->stack_valid, i, nw); b; b &= b - 1) {
-			memcpy(stack, from + ((size_t)i + __builtin_ctzll(b)) * 8, 8);
-			stack += 8;
-		}
+	ustack_word_map_for_each(i, rec->stack_valid, nw) {
+		memcpy(stack, from + (size_t)i * 8, 8);
+		stack += 8;
 	}
 }
 

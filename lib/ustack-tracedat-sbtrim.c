@@ -44,6 +44,7 @@
 #include "ustack-tracedat-sbtrim.h"
 #include "ustack-unwind.h"
 #include "ustack-unwind-sample.h"
+#include "ustack-word-map.h"
 
 /*
  * The window's size: past it the head is written whatever it is. A copy
@@ -239,8 +240,6 @@ static struct trim_item *item_copy(const struct ustack_sb_rec *rec)
 /* The worker                                                         */
 /* ------------------------------------------------------------------ */
 
-#define WORD_USED(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
-
 /* The bytes of word @i of a copy of @size bytes (the last may be short) */
 static size_t word_len(size_t i, size_t size)
 {
@@ -332,15 +331,15 @@ static void memo_regs(struct memo *m, uint64_t mask)
 static void memo_keep(struct memo *m, unsigned int gen, const struct trim_item *it)
 {
 	const struct ustack_sb_rec *rec = &it->rec;
-	size_t nr_regs = __builtin_popcountll(rec->regs_mask), i, k, nr_words = 0, size;
+	size_t nr_regs = __builtin_popcountll(rec->regs_mask), i, k, nr_words, size;
 	size_t map_bytes = ustack_unwind_sample_map_bytes(rec->stack_size);
 
 	m->tid = 0;
 	/* registers the unwinder does not know of: not worth a memory */
 	if (rec->regs_mask & ~((1ULL << USTACK_REG_NR) - 1))
 		return;
-	for (i = 0; i < map_bytes; i++)
-		nr_words += __builtin_popcount(it->used[i]);
+	/* every bit of the map's bytes: a copy's short last word is one the unwind reads */
+	nr_words = ustack_word_map_count(it->used, map_bytes * 8);
 	size = nr_regs * 8 + pad8(map_bytes) + pad8(nr_words * 4) + nr_words * 8;
 	if (size > m->alloc) {
 		free(m->buf);
@@ -356,9 +355,8 @@ static void memo_keep(struct memo *m, unsigned int gen, const struct trim_item *
 	m->word_val = (uint64_t *)((char *)m->word_idx + pad8(nr_words * 4));
 	memcpy(m->regs, rec->regs, nr_regs * 8);
 	memcpy(m->map, it->used, map_bytes);
-	for (i = 0, k = 0; i < map_bytes * 8; i++) {
-		if (!WORD_USED(it->used, i))
-			continue;
+	k = 0;
+	ustack_word_map_for_each(i, it->used, map_bytes * 8) {
 		m->word_idx[k] = i;
 		m->word_val[k] = 0;
 		memcpy(&m->word_val[k], (const char *)rec->stack + i * 8,

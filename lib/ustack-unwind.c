@@ -36,6 +36,7 @@
 #include "ustack-hash.h"
 #include "ustack-resolve-int.h"
 #include "ustack-unwind.h"
+#include "ustack-word-map.h"
 
 /* Processes whose Dwfl is kept; over it they are all dropped. */
 #define UW_MAX_SPACES	256
@@ -568,8 +569,6 @@ int ustack_unwind_at_entry(struct ustack_unwinder *u, const struct ustack_mappin
 	return vaddr == eh->e_entry;
 }
 
-#define WORD_BIT(map, i)	((map)[(i) / 8] & (1U << ((i) % 8)))
-
 /*
  * @n bytes (a word: 8, or a 32-bit task's 4) at @off of the copy: the one
  * or two 8-byte words under them must be kept (@stack_valid), and are
@@ -588,12 +587,12 @@ static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, size_t
 	 */
 	if (last >= in->stack_size / 8)
 		return false;
-	if (in->stack_valid && (!WORD_BIT(in->stack_valid, first) ||
-				!WORD_BIT(in->stack_valid, last)))
+	if (in->stack_valid && (!ustack_word_map_test(in->stack_valid, first) ||
+				!ustack_word_map_test(in->stack_valid, last)))
 		return false;
 	if (in->stack_used) {
-		in->stack_used[first / 8] |= 1U << (first % 8);
-		in->stack_used[last / 8] |= 1U << (last % 8);
+		ustack_word_map_set(in->stack_used, first);
+		ustack_word_map_set(in->stack_used, last);
 	}
 	*result = 0;
 	memcpy(result, (const char *)in->stack + off, n);

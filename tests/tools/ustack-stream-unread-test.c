@@ -377,25 +377,78 @@ static void open_marker(struct ustack_instance *ui)
 	tracefs_put_tracing_file(path);
 }
 
+/* What saved and sideband made, for their verdict and their clean-up */
+struct scene {
+	struct ustack_instance		*ui;
+	struct tep_handle		*tep;
+	struct ustack_perf_sideband	*perf;
+	struct ustack_stream		*st;
+};
+
+/*
+ * The start of saved and sideband: a new instance @name whose reader is
+ * woken by data (buffer_percent 0) or the stop, never by its tick
+ * (600 s: a batch made by the tick before the first was consumed would
+ * release the record kept back); nothing here waits a time. One marker
+ * is written before the start, so that the first poll wakes at once,
+ * with @what injected (see tracefs_instance_file_read() above) from the
+ * reader's first horizon. With @perf (sideband), the instance's clock is
+ * mono and the stream reads the perf side-band of this process, opened
+ * for this thread and inherited by the reader thread the stream starts.
+ * Returns 0 once the reader's first batch is ready, -1 on failure
+ * (@sc->ui made, @sc->st NULL or open, for the caller to remove).
+ */
+static int start_scene(struct scene *sc, const char *name, struct ustack_stream_opts *so,
+		       enum inject what, bool perf)
+{
+	struct ustack_perf_sideband_opts po = { 0 };
+	int tid = getpid();
+	struct pollfd pfd;
+	char why[256];
+
+	sc->ui = ustack_instance_open(name);
+	if (!sc->ui)
+		die("cannot make the instance");
+	sc->tep = local_tep();
+	open_marker(sc->ui);
+	if (marker_fd < 0 || ustack_instance_write(sc->ui, "buffer_percent", "0") < 0 ||
+	    (perf && ustack_instance_write(sc->ui, "trace_clock", "mono") < 0))
+		return -1;
+	if (perf) {
+		po.tids = &tid;
+		po.nr_tids = 1;
+		po.clockid = CLOCK_MONOTONIC;
+		sc->perf = ustack_perf_sideband_open(&po, why, sizeof(why));
+		if (!sc->perf) {
+			fprintf(stderr, "ustack-stream-unread-test: %s\n", why);
+			return -1;
+		}
+		so->perf = sc->perf;
+	}
+	so->tick_us = 600000000;
+	write_markers(1);
+	__atomic_store_n(&inject, what, __ATOMIC_RELEASE);
+	sc->st = ustack_stream_open(sc->ui, sc->tep, so);
+	if (!sc->st || ustack_stream_start(sc->st) < 0)
+		return -1;
+	pfd.fd = ustack_stream_fd(sc->st);
+	pfd.events = POLLIN;
+	return poll(&pfd, 1, -1) == 1 ? 0 : -1;
+}
+
 /*
  * saved: a stop by a signal under a flood, made exact: the first batch
  * is consumed with one record kept back (INJECT_MARKER), then markers of
  * a few sub-buffers wait in batches nobody consumes when the stream is
- * stopped and closed. The reader is woken by data (buffer_percent 0) or
- * the stop, never by its tick (600 s: a batch made by the tick before
- * the first was consumed would release the record kept back); nothing
- * here waits a time.
+ * stopped and closed (see start_scene()).
  */
 static int saved_scene(const char *name, const char *dir)
 {
 	static const struct ustack_stream_ops sops = { .record = count_record };
-	struct ustack_stream_opts so = { .tick_us = 600000000 };
+	struct ustack_stream_opts so = { 0 };
 	int size, partial, untouched, nr;
-	struct ustack_stream *st = NULL;
-	struct ustack_instance *ui;
-	struct tep_handle *tep;
+	struct scene sc = { 0 };
 	size_t unread, expected;
-	struct pollfd pfd;
 	char *prefix;
 	cpu_set_t set;
 
@@ -406,54 +459,40 @@ static int saved_scene(const char *name, const char *dir)
 	CPU_SET(sched_getcpu(), &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		die("cannot pin to a CPU");
-	ui = ustack_instance_open(name);
-	if (!ui)
-		die("cannot make the instance");
-	tep = local_tep();
-	open_marker(ui);
-	if (marker_fd < 0 || ustack_instance_write(ui, "buffer_percent", "0") < 0)
-		goto fail;
-	size = subbuf_size(ui);
 	if (asprintf(&prefix, "%s/raw", dir) < 0)
 		goto fail;
 	so.save_prefix = prefix;
-	/* one record before the start: the first poll wakes at once */
-	write_markers(1);
-	__atomic_store_n(&inject, INJECT_MARKER, __ATOMIC_RELEASE);
-	st = ustack_stream_open(ui, tep, &so);
-	if (!st || ustack_stream_start(st) < 0)
+	if (start_scene(&sc, name, &so, INJECT_MARKER, false))
 		goto fail;
-	pfd.fd = ustack_stream_fd(st);
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, -1) != 1)
-		goto fail;
+	size = subbuf_size(sc.ui);
 	/* the reader waits for data now: its first batch alone is ready */
 	__atomic_store_n(&inject, INJECT_NONE, __ATOMIC_RELEASE);
-	if (ustack_stream_consume(st, &sops, NULL) != 0)
+	if (ustack_stream_consume(sc.st, &sops, NULL) != 0)
 		goto fail;
 	write_markers(3 * size / 200);
-	ustack_stream_stop(st);
-	ustack_stream_close(st);
-	unread = ustack_stream_unread(st);
-	nr = ustack_stream_nr_cpus(st);
-	expected = unread_expected(tep, ustack_stream_files(st), nr, size, &partial, &untouched);
+	ustack_stream_stop(sc.st);
+	ustack_stream_close(sc.st);
+	unread = ustack_stream_unread(sc.st);
+	nr = ustack_stream_nr_cpus(sc.st);
+	expected = unread_expected(sc.tep, ustack_stream_files(sc.st), nr, size, &partial,
+				   &untouched);
 	if (expected == (size_t)-1)
 		printf("again: an empty saved sub-buffer\n");
 	else
 		printf("unread %zu expected %zu partial %d untouched %d\n", unread, expected,
 		       partial, untouched);
-	ustack_stream_remove_files(st);
-	ustack_stream_free(st);
+	ustack_stream_remove_files(sc.st);
+	ustack_stream_free(sc.st);
 	close(marker_fd);
-	ustack_instance_teardown(ui);
-	ustack_instance_close(ui);
+	ustack_instance_teardown(sc.ui);
+	ustack_instance_close(sc.ui);
 	free(prefix);
-	tep_free(tep);
+	tep_free(sc.tep);
 	return expected == (size_t)-1 ? 75 : 0;
  fail:
 	perror("ustack-stream-unread-test saved");
-	ustack_stream_close(st);
-	ustack_instance_teardown(ui);
+	ustack_stream_close(sc.st);
+	ustack_instance_teardown(sc.ui);
 	return 2;
 }
 
@@ -468,61 +507,28 @@ static void sb_record(const struct ustack_sb_rec *rec, void *ctx)
 }
 
 /*
- * sideband: the stream reads the perf side-band of this process (opened
- * for this thread, inherited by the reader thread the stream starts), in
- * the instance's clock. A marker written before the start wakes the
- * reader at once; between that first batch's horizon and its drain the
- * reader thread renames itself (INJECT_RENAME): its COMM record, later
- * than the horizon, is drained with the batch and held by the merge. The
- * stream is then stopped and closed: what it kept back is that record.
- * Woken by data or the stop only (tick 600 s), as saved. With @drop, the
- * consume's calloc() of the drain's side-band chunk fails instead: the
- * records are dropped, which the stream must say (on stderr).
+ * sideband: the stream reads the perf side-band of this process, in the
+ * instance's clock (see start_scene()). Between the first batch's
+ * horizon and its drain the reader thread renames itself
+ * (INJECT_RENAME): its COMM record, later than the horizon, is drained
+ * with the batch and held by the merge. The stream is then stopped and
+ * closed: what it kept back is that record. With @drop, the consume's
+ * calloc() of the drain's side-band chunk fails instead: the records are
+ * dropped, which the stream must say (on stderr).
  */
 static int sideband_scene(const char *name, bool drop)
 {
 	static const struct ustack_stream_ops sops = { .record = on_record,
 						       .sideband = sb_record };
-	struct ustack_stream_opts so = { .tick_us = 600000000 };
-	struct ustack_perf_sideband_opts po = { 0 };
-	struct ustack_perf_sideband *perf;
-	struct ustack_stream *st = NULL;
-	struct ustack_instance *ui;
-	struct tep_handle *tep;
-	int tid = getpid();
-	struct pollfd pfd;
+	struct ustack_stream_opts so = { 0 };
+	struct scene sc = { 0 };
 	size_t held, unread;
-	char why[256];
 
-	ui = ustack_instance_open(name);
-	if (!ui)
-		die("cannot make the instance");
-	tep = local_tep();
-	open_marker(ui);
-	if (marker_fd < 0 || ustack_instance_write(ui, "buffer_percent", "0") < 0 ||
-	    ustack_instance_write(ui, "trace_clock", "mono") < 0)
-		goto fail;
-	po.tids = &tid;
-	po.nr_tids = 1;
-	po.clockid = CLOCK_MONOTONIC;
-	perf = ustack_perf_sideband_open(&po, why, sizeof(why));
-	if (!perf) {
-		fprintf(stderr, "ustack-stream-unread-test: %s\n", why);
-		goto fail;
-	}
-	so.perf = perf;
-	write_markers(1);
-	__atomic_store_n(&inject, INJECT_RENAME, __ATOMIC_RELEASE);
-	st = ustack_stream_open(ui, tep, &so);
-	if (!st || ustack_stream_start(st) < 0)
-		goto fail;
-	pfd.fd = ustack_stream_fd(st);
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, -1) != 1)
+	if (start_scene(&sc, name, &so, INJECT_RENAME, true))
 		goto fail;
 	if (drop)
 		fail_calloc(gettid(), 32, 63);
-	if (ustack_stream_consume(st, &sops, NULL) != 0)
+	if (ustack_stream_consume(sc.st, &sops, NULL) != 0)
 		goto fail;
 	/* the hook clears it as it fails the call */
 	if (__atomic_exchange_n(&fail_tid, 0, __ATOMIC_ACQ_REL))
@@ -531,30 +537,30 @@ static int sideband_scene(const char *name, bool drop)
 		/* the rename's record went out (or none was made): no verdict */
 		fprintf(stderr, "ustack-stream-unread-test: no side-band record held (%lu out)\n",
 			sb_handed);
-		ustack_stream_stop(st);
-		ustack_stream_free(st);
-		ustack_perf_sideband_close(perf);
-		ustack_instance_teardown(ui);
+		ustack_stream_stop(sc.st);
+		ustack_stream_free(sc.st);
+		ustack_perf_sideband_close(sc.perf);
+		ustack_instance_teardown(sc.ui);
 		return 75;
 	}
-	ustack_stream_stop(st);
-	ustack_stream_close(st);
-	unread = ustack_stream_unread(st);
+	ustack_stream_stop(sc.st);
+	ustack_stream_close(sc.st);
+	unread = ustack_stream_unread(sc.st);
 	/* PERF_RECORD_COMM: header, pid and tid, the name padded to 8, the trailer */
 	held = sizeof(struct perf_event_header) + 8 + ((sizeof(HELD_COMM) + 7) & ~(size_t)7) +
 	       SAMPLE_ID_SIZE;
 	printf("unread %zu held %zu\n", unread, held);
-	ustack_stream_free(st);
-	ustack_perf_sideband_close(perf);
+	ustack_stream_free(sc.st);
+	ustack_perf_sideband_close(sc.perf);
 	close(marker_fd);
-	ustack_instance_teardown(ui);
-	ustack_instance_close(ui);
-	tep_free(tep);
+	ustack_instance_teardown(sc.ui);
+	ustack_instance_close(sc.ui);
+	tep_free(sc.tep);
 	return 0;
  fail:
 	perror("ustack-stream-unread-test sideband");
-	ustack_stream_close(st);
-	ustack_instance_teardown(ui);
+	ustack_stream_close(sc.st);
+	ustack_instance_teardown(sc.ui);
 	return 2;
 }
 
