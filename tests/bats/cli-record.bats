@@ -373,8 +373,8 @@ exited() {
 	# the command stops itself before its burst, so that the recorder
 	# is stopped before the first event on any machine, however fast;
 	# 64 KiB per CPU cannot hold 100000 events; on one CPU the ring
-	# buffer keeps only the last ones, not the command's exec if the
-	# recorder had not read it yet (tests/bats/session.bats has both)
+	# buffer, out of overwrite mode, keeps only the first ones and drops
+	# the rest (lib/ustack-dropped.c)
 	"$USTACK" record -B "$NAME" -b 64 -o "$TMP/l.dat" -e syscalls:sys_enter_getppid \
 		-- taskset -c 0 sh -c 'kill -STOP $$; exec "$0" 1 100000 0' \
 		"$PROGS/burst/burst" 2> "$TMP/rec.err" &
@@ -396,7 +396,7 @@ exited() {
 	echo "events $ev, lost $lost"
 	[ "$lost" -gt 0 ]
 	[ $((ev + lost)) -ge 100000 ]
-	# the events the buffer kept are shown, though their exec was lost
+	# the events the buffer kept are shown
 	[ "$ev" -gt 0 ]
 }
 
