@@ -80,27 +80,20 @@ static void fill_marker(void *page, int size, int commit_size, uint64_t flags, b
 }
 
 /**
- * ustack_dropped_begin_page - the marker before a span where records may be dropped
+ * ustack_dropped_marker - a marker of a span of drops
  * @page:	where to build it
  * @size:	the instance's sub-buffer size
  * @commit_size: from ustack_dropped_commit_size()
+ * @n:		0 for the marker before the span; else the marker after it,
+ *		with the number of records dropped in it
  */
-void ustack_dropped_begin_page(void *page, int size, int commit_size)
+void ustack_dropped_marker(void *page, int size, int commit_size, uint64_t n)
 {
-	fill_marker(page, size, commit_size, COMMIT_MISSED_EVENTS, false, 0);
-}
-
-/**
- * ustack_dropped_end_page - the marker after the span: @n records were dropped in it
- * @page:	where to build it
- * @size:	the instance's sub-buffer size
- * @commit_size: from ustack_dropped_commit_size()
- * @n:		how many
- */
-void ustack_dropped_end_page(void *page, int size, int commit_size, uint64_t n)
-{
-	fill_marker(page, size, commit_size, COMMIT_MISSED_EVENTS | COMMIT_MISSED_STORED,
-		    true, n);
+	if (n)
+		fill_marker(page, size, commit_size,
+			    COMMIT_MISSED_EVENTS | COMMIT_MISSED_STORED, true, n);
+	else
+		fill_marker(page, size, commit_size, COMMIT_MISSED_EVENTS, false, 0);
 }
 
 /**
@@ -110,7 +103,7 @@ void ustack_dropped_end_page(void *page, int size, int commit_size, uint64_t n)
  * @cpu:	the CPU
  *
  * Called after the take, before what was taken is written. Returns true
- * when a span begins: the begin marker (ustack_dropped_begin_page()) goes
+ * when a span begins: its marker (ustack_dropped_marker(), @n 0) goes
  * before what was taken. A count that cannot be read counts as unchanged.
  */
 bool ustack_dropped_read(struct ustack_dropped *d, struct ustack_instance *ui, int cpu)
@@ -134,8 +127,8 @@ bool ustack_dropped_read(struct ustack_dropped *d, struct ustack_instance *ui, i
  * @emptied:	the drain ended with the buffer empty (not at a bound)
  * @last:	the last drain: tracing is off, nothing more comes
  *
- * Returns the number dropped in the span, for the end marker
- * (ustack_dropped_end_page()) to write after it, or 0 when the span stays
+ * Returns the number dropped in the span, for the marker after it
+ * (ustack_dropped_marker()), or 0 when the span stays
  * open (or none is). Its records may still be in the buffer while the
  * last read found drops, or the drain left sub-buffers behind.
  */

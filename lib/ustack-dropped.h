@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Records a full buffer dropped, told in the CPU data (ustack-dropped.c).
+ * Records a full buffer dropped, told in the CPU data (ustack-dropped.c),
+ * and the size of a sub-buffer's commit word, which the side-band file
+ * writes too.
  */
 #ifndef _USTACK_DROPPED_H
 #define _USTACK_DROPPED_H
@@ -25,7 +27,6 @@ struct ustack_dropped {
 int ustack_dropped_commit_size(struct tep_handle *tep);
 bool ustack_dropped_read(struct ustack_dropped *d, struct ustack_instance *ui, int cpu);
 uint64_t ustack_dropped_close(struct ustack_dropped *d, bool emptied, bool last);
-void ustack_dropped_begin_page(void *page, int size, int commit_size);
-void ustack_dropped_end_page(void *page, int size, int commit_size, uint64_t n);
+void ustack_dropped_marker(void *page, int size, int commit_size, uint64_t n);
 
 #endif /* _USTACK_DROPPED_H */

@@ -108,10 +108,7 @@ static int write_marker(struct rec_cpu *rc, uint64_t n)
 {
 	struct ustack_recorder *rec = rc->rec;
 
-	if (n)
-		ustack_dropped_end_page(rc->mark, rec->subbuf_size, rec->commit_size, n);
-	else
-		ustack_dropped_begin_page(rc->mark, rec->subbuf_size, rec->commit_size);
+	ustack_dropped_marker(rc->mark, rec->subbuf_size, rec->commit_size, n);
 	return write_all(rc, rc->mark, rec->subbuf_size);
 }
 

@@ -239,10 +239,7 @@ static void add_marker(struct ustack_stream *st, int cpu, struct batch *b, uint6
 		ustack_warning("CPU %d: no memory to tell the records its buffer dropped", cpu);
 		return;
 	}
-	if (n)
-		ustack_dropped_end_page(p->data, st->subbuf_size, st->commit_size, n);
-	else
-		ustack_dropped_begin_page(p->data, st->subbuf_size, st->commit_size);
+	ustack_dropped_marker(p->data, st->subbuf_size, st->commit_size, n);
 	add_page(st, &st->cpus[cpu], b, p);
 }
 

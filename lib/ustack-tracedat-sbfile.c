@@ -32,6 +32,7 @@
 
 #include <event-parse.h>
 
+#include "ustack-dropped.h"
 #include "ustack-tracedat-sbfile.h"
 #include "ustack-sideband.h"
 #include "ustack-sample-event.h"
@@ -111,9 +112,7 @@ struct ustack_tracedat_sbfile *ustack_tracedat_sbfile_open(struct tep_handle *te
 	f->page_size = page_size > 0 ? page_size : tep_get_sub_buffer_size(tep);
 	if (f->page_size <= 0)
 		f->page_size = getpagesize();
-	f->commit_size = tep_get_header_page_size(tep);
-	if (f->commit_size != 4 && f->commit_size != 8)
-		f->commit_size = tep_get_long_size(tep);
+	f->commit_size = ustack_dropped_commit_size(tep);
 	f->hdr_size = tep_get_header_timestamp_size(tep) + f->commit_size;
 	f->out = calloc(OUT_PAGES, f->page_size);
 	f->page = f->out;
