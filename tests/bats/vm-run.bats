@@ -181,12 +181,21 @@ teardown() {
 	grep -q 'at addr ffff8880001710a8' "$kept/console.log"
 }
 
-@test "vm-run: the guest's command gets USTACK_CACHE, the cache its kernel came from (kernel.bats finds the series' selftests there)" {
+@test "vm-run: the guest's command gets USTACK_CACHE, the cache its kernel came from, and USTACK_VM_KERNEL, the image it booted, with the series' selftests beside it" {
 	require_vm
 	run --separate-stderr "$ROOT/tests/vm/run" -- sh -c 'echo "cache=${USTACK_CACHE:-unset}"'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "cache=${USTACK_CACHE:-unset}" ]
+	# kernel.bats runs the selftests kept with the kernel it runs on,
+	# not the cache's source tree, which other builds reset
+	image=$("$ROOT/tests/vm/build-kernel" --quiet | tail -n 1)
+	run --separate-stderr "$ROOT/tests/vm/run" -- sh -c \
+		'echo "$USTACK_VM_KERNEL"; ls "${USTACK_VM_KERNEL%/*}/selftests-ftrace/test.d/user-unwind"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$image" ]
+	[[ "$output" == *execve.tc* ]]
 	# set or not here, with one named by the caller it is that one
 	run --separate-stderr env USTACK_CACHE="${USTACK_CACHE:-/var/cache/trace-cmd-ustack}" \
 		"$ROOT/tests/vm/run" -- sh -c 'echo "cache=${USTACK_CACHE:-unset}"'

@@ -224,7 +224,12 @@ hold_files() {
 }
 
 @test "kernel: the series' own ftracetest selftests pass" {
-	ft=$(ls -d "${USTACK_CACHE:-/var/cache/trace-cmd-ustack}"/src/linux-*/tools/testing/selftests/ftrace 2>/dev/null | head -1)
+	# the copy build-kernel keeps with the kernel that runs; a kernel
+	# cached before it kept one: the cache's source tree, which another
+	# build may be resetting
+	ft=${USTACK_VM_KERNEL:+$(dirname "$USTACK_VM_KERNEL")/selftests-ftrace}
+	[ -n "$ft" ] && [ -d "$ft" ] ||
+		ft=$(ls -d "${USTACK_CACHE:-/var/cache/trace-cmd-ustack}"/src/linux-*/tools/testing/selftests/ftrace 2>/dev/null | head -1)
 	[ -n "$ft" ] && [ -d "$ft/test.d/user-unwind" ] || skip "no patched kernel tree (tests/vm/build-kernel)"
 	run "$ft/ftracetest" -l "$BATS_TEST_TMPDIR/ftlogs" "$ft/test.d/user-unwind/"
 	echo "$output"
