@@ -48,6 +48,7 @@ struct ustack_instance {
 	int			fds[MAX_FDS];
 	int			nr_fds;
 	struct ustack_rb_stats	*base;		/* each CPU's at open */
+	int			*stats_fd;	/* each CPU's stats file, or -1 */
 	int			nr_cpus;
 	dev_t			dev;		/* tracefs's, for ustack_instance_abandon() */
 	volatile sig_atomic_t	torn_down;
@@ -511,22 +512,68 @@ static unsigned long long stats_value(const char *buf, const char *key)
 	return 0;
 }
 
+/*
+ * One CPU's stats file, kept open from the instance's open to its
+ * teardown: the readers ask after every take of sub-buffers while a span
+ * of drops is open (ustack-dropped.c). Each read of the file formats it
+ * anew, from offset 0. Registered, so that teardown closes it before the
+ * instance is removed (the kernel refuses while a file is open).
+ */
+static void open_stats(struct ustack_instance *ui, int cpu)
+{
+	char file[64];
+	char *path;
+
+	ui->stats_fd[cpu] = -1;
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	path = instance_path(ui, file);
+	if (!path)
+		return;
+	ui->stats_fd[cpu] = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (ui->stats_fd[cpu] >= 0)
+		ustack_instance_register_fd(ui, ui->stats_fd[cpu]);
+}
+
+/*
+ * The text of one CPU's stats file into @buf: by its kept descriptor, or
+ * once teardown closed that (a kept instance's summary is read after
+ * it) by its path. Returns the length, or -1.
+ */
+static ssize_t read_stats(struct ustack_instance *ui, int cpu, char *buf, size_t size)
+{
+	char file[64];
+	char *text;
+	ssize_t n;
+
+	if (!ui->torn_down && ui->stats_fd[cpu] >= 0) {
+		n = pread(ui->stats_fd[cpu], buf, size - 1, 0);
+		if (n <= 0)
+			return -1;
+		buf[n] = '\0';
+		return n;
+	}
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(ui->inst, file, NULL);
+	if (!text)
+		return -1;
+	n = snprintf(buf, size, "%s", text);
+	free(text);
+	return n;
+}
+
 /* One CPU's counters as the kernel has them now; -1 when unreadable */
 static int cpu_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st)
 {
-	char file[64];
-	char *buf;
+	char buf[1024];
 
 	memset(st, 0, sizeof(*st));
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	buf = tracefs_instance_file_read(ui->inst, file, NULL);
-	if (!buf)
+	if (read_stats(ui, cpu, buf, sizeof(buf)) < 0)
 		return -1;
 	st->entries = stats_value(buf, "entries");
 	st->dropped = stats_value(buf, "dropped events");
 	st->lost = stats_value(buf, "overrun") + st->dropped;
 	st->read = stats_value(buf, "read events");
-	free(buf);
 	return 0;
 }
 
@@ -756,6 +803,7 @@ static void free_instance(struct ustack_instance *ui)
 	}
 	tracefs_instance_free(ui->inst);
 	free(ui->base);
+	free(ui->stats_fd);
 	free(ui->dir);
 	free(ui->name);
 	free(ui);
@@ -794,15 +842,18 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	ui->dir = tracefs_instance_get_dir(ui->inst);
 	ui->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	ui->base = calloc(ui->nr_cpus, sizeof(*ui->base));
-	if (!ui->dir || !ui->base || stat(ui->dir, &st) < 0) {
+	ui->stats_fd = calloc(ui->nr_cpus, sizeof(*ui->stats_fd));
+	if (!ui->dir || !ui->base || !ui->stats_fd || stat(ui->dir, &st) < 0) {
 		if (ui->is_new)
 			tracefs_instance_destroy(ui->inst);
 		free_instance(ui);
 		return NULL;
 	}
 	ui->dev = st.st_dev;
-	for (c = 0; c < ui->nr_cpus; c++)
+	for (c = 0; c < ui->nr_cpus; c++) {
+		open_stats(ui, c);
 		cpu_rb_stats(ui, c, &ui->base[c]);
+	}
 	return ui;
 }
 
