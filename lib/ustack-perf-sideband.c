@@ -658,10 +658,11 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 /*
  * Types the kernel may write into these rings that are well formed but
  * of no use here: skipped, not counted as malformed. THROTTLE and
- * UNTHROTTLE say that the kernel throttled a sampling event (a perf
- * source's event on a tracepoint that counts more than one a hit,
- * __perf_count()); they carry no count of the samples not taken, so
- * there is nothing in them to read.
+ * UNTHROTTLE say that the kernel throttled a sampling event (hits faster
+ * than kernel.perf_event_max_sample_rate; a __perf_count() tracepoint no
+ * longer writes a sample per unit it counts, see PERIOD in
+ * ustack-perf-source.c); they carry no count of the samples not taken,
+ * so there is nothing in them to read.
  */
 static bool ignored_type(uint32_t type)
 {

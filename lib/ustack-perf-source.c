@@ -5,7 +5,17 @@
  * Why each attribute of a tracepoint event:
  *  - sample_period 1: every hit is a sample, as every hit is a record in
  *    a tracefs buffer;
- *  - TID, TIME, CPU, then CALLCHAIN and RAW: the sample layout below.
+ *  - PERIOD, so that a hit is one sample whatever it counts: a tracepoint
+ *    whose TP_PROTO has a __perf_count(x) argument adds x to the event's
+ *    count, not 1 (Linux 7.3: sched_stat_runtime and the sched_stat_template
+ *    events, x in nanoseconds), and perf_swevent_event() (kernel/events/
+ *    core.c) then writes one sample per unit of it, the same sample again,
+ *    until the event is throttled, losing other hits without a count. With
+ *    PERF_SAMPLE_PERIOD (and no freq) it writes one sample carrying x as its
+ *    period (there since 2011, "events: Don't divide events if it has field
+ *    period"; read in 7.3, seen on 6.18), as perf record asks. So no list of
+ *    such events to keep, and none to refuse;
+ *  - TID, TIME, CPU, PERIOD, then CALLCHAIN and RAW: the sample layout below.
  *    sample_id_all with TID | TIME | CPU is the side-band's own trailer,
  *    so that the records of both (a LOST record names the event whose
  *    record was dropped) have one layout in the ring they share;
@@ -41,9 +51,9 @@
 #include "ustack-unwind.h"
 
 #define SAMPLE_TYPE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
-			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
-/* header, pid + tid, time, cpu + reserved, callchain nr */
-#define CHAIN_OFF	40
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+/* header, pid + tid, time, cpu + reserved, period, callchain nr */
+#define CHAIN_OFF	48
 
 /*
  * Deferred user callchains (Linux 6.19; include/uapi/linux/perf_event.h
@@ -207,7 +217,8 @@ static bool parse_dwarf(const char *rec, size_t size, size_t off, struct ustack_
  * @size:	its size
  * @out:	filled in (USTACK_SB_SAMPLE; chain and raw point into @rec)
  *
- * Layout (SAMPLE_TYPE): pid, tid, time, cpu, reserved, nr, ips[nr],
+ * Layout (SAMPLE_TYPE): pid, tid, time, cpu, reserved, period (what the
+ * hit counted: 1 but for __perf_count() tracepoints), nr, ips[nr],
  * raw size, raw bytes, then with --call-graph=dwarf the user registers
  * and stack (parse_dwarf()). Returns false for a record that does not
  * fit it.
