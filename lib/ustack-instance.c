@@ -33,6 +33,10 @@
 
 #define MAX_FDS		256
 
+/* A CPU's stats file not opened yet, or read by its path each time */
+#define STATS_UNOPENED	-1
+#define STATS_BY_PATH	-2
+
 struct saved_file {
 	struct ustack_list	list;
 	char			*path;		/* absolute */
@@ -48,7 +52,7 @@ struct ustack_instance {
 	int			fds[MAX_FDS];
 	int			nr_fds;
 	struct ustack_rb_stats	*base;		/* each CPU's at open */
-	int			*stats_fd;	/* each CPU's stats file, or -1 */
+	int			*stats_fd;	/* each CPU's stats file (stats_fd()) */
 	int			nr_cpus;
 	dev_t			dev;		/* tracefs's, for ustack_instance_abandon() */
 	volatile sig_atomic_t	torn_down;
@@ -513,41 +517,45 @@ static unsigned long long stats_value(const char *buf, const char *key)
 }
 
 /*
- * One CPU's stats file, kept open from the instance's open to its
- * teardown: the readers ask after every take of sub-buffers while a span
- * of drops is open (ustack-dropped.c). Each read of the file formats it
- * anew, from offset 0. Registered, so that teardown closes it before the
- * instance is removed (the kernel refuses while a file is open).
+ * One CPU's stats file, kept open from the first ask to teardown: the
+ * readers ask after every take of sub-buffers while a span of drops is
+ * open (ustack-dropped.c). Each read of the file formats it anew, from
+ * offset 0. Opened on the first ask, by the thread that reads that CPU,
+ * not with the instance: a command held before its exec inherits what
+ * is open at its fork, and the kernel refuses to remove an instance
+ * while any of its files is open. Teardown closes them (close_stats()).
  */
-static void open_stats(struct ustack_instance *ui, int cpu)
+static int stats_fd(struct ustack_instance *ui, int cpu)
 {
 	char file[64];
 	char *path;
+	int fd;
 
-	ui->stats_fd[cpu] = -1;
+	if (ui->stats_fd[cpu] != STATS_UNOPENED)
+		return ui->stats_fd[cpu];
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 	path = instance_path(ui, file);
-	if (!path)
-		return;
-	ui->stats_fd[cpu] = open(path, O_RDONLY | O_CLOEXEC);
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	free(path);
-	if (ui->stats_fd[cpu] >= 0)
-		ustack_instance_register_fd(ui, ui->stats_fd[cpu]);
+	ui->stats_fd[cpu] = fd < 0 ? STATS_BY_PATH : fd;
+	return ui->stats_fd[cpu];
 }
 
 /*
- * The text of one CPU's stats file into @buf: by its kept descriptor, or
- * once teardown closed that (a kept instance's summary is read after
- * it) by its path. Returns the length, or -1.
+ * The text of one CPU's stats file into @buf: by its kept descriptor
+ * when @keep, else by its path (the base counts at open; a kept
+ * instance's summary, read after teardown). Returns the length, or -1.
  */
-static ssize_t read_stats(struct ustack_instance *ui, int cpu, char *buf, size_t size)
+static ssize_t read_stats(struct ustack_instance *ui, int cpu, char *buf, size_t size,
+			  bool keep)
 {
+	int fd = keep && !ui->torn_down ? stats_fd(ui, cpu) : STATS_BY_PATH;
 	char file[64];
 	char *text;
 	ssize_t n;
 
-	if (!ui->torn_down && ui->stats_fd[cpu] >= 0) {
-		n = pread(ui->stats_fd[cpu], buf, size - 1, 0);
+	if (fd >= 0) {
+		n = pread(fd, buf, size - 1, 0);
 		if (n <= 0)
 			return -1;
 		buf[n] = '\0';
@@ -563,12 +571,13 @@ static ssize_t read_stats(struct ustack_instance *ui, int cpu, char *buf, size_t
 }
 
 /* One CPU's counters as the kernel has them now; -1 when unreadable */
-static int cpu_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st)
+static int cpu_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_rb_stats *st,
+			bool keep)
 {
 	char buf[1024];
 
 	memset(st, 0, sizeof(*st));
-	if (read_stats(ui, cpu, buf, sizeof(buf)) < 0)
+	if (read_stats(ui, cpu, buf, sizeof(buf), keep) < 0)
 		return -1;
 	st->entries = stats_value(buf, "entries");
 	st->dropped = stats_value(buf, "dropped events");
@@ -589,6 +598,10 @@ static unsigned long long since(unsigned long long now, unsigned long long base)
  * @cpu:	a CPU, or -1 for the sum of all
  * @st:		filled in (records still in the buffer are counted as they are)
  *
+ * A CPU's counts are read through a descriptor kept open for it, so ask
+ * for each CPU from one thread only (the one reading that CPU); the sum
+ * reads the files by path, from any thread.
+ *
  * The kernel's own counts (per_cpu/cpuN/stats), as trace-cmd record
  * prints them: what it wrote to the buffer and what a reader took out,
  * without reading a record. Returns 0, or -1 when a CPU's file could not
@@ -603,7 +616,11 @@ int ustack_instance_rb_stats(struct ustack_instance *ui, int cpu, struct ustack_
 	for (c = 0; c < ui->nr_cpus; c++) {
 		if (cpu >= 0 && c != cpu)
 			continue;
-		if (cpu_rb_stats(ui, c, &now) < 0) {
+		/*
+		 * One CPU's counts are asked by the thread reading it, the
+		 * sums by the main thread: only the former keep the file
+		 */
+		if (cpu_rb_stats(ui, c, &now, cpu >= 0) < 0) {
 			ret = -1;
 			continue;
 		}
@@ -716,6 +733,18 @@ static void close_tracefs_fds(dev_t dev)
 	close(dir);
 }
 
+/* The stats files the readers kept open; async-signal-safe */
+static void close_stats(struct ustack_instance *ui)
+{
+	int c;
+
+	for (c = 0; c < ui->nr_cpus; c++) {
+		if (ui->stats_fd[c] >= 0)
+			close(ui->stats_fd[c]);
+		ui->stats_fd[c] = STATS_BY_PATH;
+	}
+}
+
 /* Removes a new instance, retrying while its files are still open */
 static void remove_dir(struct ustack_instance *ui, bool abandon)
 {
@@ -745,6 +774,7 @@ static void teardown(struct ustack_instance *ui, bool abandon)
 	for (i = 0; i < ui->nr_fds; i++)
 		close(ui->fds[i]);
 	ui->nr_fds = 0;
+	close_stats(ui);
 	if (ui->is_new) {
 		remove_dir(ui, abandon);
 	} else {
@@ -851,8 +881,8 @@ struct ustack_instance *ustack_instance_open(const char *name)
 	}
 	ui->dev = st.st_dev;
 	for (c = 0; c < ui->nr_cpus; c++) {
-		open_stats(ui, c);
-		cpu_rb_stats(ui, c, &ui->base[c]);
+		ui->stats_fd[c] = STATS_UNOPENED;
+		cpu_rb_stats(ui, c, &ui->base[c], false);
 	}
 	return ui;
 }
