@@ -33,6 +33,8 @@ enum ustack_sb_kind {
 	USTACK_SB_SAMPLE,	/* a traced event with its callchain (ustack-perf-source.h) */
 	USTACK_SB_DEFERRED,	/* the user callchain of samples that named its cookie */
 	USTACK_SB_UNPARSED,	/* a perf record that did not parse: counted, not read */
+	USTACK_SB_THROTTLE,	/* the kernel stopped sampling an event (too many hits) */
+	USTACK_SB_UNTHROTTLE,	/* ... and resumed it */
 };
 
 /**
@@ -82,6 +84,8 @@ enum ustack_sb_kind {
  * @cut:	SAMPLE, DEFERRED: the kernel stopped the chain at its frame
  *		limit (known to the recorder, kept in a trace.dat)
  * @cookie:	DEFERRED: the cookie the samples it answers carry
+ * @event_id:	THROTTLE, UNTHROTTLE: the perf event's own id (its stream
+ *		id: an inherited copy has one of its own), which pairs them
  * @same:	SAMPLE, read back: the text said "same=1", the payload, chain
  *		and cut are its thread's last sample's (ustack_sideband_parse_prev())
  * @name:	MMAP: the path ("//anon" for anonymous memory, "[vdso]"...);
@@ -130,6 +134,7 @@ struct ustack_sb_rec {
 	const void		*stack;
 	const uint8_t		*stack_valid;
 	uint64_t		cookie;
+	uint64_t		event_id;
 	bool			same;
 	const char		*name;
 	uint32_t		perf_type;

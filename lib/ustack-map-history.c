@@ -372,6 +372,8 @@ int ustack_map_history_add(struct ustack_map_history *h, const struct ustack_sb_
 	case USTACK_SB_SAMPLE:	/* an event, not history */
 	case USTACK_SB_DEFERRED:	/* an event's stack */
 	case USTACK_SB_UNPARSED:	/* nothing read */
+	case USTACK_SB_THROTTLE:	/* the kernel's sampling, not history */
+	case USTACK_SB_UNTHROTTLE:
 		break;
 	}
 	return 0;

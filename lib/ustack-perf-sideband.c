@@ -617,6 +617,24 @@ static bool parse_mmap2(const char *rec, uint16_t misc, size_t size, struct usta
 	return out->name != NULL;
 }
 
+/*
+ * THROTTLE and UNTHROTTLE: time, id, stream_id. The kernel stopped
+ * sampling an event whose hits came faster than
+ * kernel.perf_event_max_sample_rate allows, until the next tick: its hits
+ * in between are neither sampled nor in any LOST record's count, so the
+ * records are handed out to be counted (ustack-throttle.h). They are
+ * paired by stream_id, the event's own id (id is its parent's, for an
+ * inherited copy); the time is the trailer's, as for the others.
+ */
+static bool parse_throttle(const char *rec, uint32_t type, size_t size, struct ustack_sb_rec *out)
+{
+	if (size < 32 + SAMPLE_ID_SIZE)
+		return false;
+	out->kind = type == PERF_RECORD_THROTTLE ? USTACK_SB_THROTTLE : USTACK_SB_UNTHROTTLE;
+	out->event_id = get64(rec, 24);
+	return true;
+}
+
 /* COMM: pid, tid, name; FORK and EXIT: pid, ppid, tid, ptid; LOST: id, count */
 static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size,
 		      struct ustack_sb_rec *out)
@@ -651,22 +669,11 @@ static bool parse_one(const char *rec, uint32_t type, uint16_t misc, size_t size
 		out->kind = USTACK_SB_LOST;
 		out->lost = get64(rec, 16);
 		return true;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		return parse_throttle(rec, type, size, out);
 	}
 	return false;
-}
-
-/*
- * Types the kernel may write into these rings that are well formed but
- * of no use here: skipped, not counted as malformed. THROTTLE and
- * UNTHROTTLE say that the kernel throttled a sampling event (hits faster
- * than kernel.perf_event_max_sample_rate; a __perf_count() tracepoint no
- * longer writes a sample per unit it counts, see PERIOD in
- * ustack-perf-source.c); they carry no count of the samples not taken,
- * so there is nothing in them to read.
- */
-static bool ignored_type(uint32_t type)
-{
-	return type == PERF_RECORD_THROTTLE || type == PERF_RECORD_UNTHROTTLE;
 }
 
 /*
@@ -722,10 +729,6 @@ size_t ustack_perf_sideband_parse(const char *buf, size_t len, ustack_sb_fn fn, 
 			return n + 1;
 		}
 		memset(&rec, 0, sizeof(rec));
-		if (ignored_type(hdr.type)) {
-			pos += hdr.size;
-			continue;
-		}
 		if (parse_one(buf + pos, hdr.type, hdr.misc, hdr.size, &rec)) {
 			rec.perf_size = hdr.size;
 			/* a sample has no trailer: its fields are its own */

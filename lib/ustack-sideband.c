@@ -12,6 +12,8 @@
  *	ustack-sb comm pid=P tid=T exec=0|1 comm=NAME
  *	ustack-sb fork pid=P ppid=P tid=T ptid=T	(and exit)
  *	ustack-sb lost pid=P n=N
+ *	ustack-sb throttle id=N			(and unthrottle: N the perf
+ *						event's stream id)
  *	ustack-sb sample pid=P tid=T cpu=C [cut=1] raw=HEX chain=E,E,...
  *		[regs=MASK:V,V,... stack=SIZE:W,W,...] [umax=N]
  *
@@ -73,6 +75,8 @@ static const char *const kind_names[] = {
 	[USTACK_SB_DEFERRED]	= "deferred",
 	/* any reader counts it malformed, one that knows no such kind too */
 	[USTACK_SB_UNPARSED]	= "malformed",
+	[USTACK_SB_THROTTLE]	= "throttle",
+	[USTACK_SB_UNTHROTTLE]	= "unthrottle",
 };
 
 /* Room for what one print buffer can hold (a page) */
@@ -596,6 +600,10 @@ int ustack_sideband_format(const struct ustack_sb_rec *rec, char *buf, size_t si
 	case USTACK_SB_UNPARSED:
 		return snprintf(buf, size, USTACK_SB_MARKER "malformed type=%" PRIu32 " size=%" PRIu32,
 				rec->perf_type, rec->perf_size);
+	case USTACK_SB_THROTTLE:
+	case USTACK_SB_UNTHROTTLE:
+		return snprintf(buf, size, USTACK_SB_MARKER "%s id=%" PRIu64,
+				kind_names[rec->kind], rec->event_id);
 	}
 	return -1;
 }
@@ -686,6 +694,8 @@ static int parse_pair(const char *key, size_t klen, const char *val, size_t len,
 		return parse_umax(val, len, r);
 	else if (KEY("cookie"))
 		r->cookie = strtoull(val, NULL, 16);
+	else if (KEY("id"))
+		r->event_id = strtoull(val, NULL, 10);
 	else if (KEY("raw"))
 		return parse_raw(val, len, r);
 	else if (KEY("chain"))

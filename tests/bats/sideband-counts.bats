@@ -105,9 +105,10 @@ EOF
 	grep -qx '  side-band records:    0' <<<"$output"
 }
 
-# THROTTLE and UNTHROTTLE (5 and 6) are well formed, of no use to us:
-# skipped, not counted
-@test "side-band counts: perf records too short for their type or of an unknown type are handed out to be counted, in time order; THROTTLE ones skipped" {
+# THROTTLE and UNTHROTTLE (5 and 6) need 56 bytes (time, id, stream_id,
+# the trailer): handed out as such to be counted (perf-throttle.bats), a
+# shorter one as one that did not parse
+@test "side-band counts: perf records too short for their type or of an unknown type are handed out to be counted, in time order; THROTTLE ones too" {
 	tmp_setup
 	run timeout 30 "$STREAM" "$TMP" 1 <<'EOF'
 r 0 100 1
@@ -115,7 +116,8 @@ sb 150 7 a
 # a LOST record of 40 bytes (it needs 48), a type no kernel writes
 sbraw 200 2 40
 sbraw 210 5 48
-sbraw 220 6 48
+sbraw 215 5 56
+sbraw 220 6 56
 sbraw 250 99 32
 sb 300 8 b
 r 0 400 2
@@ -123,6 +125,7 @@ EOF
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf '%s\n' '0 100 1' 'sb 150 7 a' 'sbbad 200 2 40' \
+		'sbbad 210 5 48' 'sbthrottle 215 0' 'sbunthrottle 220 0' \
 		'sbbad 250 99 32' 'sb 300 8 b' '0 400 2')" ]
 }
 

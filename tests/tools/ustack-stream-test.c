@@ -22,7 +22,8 @@
  *
  * Prints "CPU TS ID" per record handed out, "lost CPU" per loss told,
  * "horizon TS" per horizon and "sb TS PID NAME" per side-band record
- * ("sbbad TS TYPE SIZE" for one that did not parse), in the order the
+ * ("sbbad TS TYPE SIZE" for one that did not parse, "sbthrottle TS ID"
+ * and "sbunthrottle TS ID" for THROTTLE and UNTHROTTLE), in the order the
  * stream calls back. (A live stream's unread count:
  * ustack-stream-unread-test.)
  */
@@ -231,6 +232,9 @@ static void on_sideband(const struct ustack_sb_rec *rec, void *ctx)
 	if (rec->kind == USTACK_SB_UNPARSED)
 		printf("sbbad %llu %u %u\n", (unsigned long long)rec->ts, rec->perf_type,
 		       rec->perf_size);
+	else if (rec->kind == USTACK_SB_THROTTLE || rec->kind == USTACK_SB_UNTHROTTLE)
+		printf("sb%s %llu %llu\n", rec->kind == USTACK_SB_THROTTLE ? "throttle" : "unthrottle",
+		       (unsigned long long)rec->ts, (unsigned long long)rec->event_id);
 	else
 		printf("sb %llu %d %s\n", (unsigned long long)rec->ts, rec->pid, rec->name);
 }
