@@ -156,6 +156,9 @@ struct ustack_rb_stats {
  * @lost:	records the kernel dropped, full rings (its LOST records)
  * @sb_malformed: side-band records that did not parse (kept in the file as
  *		such: report counts them too)
+ * @throttled:	times the kernel throttled a perf source's event (its
+ *		THROTTLE records: ustack-throttle.h)
+ * @throttled_ns: the time those spans lasted
  * @copies_trimmed: stack copies written with the words their unwind read
  * @copies_whole: stack copies written whole (the unwinding worker behind)
  * @copies_repeated: trimmed copies that repeated their thread's last one
@@ -169,6 +172,8 @@ struct ustack_sample_tally {
 	unsigned long long	sideband;
 	unsigned long long	lost;
 	unsigned long long	sb_malformed;
+	unsigned long long	throttled;
+	unsigned long long	throttled_ns;
 	unsigned long long	copies_trimmed;
 	unsigned long long	copies_whole;
 	unsigned long long	copies_repeated;
@@ -251,6 +256,8 @@ struct ustack_stats {
 	uint64_t	copies_capped;	/* stack copies cut to fit a sub-buffer */
 	uint64_t	sb_malformed;	/* side-band records of a file not readable */
 	uint64_t	sb_unseen_repeat; /* same=1 samples whose first was not read */
+	uint64_t	throttled;	/* times the kernel throttled a perf event */
+	uint64_t	throttled_ns;	/* ... for this long (ustack-throttle.h) */
 	uint64_t	exec_copies;	/* processes given stack copies at their exec */
 	uint64_t	exec_capped;	/* ... not, USTACK_EXEC_SETS_MAX were open */
 	uint64_t	exec_failed;	/* ... not, perf refused */

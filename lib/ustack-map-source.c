@@ -24,6 +24,7 @@
 #include "ustack-session.h"
 #include "ustack-sideband.h"
 #include "ustack-tempfile.h"
+#include "ustack-throttle.h"
 #include "ustack-warn.h"
 
 struct map_ops {
@@ -49,6 +50,8 @@ struct map_ops {
  *		choice: recording; see sample_unread(), and @trim for the
  *		stack copies)
  * @tally:	what went so, for the summary
+ * @throttle:	the kernel's throttling of the perf source's events, for
+ *		@tally
  * @last_tgid:	the thread group whose PROCMAPS was last asked for
  * @procmaps:	snapshots
  * @no_perf:	why there is no side-band, once it was refused
@@ -67,6 +70,7 @@ struct ustack_map_source {
 	unsigned int		max_stack;
 	bool			unread;
 	struct ustack_sample_tally tally;
+	struct ustack_throttle	throttle;
 	int			last_tgid;
 	struct ustack_map_procmaps	*procmaps;
 	pid_t			self;		/* getpid() is a syscall: once */
@@ -229,6 +233,13 @@ static void exec_copies(struct ustack_map_source *ms, const struct ustack_sb_rec
 	ustack_session_exec_copies(s, rec->pid, USTACK_EXEC_COPIES_OPENED);
 }
 
+/* The kernel's throttling so far; the spans still open to the latest record */
+static void tally_throttle(struct ustack_map_source *ms)
+{
+	ms->tally.throttled = ms->throttle.count;
+	ms->tally.throttled_ns = ustack_throttle_ns(&ms->throttle);
+}
+
 /**
  * ustack_map_source_sideband - one side-band record the readers got
  * @ms:		the mapping source
@@ -243,6 +254,9 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 	/* System-wide, the reads of our own reader are syscalls too */
 	if (is_stack(rec) && rec->pid == ms->self)
 		return;
+	/* as the session notes them, to say the same (ustack-throttle.c) */
+	if (rec->kind != USTACK_SB_UNPARSED)
+		ustack_throttle_note(&ms->throttle, rec);
 	/* once a sample: the tally and the file both say it */
 	if (rec->kind == USTACK_SB_SAMPLE && (ms->unread || ms->sbfile))
 		cut = sample_cut(ms, rec);
@@ -258,6 +272,8 @@ void ustack_map_source_sideband(struct ustack_map_source *ms, const struct ustac
 			ms->tally.lost += rec->lost;
 		else if (rec->kind == USTACK_SB_UNPARSED)
 			ms->tally.sb_malformed++;
+		else if (rec->kind == USTACK_SB_THROTTLE || rec->kind == USTACK_SB_UNTHROTTLE)
+			tally_throttle(ms);
 		else
 			ms->tally.sideband++;
 	}
@@ -579,6 +595,7 @@ int ustack_map_source_sideband_done(struct ustack_map_source *ms, const char **p
 	int ret;
 
 	*path = NULL;
+	tally_throttle(ms);
 	if (!ms->sbfile)
 		return 0;
 	ret = 0;
@@ -605,5 +622,6 @@ void ustack_map_source_free(struct ustack_map_source *ms)
 	ustack_tracedat_sbtrim_close(ms->trim, false, NULL);
 	if (ms->sbfile)
 		ustack_tracedat_sbfile_close(ms->sbfile);
+	ustack_throttle_release(&ms->throttle);
 	free(ms);
 }

@@ -721,6 +721,20 @@ static void print_rb_lost(FILE *fp, uint64_t lost, uint64_t unknown)
 }
 
 /*
+ * The kernel's throttling of the perf source's events, said when it
+ * happened: a throttled event's hits are in no sample and no loss count,
+ * so that the other lines cannot tell them (ustack-throttle.h)
+ */
+static void print_throttled(FILE *fp, uint64_t times, uint64_t ns)
+{
+	if (!times)
+		return;
+	fprintf(fp, "  throttled by kernel:  %" PRIu64 " time%s, %.1f ms (hits in those spans "
+		"were neither sampled nor counted; kernel.perf_event_max_sample_rate)\n",
+		times, times == 1 ? "" : "s", ns / 1e6);
+}
+
+/*
  * The side-band's records, said whenever it told anything: LOST records
  * alone are a loss to say too. The perf source's losses (@own_losses
  * false) are its samples' too, already counted as ring-buffer losses:
@@ -815,6 +829,7 @@ void ustack_output_summary(const struct ustack_render *r, FILE *fp,
 			" (cut to fit a sub-buffer: raise buffer_subbuf_size_kb)\n",
 			st->copies_capped);
 	print_rb_lost(fp, st->rb_lost, st->rb_lost_unknown);
+	print_throttled(fp, st->throttled, st->throttled_ns);
 	fprintf(fp, "  mappings:             %" PRIu64 "\n", st->mappings);
 	if (ustack_render_dwarf_unreadable(r))
 		fprintf(fp, "  files without lines:  %" PRIu64
@@ -891,6 +906,7 @@ void ustack_output_recorded_samples(FILE *fp, const struct ustack_sample_tally *
 			t->worker_ns / 1e9);
 	}
 	print_rb_lost(fp, t->lost, 0);
+	print_throttled(fp, t->throttled, t->throttled_ns);
 	/* the perf source's: its losses are the line above */
 	print_sideband(fp, t->sideband, t->lost, false);
 	/* a recording has no sample it cannot read back: no repeats unread */

@@ -33,6 +33,7 @@
 #include "ustack-sideband.h"
 #include "ustack-syscalls.h"
 #include "ustack-tasks.h"
+#include "ustack-throttle.h"
 
 /* task, softirq, hardirq, NMI: at most 4 legitimately nest; keep margin */
 #define NEST_MAX	8
@@ -208,6 +209,7 @@ struct ustack_session {
 	uint64_t			first_event_ts;	/* for opts.filter's times */
 	bool				seen_event;
 	struct ustack_stats		stats;
+	struct ustack_throttle		throttle;	/* the perf source's, told */
 	struct pool			samples;	/* struct usample */
 	struct pool			stks;		/* struct ustk */
 	struct pool			nodes;		/* struct tl_node */

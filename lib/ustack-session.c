@@ -155,6 +155,7 @@ void ustack_session_free(struct ustack_session *s)
 	ustack_pair_drain_pools(s);
 	free(s->uframes);
 	free(s->used);
+	ustack_throttle_release(&s->throttle);
 	free(s);
 }
 
@@ -445,6 +446,13 @@ int ustack_session_add_maps(struct ustack_session *s, int tgid, uint64_t ts,
 	return 0;
 }
 
+/* The kernel's throttling of the perf source's events, as told so far */
+static void throttle_stats(struct ustack_session *s)
+{
+	s->stats.throttled = s->throttle.count;
+	s->stats.throttled_ns = ustack_throttle_ns(&s->throttle);
+}
+
 /**
  * ustack_session_sideband - one side-band record, in time order with the feed
  * @s:		the session
@@ -471,6 +479,12 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 		return 0;
 	}
 	advance(s, rec->ts);
+	/* every record's time, for a span still open at the end */
+	ustack_throttle_note(&s->throttle, rec);
+	if (rec->kind == USTACK_SB_THROTTLE || rec->kind == USTACK_SB_UNTHROTTLE) {
+		throttle_stats(s);
+		return 0;
+	}
 	/* the side-band knows the thread group of every task it names */
 	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)
 		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
@@ -565,6 +579,7 @@ void ustack_session_flush(struct ustack_session *s)
  */
 const struct ustack_stats *ustack_session_stats(struct ustack_session *s)
 {
+	throttle_stats(s);
 	return &s->stats;
 }
 
