@@ -97,6 +97,7 @@ deep_whole() {
 		-e syscalls:sys_enter_getppid -- "${WORKLOAD[@]}" "$TMP/pid" "$PROGS/deep" \
 		2>"$TMP/err" || { cat "$TMP/err"; return 1; }
 	counter_stop
+	cat "$TMP/err"
 	one_per_hit "$TMP/out"
 	deep_whole "$TMP/out"
 }
@@ -108,6 +109,7 @@ deep_whole() {
 		-- "${WORKLOAD[@]}" "$TMP/pid" "$PROGS/deep" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; return 1; }
 	counter_stop
+	cat "$TMP/err"
 	one_per_hit "$TMP/out"
 	deep_whole "$TMP/out"
 }
