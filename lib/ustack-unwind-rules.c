@@ -42,26 +42,21 @@
 #define RULES_MIN	64
 #define RULES_MAX	(1U << 14)
 
-/* What a register of the caller is, as dwarf_frame_register() says */
-enum rule_kind {
-	RULE_UNDEF,	/* not known: not set in the caller */
-	RULE_SAME,	/* the callee's value, when it has one */
-	RULE_AT,	/* the word at CFA + offset */
-	RULE_VAL,	/* CFA + offset itself */
-};
-
 /*
- * The rule at one address: the CFA a register plus an offset, 2 bits of
- * kind and an offset for each register. @simple false: the address has
- * CFI, but a rule the fast walk leaves to libdw (kept so that it is not
- * asked again).
+ * The rule at one address: the CFA a register plus an offset; of each
+ * register of the caller, as dwarf_frame_register() says, whether it is
+ * the callee's value (@same, when the callee has one), the word at CFA +
+ * its offset (@at), or CFA + its offset itself (@val); in none of them:
+ * undefined, not set in the caller. @simple false: the address has CFI,
+ * but a rule the fast walk leaves to libdw (kept so that it is not asked
+ * again).
  */
 struct uw_rule {
 	uint64_t	key;		/* (pc << 1 | activation) + 1; 0: free */
 	const void	*dso;		/* the file and bias it was learnt in */
 	uint64_t	bias;
-	uint64_t	kinds;		/* enum rule_kind << 2 * register */
 	uint32_t	gen;
+	uint32_t	same, at, val;	/* bit i: register i */
 	int32_t		cfa_off;
 	int16_t		off[NREGS];
 	uint8_t		cfa_reg;
@@ -214,7 +209,7 @@ static bool cfa_simple(Dwarf_Frame *frame, struct uw_rule *e)
 static bool reg_simple(Dwarf_Frame *frame, int regno, struct uw_rule *e)
 {
 	Dwarf_Op mem[3], *ops;
-	enum rule_kind kind = RULE_AT;
+	uint32_t *kind = &e->at;
 	size_t nops, i = 1;
 	int64_t off = 0;
 
@@ -223,7 +218,8 @@ static bool reg_simple(Dwarf_Frame *frame, int regno, struct uw_rule *e)
 	if (!nops) {
 		if (ops && ops != mem)
 			return false;
-		e->kinds |= (uint64_t)(ops ? RULE_UNDEF : RULE_SAME) << 2 * regno;
+		if (!ops)
+			e->same |= 1U << regno;
 		return true;
 	}
 	if (ops[0].atom != DW_OP_call_frame_cfa)
@@ -231,12 +227,12 @@ static bool reg_simple(Dwarf_Frame *frame, int regno, struct uw_rule *e)
 	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
 		off = (int64_t)ops[i++].number;
 	if (i < nops && ops[i].atom == DW_OP_stack_value) {
-		kind = RULE_VAL;
+		kind = &e->val;
 		i++;
 	}
 	if (i != nops || off < INT16_MIN || off > INT16_MAX)
 		return false;
-	e->kinds |= (uint64_t)kind << 2 * regno;
+	*kind |= 1U << regno;
 	e->off[regno] = off;
 	return true;
 }
@@ -394,11 +390,6 @@ static bool fast_read(struct uw_fast *fw, uint64_t addr, uint64_t *val, bool *de
 	return false;
 }
 
-static enum rule_kind kind_of(const struct uw_rule *e, int regno)
-{
-	return (e->kinds >> 2 * regno) & 3;
-}
-
 /*
  * The caller's registers from the callee's @cur by rule @e, as libdwfl's
  * handle_cfi() sets them: every register, past a read that failed too
@@ -410,34 +401,27 @@ static bool fast_step(struct uw_fast *fw, const struct uw_rule *e, const struct 
 		      struct uw_regs *next)
 {
 	bool decline = false;
+	uint32_t bits;
 	uint64_t cfa;
 	int regno;
 
 	if (!(cur->set & (1U << e->cfa_reg)))
 		return false;
 	cfa = cur->val[e->cfa_reg] + (int64_t)e->cfa_off;
-	next->set = 0;
 	fw->failed = false;
-	for (regno = 0; regno < NREGS; regno++) {
-		uint64_t addr = cfa + (int64_t)e->off[regno];
-
-		switch (kind_of(e, regno)) {
-		case RULE_UNDEF:
-			continue;
-		case RULE_SAME:
-			if (!(cur->set & (1U << regno)))
-				continue;
-			next->val[regno] = cur->val[regno];
-			break;
-		case RULE_AT:
-			if (!fast_read(fw, addr, &next->val[regno], &decline))
-				continue;
-			break;
-		case RULE_VAL:
-			next->val[regno] = addr;
-			break;
-		}
-		next->set |= 1U << regno;
+	/* the values of registers not set are never read */
+	memcpy(next->val, cur->val, sizeof(next->val));
+	next->set = cur->set & e->same;
+	next->set |= e->val;
+	for (bits = e->val; bits; bits &= bits - 1) {
+		regno = __builtin_ctz(bits);
+		next->val[regno] = cfa + (int64_t)e->off[regno];
+	}
+	/* in register order, as libdwfl reads them: the first failure is said */
+	for (bits = e->at; bits; bits &= bits - 1) {
+		regno = __builtin_ctz(bits);
+		if (fast_read(fw, cfa + (int64_t)e->off[regno], &next->val[regno], &decline))
+			next->set |= 1U << regno;
 	}
 	return !decline;
 }
@@ -553,7 +537,7 @@ bool ustack_unwind_rules_walk(struct ustack_unwind_rules *r,
 			      struct ustack_unwind_rules_reads *reads)
 {
 	struct uw_fast fw = { .in = in, .reads = reads, .out = out };
-	struct uw_regs regs[2], *cur = &regs[0], *next = &regs[1], *swap;
+	struct uw_regs regs[2] = { 0 }, *cur = &regs[0], *next = &regs[1], *swap;
 	const struct uw_rule *e;
 	uint64_t pc;
 

@@ -1117,6 +1117,14 @@ static void walk_libdw(struct ustack_unwinder *u, const struct ustack_unwind_inp
 	res->err_map = w.err_map;
 }
 
+/* A fast walk's space, and the file of the mapping it last looked up */
+struct uw_rules_ctx {
+	struct uw_space			*s;
+	const struct ustack_mapping	*map;
+	struct ustack_dso		*dso;
+	bool				has_image;
+};
+
 /*
  * What module_at() checks of a frame, without libdwfl: the file of @map
  * and its bias at @pc. The module a rule was learnt in is that file at
@@ -1125,13 +1133,19 @@ static void walk_libdw(struct ustack_unwinder *u, const struct ustack_unwind_inp
 static bool rules_file(void *ctx, const struct ustack_mapping *map, uint64_t off, uint64_t pc,
 		       struct ustack_unwind_rules_file *f)
 {
-	struct ustack_dso *dso = space_dso(ctx, map);
+	struct uw_rules_ctx *c = ctx;
 	uint64_t vaddr;
 	size_t size;
 
-	if (!dso || !dso_image(dso, &size) || !ustack_resolve_dso_vaddr(dso, off, &vaddr))
+	/* a walk's frames are mostly in the file of the frame before */
+	if (map != c->map) {
+		c->map = map;
+		c->dso = space_dso(c->s, map);
+		c->has_image = c->dso && dso_image(c->dso, &size);
+	}
+	if (!c->has_image || !ustack_resolve_dso_vaddr(c->dso, off, &vaddr))
 		return false;
-	f->dso = dso;
+	f->dso = c->dso;
 	f->bias = pc - vaddr;
 	return true;
 }
@@ -1141,13 +1155,13 @@ static bool walk_rules(struct ustack_unwinder *u, const struct ustack_unwind_inp
 		       struct ustack_uframe *out, int max, struct ustack_unwind_result *res,
 		       struct ustack_unwind_rules_reads *reads)
 {
-	struct uw_space *s = space_find(u, in->tgid);
+	struct uw_rules_ctx c = { .s = space_find(u, in->tgid) };
 	uint64_t v;
 
-	if (!s || !s->rules || s->abi32 != in->abi32 ||
+	if (!c.s || !c.s->rules || c.s->abi32 != in->abi32 ||
 	    !reg_get(in->regs, USTACK_REG_SP, &v))
 		return false;
-	return ustack_unwind_rules_walk(s->rules, in, rules_file, s, out, max, res, reads);
+	return ustack_unwind_rules_walk(c.s->rules, in, rules_file, &c, out, max, res, reads);
 }
 
 static void reads_mark(uint8_t *map, const struct ustack_unwind_rules_reads *reads)
