@@ -68,6 +68,7 @@ struct ustack_unwind_rules {
 	uint32_t	size;		/* a power of 2 */
 	uint32_t	used;
 	uint32_t	gen;		/* rules of an older one are stale */
+	size_t		*room;		/* entries all spaces may still take */
 };
 
 /* One frame's registers in the fast walk, as libdwfl's Dwfl_Frame has them */
@@ -78,13 +79,19 @@ struct uw_regs {
 
 /**
  * ustack_unwind_rules_new - an empty cache for one process space
+ * @room: the entries the caches of all spaces may still take, shared by
+ *	  them (taken as a cache grows, given back when it is freed)
  *
- * Returns NULL when out of memory (the space then walks with libdw only).
+ * Returns NULL when out of memory or room (the space then walks with
+ * libdw only).
  */
-struct ustack_unwind_rules *ustack_unwind_rules_new(void)
+struct ustack_unwind_rules *ustack_unwind_rules_new(size_t *room)
 {
-	struct ustack_unwind_rules *r = calloc(1, sizeof(*r));
+	struct ustack_unwind_rules *r;
 
+	if (*room < RULES_MIN)
+		return NULL;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->tab = calloc(RULES_MIN, sizeof(*r->tab));
@@ -93,6 +100,8 @@ struct ustack_unwind_rules *ustack_unwind_rules_new(void)
 		return NULL;
 	}
 	r->size = RULES_MIN;
+	r->room = room;
+	*room -= RULES_MIN;
 	return r;
 }
 
@@ -104,6 +113,7 @@ void ustack_unwind_rules_free(struct ustack_unwind_rules *r)
 {
 	if (!r)
 		return;
+	*r->room += r->size;
 	free(r->tab);
 	free(r);
 }
@@ -144,17 +154,22 @@ static const struct uw_rule *rule_find(const struct ustack_unwind_rules *r, uint
 	return e->key && e->gen == r->gen ? e : NULL;
 }
 
-/* Twice the room, the stale rules left behind; or empty at the cap. */
+/*
+ * Twice the room, the stale rules left behind; or empty at the cap (of
+ * the space, or of all: a program of many processes does not hold many
+ * times a program's rules).
+ */
 static void rules_grow(struct ustack_unwind_rules *r)
 {
 	struct uw_rule *old = r->tab, *tab;
 	uint32_t i, n = r->size;
 
-	if (n >= RULES_MAX || !(tab = calloc(2 * n, sizeof(*tab)))) {
+	if (n >= RULES_MAX || *r->room < n || !(tab = calloc(2 * n, sizeof(*tab)))) {
 		memset(r->tab, 0, n * sizeof(*r->tab));
 		r->used = 0;
 		return;
 	}
+	*r->room -= n;
 	r->tab = tab;
 	r->size = 2 * n;
 	r->used = 0;

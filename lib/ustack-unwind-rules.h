@@ -11,6 +11,7 @@
 #define _USTACK_UNWIND_RULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdwfl.h>
 
@@ -56,7 +57,7 @@ struct ustack_unwind_rules_reads {
 	uint32_t	word[USTACK_UNWIND_RULES_READS];
 };
 
-struct ustack_unwind_rules *ustack_unwind_rules_new(void);
+struct ustack_unwind_rules *ustack_unwind_rules_new(size_t *room);
 void ustack_unwind_rules_free(struct ustack_unwind_rules *r);
 void ustack_unwind_rules_invalidate(struct ustack_unwind_rules *r);
 void ustack_unwind_rules_learn(struct ustack_unwind_rules *r, Dwfl *dwfl, Dwfl_Module *mod,

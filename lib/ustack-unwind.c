@@ -43,6 +43,9 @@
 /* Processes whose Dwfl is kept; over it they are all dropped. */
 #define UW_MAX_SPACES	256
 
+/* Rules all processes' caches may keep (80 bytes each: 20 MiB) */
+#define UW_RULES_ROOM	(1U << 18)
+
 /*
  * Bytes of start-up code after an entry point: ld.so's _start calls
  * _dl_start, then _dl_init, from its first 64 bytes.
@@ -146,6 +149,7 @@ struct ustack_unwinder {
 	Elf			*machine32;	/* an i386 one, for 32-bit tasks */
 	union uw_ehdr		ehdr32;
 	enum uw_rules_mode	rules_mode;
+	size_t			rules_room;	/* entries the spaces may still take */
 	struct uw_rules_check	check;
 };
 
@@ -330,6 +334,7 @@ struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r)
 		return NULL;
 	u->r = r;
 	u->rules_mode = rules_mode();
+	u->rules_room = UW_RULES_ROOM;
 	if (ustack_hash_table_init(&u->spaces, 64) || machine_init(u)) {
 		ustack_unwinder_free(u);
 		return NULL;
@@ -719,7 +724,7 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid, bool abi3
 	s->abi32 = abi32;
 	/* the rules are x86-64's: an i386 task's frames go to libdwfl */
 	if (u->rules_mode != UW_RULES_OFF && !abi32)
-		s->rules = ustack_unwind_rules_new();
+		s->rules = ustack_unwind_rules_new(&u->rules_room);
 	s->dwfl = dwfl_begin(&uw_callbacks);
 	if (!s->dwfl ||
 	    !dwfl_attach_state(s->dwfl, abi32 ? u->machine32 : u->machine, tgid,
