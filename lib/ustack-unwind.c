@@ -36,13 +36,15 @@
 #include "ustack-hash.h"
 #include "ustack-resolve-int.h"
 #include "ustack-unwind.h"
+#include "ustack-unwind-rules.h"
+#include "ustack-warn.h"
 #include "ustack-word-map.h"
 
 /* Processes whose Dwfl is kept; over it they are all dropped. */
 #define UW_MAX_SPACES	256
 
-/* How far above the copy a failed read still means "copy too small". */
-#define UW_STACK_REACH	(8ULL << 20)
+/* Rules all processes' caches may keep (80 bytes each: 20 MiB) */
+#define UW_RULES_ROOM	(1U << 18)
 
 /*
  * Bytes of start-up code after an entry point: ld.so's _start calls
@@ -51,7 +53,7 @@
 #define ENTRY_CODE	64
 
 /* DWARF register numbers of x86-64 (psABI) 0..15, in perf's numbering. */
-static const uint8_t dwarf_to_perf[16] = {
+const uint8_t ustack_unwind_dwarf_to_perf[16] = {
 	USTACK_REG_AX, USTACK_REG_DX, USTACK_REG_CX, USTACK_REG_BX,
 	USTACK_REG_SI, USTACK_REG_DI, USTACK_REG_BP, USTACK_REG_SP,
 	USTACK_REG_R8, USTACK_REG_R9, USTACK_REG_R10, USTACK_REG_R11,
@@ -110,7 +112,26 @@ struct uw_space {
 	Dwfl			*dwfl;
 	bool			abi32;		/* attached as i386 */
 	struct uw_walk		*walk;
+	struct ustack_unwind_rules *rules;	/* NULL: libdwfl's walk only */
 	struct uw_cfi_slot	cfi[UW_CFI_CACHE];
+};
+
+/*
+ * How ustack_unwind() uses the spaces' rules (USTACK_UNWIND_RULES, a test
+ * hook: "off", or "check" to walk each sample both ways and count where
+ * they differ, said on stderr when the unwinder is freed).
+ */
+enum uw_rules_mode {
+	UW_RULES_ON,
+	UW_RULES_OFF,
+	UW_RULES_CHECK,
+};
+
+/* The counts of the "check" mode */
+struct uw_rules_check {
+	unsigned long long	walks;
+	unsigned long long	fast;		/* the rules' walk was done */
+	unsigned long long	differ;		/* and it was not libdwfl's */
 };
 
 /* An ELF header of either class */
@@ -127,6 +148,9 @@ struct ustack_unwinder {
 	union uw_ehdr		ehdr;
 	Elf			*machine32;	/* an i386 one, for 32-bit tasks */
 	union uw_ehdr		ehdr32;
+	enum uw_rules_mode	rules_mode;
+	size_t			rules_room;	/* entries the spaces may still take */
+	struct uw_rules_check	check;
 };
 
 /* The error model's code for each end: its text is kept there, once. */
@@ -283,6 +307,18 @@ static int machine_init(struct ustack_unwinder *u)
 	return u->machine && u->machine32 ? 0 : -1;
 }
 
+/* USTACK_UNWIND_RULES: "off", "check", or the rules used (the default) */
+static enum uw_rules_mode rules_mode(void)
+{
+	const char *env = getenv("USTACK_UNWIND_RULES");
+
+	if (env && !strcmp(env, "off"))
+		return UW_RULES_OFF;
+	if (env && !strcmp(env, "check"))
+		return UW_RULES_CHECK;
+	return UW_RULES_ON;
+}
+
 /**
  * ustack_unwinder_new - an unwinder finding files through @r
  * @r: the session's resolver (its symfs, debug dirs, debuginfod); its
@@ -297,6 +333,8 @@ struct ustack_unwinder *ustack_unwinder_new(struct ustack_resolver *r)
 	if (!u)
 		return NULL;
 	u->r = r;
+	u->rules_mode = rules_mode();
+	u->rules_room = UW_RULES_ROOM;
 	if (ustack_hash_table_init(&u->spaces, 64) || machine_init(u)) {
 		ustack_unwinder_free(u);
 		return NULL;
@@ -308,6 +346,7 @@ static void space_free(struct uw_space *s)
 {
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	ustack_unwind_rules_free(s->rules);
 	free(s);
 }
 
@@ -327,6 +366,9 @@ void ustack_unwinder_free(struct ustack_unwinder *u)
 {
 	if (!u)
 		return;
+	if (u->rules_mode == UW_RULES_CHECK)
+		ustack_warning("unwind rules check: %llu walks, %llu by the rules, %llu differ",
+			u->check.walks, u->check.fast, u->check.differ);
 	if (u->spaces.buckets)
 		spaces_clear(u);
 	ustack_hash_table_release(&u->spaces);
@@ -644,8 +686,8 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct uw_space *s = arg;
 	const struct ustack_uregs *regs = s->walk->in->regs;
-	const uint8_t *map = s->abi32 ? dwarf32_to_perf : dwarf_to_perf;
-	unsigned i, n = s->abi32 ? sizeof(dwarf32_to_perf) : sizeof(dwarf_to_perf);
+	const uint8_t *map = s->abi32 ? dwarf32_to_perf : ustack_unwind_dwarf_to_perf;
+	unsigned i, n = s->abi32 ? sizeof(dwarf32_to_perf) : sizeof(ustack_unwind_dwarf_to_perf);
 	Dwarf_Word v;
 	uint64_t ip;
 
@@ -680,6 +722,9 @@ static struct uw_space *space_new(struct ustack_unwinder *u, int tgid, bool abi3
 	s->u = u;
 	s->tgid = tgid;
 	s->abi32 = abi32;
+	/* the rules are x86-64's: an i386 task's frames go to libdwfl */
+	if (u->rules_mode != UW_RULES_OFF && !abi32)
+		s->rules = ustack_unwind_rules_new(&u->rules_room);
 	s->dwfl = dwfl_begin(&uw_callbacks);
 	if (!s->dwfl ||
 	    !dwfl_attach_state(s->dwfl, abi32 ? u->machine32 : u->machine, tgid,
@@ -723,6 +768,42 @@ static Dwfl_Module *report_module(struct uw_space *s, const struct ustack_mappin
 	return mod;
 }
 
+/* A module and its range, against the others of its Dwfl */
+struct uw_overlap {
+	Dwfl_Module	*mod;
+	Dwarf_Addr	lo, hi;
+	bool		hit;
+};
+
+static int overlap_one(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct uw_overlap *o = arg;
+	Dwarf_Addr lo, hi;
+
+	if (m == o->mod)
+		return DWARF_CB_OK;
+	dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	if (lo < o->hi && o->lo < hi) {
+		o->hit = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/*
+ * Does @mod's range overlap another module's? Only then may an address
+ * reported before fall in another module (or none) now: libdwfl finds a
+ * module by its range.
+ */
+static bool module_overlaps(Dwfl *dwfl, Dwfl_Module *mod)
+{
+	struct uw_overlap o = { .mod = mod };
+
+	dwfl_module_info(mod, NULL, &o.lo, &o.hi, NULL, NULL, NULL, NULL);
+	dwfl_getmodules(dwfl, overlap_one, &o, 0);
+	return o.hit;
+}
+
 /* The module of @pc, reported now if new; NULL with w->err or w->stale set. */
 static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct ustack_mapping *map,
 			      uint64_t off)
@@ -761,6 +842,9 @@ static Dwfl_Module *module_at(struct uw_space *s, uint64_t pc, const struct usta
 	}
 	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	*ud = dso;
+	/* an address may fall in another module now: no rule holds */
+	if (module_overlaps(s->dwfl, mod))
+		ustack_unwind_rules_invalidate(s->rules);
 	/* Its range may overlap a module reported before */
 	if (dwfl_addrmodule(s->dwfl, pc) != mod) {
 		w->stale = true;
@@ -810,7 +894,7 @@ static void step_failed(struct uw_walk *w)
 	uint64_t end = w->in->stack_addr + w->in->stack_size;
 
 
-	if (w->read_failed && w->bad_read >= end && w->bad_read - end < UW_STACK_REACH) {
+	if (w->read_failed && w->bad_read >= end && w->bad_read - end < USTACK_UNWIND_STACK_REACH) {
 		w->err = USTACK_UNWIND_E_STACK_SIZE;
 		w->err_addr = w->bad_read;
 		return;
@@ -851,6 +935,23 @@ static bool at_entry(Dwfl_Module *mod, uint64_t pc, bool activation)
 	return pc - bias > eh.e_entry && pc - bias - eh.e_entry <= ENTRY_CODE;
 }
 
+/* Keep the rule libdw steps frame @pc by, for the next samples' fast walks */
+static void rules_learn(struct uw_space *s, Dwfl_Module *mod, uint64_t pc, bool activation)
+{
+	struct ustack_unwind_rules_file f;
+	Dwarf_Addr bias;
+	void **ud;
+
+	if (!s->rules)
+		return;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!dwfl_module_getelf(mod, &bias))
+		return;
+	f.dso = *ud;
+	f.bias = bias;
+	ustack_unwind_rules_learn(s->rules, s->dwfl, mod, &f, pc, activation);
+}
+
 /*
  * Prepare what the step from frame @pc will rest on. The module is
  * reported before libdw is asked whether the frame is an activation: to
@@ -876,9 +977,10 @@ static void frame_next(struct uw_space *s, Dwfl_Frame *state, uint64_t pc,
 	w->out[w->nr - 1].exact = activation;
 	if (!mod)
 		return;
-	if (has_cfi(s, mod, pc, activation))
+	if (has_cfi(s, mod, pc, activation)) {
 		w->next_how = USTACK_UNWIND_HOW_CFI;
-	else if (at_entry(mod, pc, activation))
+		rules_learn(s, mod, pc, activation);
+	} else if (at_entry(mod, pc, activation))
 		w->outermost = true;
 	else
 		w->pending = USTACK_UNWIND_E_NO_CFI;
@@ -991,19 +1093,9 @@ static int walk_once(struct ustack_unwinder *u, struct uw_walk *w)
 	return 0;
 }
 
-/**
- * ustack_unwind - the call chain of one sample
- * @u: the unwinder
- * @in: registers, stack copy and mapping lookup of the sample
- * @out: frames, leaf first
- * @max: room in @out
- * @res: set to the count and why the walk ended
- *
- * Returns the number of frames (also @res->nr). A walk that did not reach
- * the outermost frame keeps the frames it found and says why in @res.
- */
-int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
-		  struct ustack_uframe *out, int max, struct ustack_unwind_result *res)
+/* libdwfl's walk of @in, once more when a module of its Dwfl was stale */
+static void walk_libdw(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		       struct ustack_uframe *out, int max, struct ustack_unwind_result *res)
 {
 	struct uw_walk w;
 	uint64_t v;
@@ -1028,5 +1120,154 @@ int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *i
 	res->err = w.err;
 	res->err_addr = w.err_addr;
 	res->err_map = w.err_map;
-	return w.nr;
+}
+
+/* A fast walk's space, and the file of the mapping it last looked up */
+struct uw_rules_ctx {
+	struct uw_space			*s;
+	const struct ustack_mapping	*map;
+	struct ustack_dso		*dso;
+	bool				has_image;
+};
+
+/*
+ * What module_at() checks of a frame, without libdwfl: the file of @map
+ * and its bias at @pc. The module a rule was learnt in is that file at
+ * that bias for as long as no module is reported (the rules' generation).
+ */
+static bool rules_file(void *ctx, const struct ustack_mapping *map, uint64_t off, uint64_t pc,
+		       struct ustack_unwind_rules_file *f)
+{
+	struct uw_rules_ctx *c = ctx;
+	uint64_t vaddr;
+	size_t size;
+
+	/* a walk's frames are mostly in the file of the frame before */
+	if (map != c->map) {
+		c->map = map;
+		c->dso = space_dso(c->s, map);
+		c->has_image = c->dso && dso_image(c->dso, &size);
+	}
+	if (!c->has_image || !ustack_resolve_dso_vaddr(c->dso, off, &vaddr))
+		return false;
+	f->dso = c->dso;
+	f->bias = pc - vaddr;
+	return true;
+}
+
+/* The walk by the rules the process's space keeps; false: it declined */
+static bool walk_rules(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		       struct ustack_uframe *out, int max, struct ustack_unwind_result *res,
+		       struct ustack_unwind_rules_reads *reads)
+{
+	struct uw_rules_ctx c = { .s = space_find(u, in->tgid) };
+	uint64_t v;
+
+	if (!c.s || !c.s->rules || c.s->abi32 != in->abi32 ||
+	    !reg_get(in->regs, USTACK_REG_SP, &v))
+		return false;
+	return ustack_unwind_rules_walk(c.s->rules, in, rules_file, &c, out, max, res, reads);
+}
+
+static void reads_mark(uint8_t *map, const struct ustack_unwind_rules_reads *reads)
+{
+	uint32_t i;
+
+	for (i = 0; map && i < reads->nr; i++)
+		ustack_word_map_set(map, reads->word[i]);
+}
+
+static bool frames_same(const struct ustack_uframe *a, const struct ustack_uframe *b, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (a[i].addr != b[i].addr || a[i].how != b[i].how || a[i].exact != b[i].exact ||
+		    a[i].fr.offset != b[i].fr.offset || a[i].fr.id != b[i].fr.id ||
+		    a[i].fr.map != b[i].fr.map)
+			return false;
+	return true;
+}
+
+static bool results_same(const struct ustack_unwind_result *a, const struct ustack_unwind_result *b)
+{
+	return a->nr == b->nr && a->err == b->err && a->err_addr == b->err_addr &&
+	       a->err_map == b->err_map;
+}
+
+/* Say (the first few of) the samples whose two walks differ */
+static void check_say(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		      const struct ustack_unwind_result *fast,
+		      const struct ustack_unwind_result *slow)
+{
+	if (++u->check.differ > 10)
+		return;
+	ustack_warning("unwind rules check: tid %d ip %#llx: rules %d frames (%s), libdw %d (%s)",
+		in->tid, (unsigned long long)in->regs->val[USTACK_REG_IP], fast->nr,
+		ustack_unwind_strerror(fast->err), slow->nr, ustack_unwind_strerror(slow->err));
+}
+
+/*
+ * The "check" mode: libdwfl's walk gives the sample's result; the
+ * rules' walk, when it is done, must give the same frames, end and words.
+ */
+static void walk_check(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		       struct ustack_uframe *out, int max, struct ustack_unwind_result *res)
+{
+	size_t bytes = (in->stack_size / 8 + 7) / 8 + 1;
+	struct ustack_uframe *fout = calloc(max > 0 ? max : 1, sizeof(*fout));
+	uint8_t *slow_map = calloc(1, bytes), *fast_map = calloc(1, bytes);
+	struct ustack_unwind_rules_reads reads;
+	struct ustack_unwind_input in2 = *in;
+	struct ustack_unwind_result fres;
+	size_t i;
+	bool fast;
+
+	fast = fout && slow_map && fast_map && walk_rules(u, in, fout, max, &fres, &reads);
+	in2.stack_used = slow_map;
+	walk_libdw(u, slow_map ? &in2 : in, out, max, res);
+	u->check.walks++;
+	if (fast) {
+		u->check.fast++;
+		reads_mark(fast_map, &reads);
+		if (!results_same(&fres, res) || !frames_same(fout, out, res->nr) ||
+		    memcmp(fast_map, slow_map, bytes))
+			check_say(u, in, &fres, res);
+	}
+	for (i = 0; slow_map && in->stack_used && i + 1 < bytes; i++)
+		in->stack_used[i] |= slow_map[i];
+	free(fout);
+	free(slow_map);
+	free(fast_map);
+}
+
+/**
+ * ustack_unwind - the call chain of one sample
+ * @u: the unwinder
+ * @in: registers, stack copy and mapping lookup of the sample
+ * @out: frames, leaf first
+ * @max: room in @out
+ * @res: set to the count and why the walk ended
+ *
+ * Returns the number of frames (also @res->nr). A walk that did not reach
+ * the outermost frame keeps the frames it found and says why in @res.
+ * A 64-bit sample whose every frame has a simple rule kept from an
+ * earlier walk is walked with those rules (ustack-unwind-rules.c), with
+ * the same result; any other goes to libdwfl.
+ */
+int ustack_unwind(struct ustack_unwinder *u, const struct ustack_unwind_input *in,
+		  struct ustack_uframe *out, int max, struct ustack_unwind_result *res)
+{
+	struct ustack_unwind_rules_reads reads;
+
+	if (u->rules_mode == UW_RULES_CHECK) {
+		walk_check(u, in, out, max, res);
+		return res->nr;
+	}
+	if (u->rules_mode == UW_RULES_ON && walk_rules(u, in, out, max, res, &reads)) {
+		reads_mark(in->stack_used, &reads);
+		return res->nr;
+	}
+	walk_libdw(u, in, out, max, res);
+	return res->nr;
 }
