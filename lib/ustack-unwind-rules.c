@@ -38,6 +38,14 @@
 #define REG_SP		7
 #define REG_RA		16
 
+/* DWARF register numbers of x86-64 (psABI) 0..15, in perf's numbering. */
+const uint8_t ustack_unwind_dwarf_to_perf[16] = {
+	USTACK_REG_AX, USTACK_REG_DX, USTACK_REG_CX, USTACK_REG_BX,
+	USTACK_REG_SI, USTACK_REG_DI, USTACK_REG_BP, USTACK_REG_SP,
+	USTACK_REG_R8, USTACK_REG_R9, USTACK_REG_R10, USTACK_REG_R11,
+	USTACK_REG_R12, USTACK_REG_R13, USTACK_REG_R14, USTACK_REG_R15,
+};
+
 /* Entries of a space's table: it starts small, and is emptied when full */
 #define RULES_MIN	64
 #define RULES_MAX	(1U << 14)

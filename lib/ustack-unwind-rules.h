@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <elfutils/libdwfl.h>
 
-#include "ustack-unwind.h"
+#include "ustack-unwind-types.h"
 
 struct ustack_unwind_rules;
 
-/* x86-64's DWARF registers 0..15 in perf's numbering (ustack-unwind.c) */
+/* x86-64's DWARF registers 0..15 in perf's numbering (ustack-unwind-rules.c) */
 extern const uint8_t ustack_unwind_dwarf_to_perf[16];
 
 /**
