@@ -506,17 +506,23 @@ def cmd_irq(recs, pid, event, binary, funcs):
 
 
 def exit_irq_enable(recs, rec):
-    """The irq_enable of rec's task after rec on its CPU, in the same entry."""
+    """The irq_enable of exit_to_user_mode() after rec, on the way out of
+    rec's entry: of the irq_enable events of rec's task on its CPU up to
+    its next system call, the one before that call's own (its entry
+    enables interrupts before sys_enter); those before it are of the
+    task work run on the way out."""
+    irqs = []
     for r in recs[rec.idx + 1:]:
         if r.cpu != rec.cpu or r.kind != 'event':
             continue
         if r.pid != rec.pid:
             return None
         if 'irq_enable' in r.body:
-            return r
-        if 'sys_' in r.body:
-            return None
-    return None
+            irqs.append(r)
+        elif 'sys_' in r.body:
+            return irqs[-2] if len(irqs) >= 2 else None
+    # the task's last traced call: nothing bounds its way out
+    return False
 
 
 def cmd_exits(recs, pid, binary, chains):
@@ -524,21 +530,27 @@ def cmd_exits(recs, pid, binary, chains):
     in exit_to_user_mode(), after the last task work: rule 2."""
     maps = mappings(recs)
     counts = {}
+    # The program's calls start with the first chain's; those before it
+    # are its own setup (kalt's getpid() through libc)
+    first = 'sys_%s(' % next(iter(chains))
+    started = False
     for e in recs:
         if e.kind != 'event' or e.pid != pid:
             continue
+        started = started or e.body.startswith(first)
         call = next((c for c in chains
                      if e.body.startswith('sys_%s(' % c) or e.body.startswith('sys_%s ->' % c)),
                     None)
-        if not call:
+        if not call or not started:
             continue
         checked = [e]
         if ' -> ' in e.body:
             irq = exit_irq_enable(recs, e)
-            if not irq:
+            if irq is None:
                 fail('no irq_enable of pid %d after %s at %.6f on CPU %d' %
                      (pid, e.body, e.ts, e.cpu))
-            checked.append(irq)
+            if irq:
+                checked.append(irq)
         for r in checked:
             c = cookie_after(recs, r)
             if not c or c.cookie == '0':

@@ -30,8 +30,10 @@ teardown() {
 
 @test "kernel-irq-enable: each syscall and the irq_enable on its way out get the stack of that syscall's chain" {
 	mkdir "$KI"
-	# Only this shell until kalt puts its own pid there
-	echo $$ > "$KI/set_event_pid"
+	# Only this shell and its children (kalt, whose mapping records are
+	# written as it execs) until kalt puts its own pid there
+	echo $BASHPID > "$KI/set_event_pid"
+	echo 1 > "$KI/options/event-fork"
 	echo 4096 > "$KI/buffer_size_kb"
 	echo 1 > "$KI/options/userstacktrace_delay"
 	echo 1 > "$KI/events/inode_cache/inode_cache/enable"
