@@ -505,12 +505,36 @@ def cmd_irq(recs, pid, event, binary, funcs):
     print('%d of %d interrupt-context events: stack of the interrupted task' % (good, len(events)))
 
 
+def irq_caller(r):
+    """(function, offset) of an irq_enable record's caller, or None."""
+    m = re.search(r'caller=([\w.]+)\+0x([0-9a-f]+)', r.body)
+    return (m.group(1), int(m.group(2), 16)) if m else None
+
+
+def way_out(irqs):
+    """Of [(caller, record)], the irq_enable of exit_to_user_mode(): the
+    next entry's own is the last irq_enable that an irq_enable of the same
+    function at a larger offset came before; of those, the first at the
+    largest offset."""
+    for m in range(len(irqs) - 1, 0, -1):
+        entry = irqs[m][0]
+        if not entry:
+            continue
+        out = [(c[1], -n, r) for n, (c, r) in enumerate(irqs[:m])
+               if c and c[0] == entry[0] and c[1] > entry[1]]
+        if out:
+            return max(out)[2]
+    return None
+
+
 def exit_irq_enable(recs, rec):
     """The irq_enable of exit_to_user_mode() after rec, on the way out of
-    rec's entry: of the irq_enable events of rec's task on its CPU up to
-    its next system call, the one before that call's own (its entry
-    enables interrupts before sys_enter); those before it are of the
-    task work run on the way out."""
+    rec's entry. Up to the task's next system call on its CPU there may be
+    others: of the task work run on the way out, of page faults and
+    interrupts taken in user space or in the next entry (each an entry of
+    its own, with its own cookie), and the next call's own, early in its
+    entry function. The way out is in that same entry function, further
+    in (exit_to_user_mode() is inlined at its end): way_out()."""
     irqs = []
     for r in recs[rec.idx + 1:]:
         if r.cpu != rec.cpu or r.kind != 'event':
@@ -518,9 +542,9 @@ def exit_irq_enable(recs, rec):
         if r.pid != rec.pid:
             return None
         if 'irq_enable' in r.body:
-            irqs.append(r)
+            irqs.append((irq_caller(r), r))
         elif 'sys_' in r.body:
-            return irqs[-2] if len(irqs) >= 2 else None
+            return way_out(irqs)
     # the task's last traced call: nothing bounds its way out
     return False
 
