@@ -381,12 +381,7 @@ static enum fast_read_res copy_word(struct uw_fast *fw, uint64_t addr, uint64_t 
 	if (addr < in->stack_addr || in->stack_size < 8 || addr - in->stack_addr > in->stack_size - 8)
 		return outside_read(fw, addr);
 	off = addr - in->stack_addr;
-	first = off / 8;
-	last = (off + 7) / 8;
-	if (last >= in->stack_size / 8)
-		return READ_FAILED;
-	if (in->stack_valid && (!ustack_word_map_test(in->stack_valid, first) ||
-				!ustack_word_map_test(in->stack_valid, last)))
+	if (!ustack_word_map_span(in->stack_valid, in->stack_size, off, 8, &first, &last))
 		return READ_FAILED;
 	if (!note_read(fw, first) || (last != first && !note_read(fw, last)))
 		return READ_DECLINE;

@@ -611,18 +611,9 @@ int ustack_unwind_at_entry(struct ustack_unwinder *u, const struct ustack_mappin
 static bool copy_read(const struct ustack_unwind_input *in, uint64_t off, size_t n,
 		      Dwarf_Word *result)
 {
-	uint64_t first = off / 8, last = (off + n - 1) / 8;
+	uint64_t first, last;
 
-	/*
-	 * Whole words only: a copy's maps have a bit for each of its whole
-	 * words (ustack_unwind_sample_map_bytes()), and a recording keeps
-	 * no other. A short last word (perf's copy of a 32-bit task near the
-	 * top of its stack) is not read: marking it wrote past the map.
-	 */
-	if (last >= in->stack_size / 8)
-		return false;
-	if (in->stack_valid && (!ustack_word_map_test(in->stack_valid, first) ||
-				!ustack_word_map_test(in->stack_valid, last)))
+	if (!ustack_word_map_span(in->stack_valid, in->stack_size, off, n, &first, &last))
 		return false;
 	if (in->stack_used) {
 		ustack_word_map_set(in->stack_used, first);

@@ -25,6 +25,32 @@ static inline void ustack_word_map_set(uint8_t *map, uint64_t i)
 	map[i / 8] |= 1U << (i % 8);
 }
 
+/**
+ * ustack_word_map_span - the words of a copy that a read of it spans
+ * @valid:	the copy's map of the words it holds, or NULL: all of them
+ * @size:	the copy's bytes
+ * @off:	where the read starts in it
+ * @n:		its bytes (8, or 4 for a 32-bit task)
+ * @first:	set to the first word it spans
+ * @last:	set to the last (@first again, or the next)
+ *
+ * Whole words only: a copy's maps have a bit for each of its whole words
+ * and a recording keeps no other, so a read into a short last word (perf's
+ * copy of a 32-bit task near the top of its stack) is refused, as is one
+ * into a word the copy does not hold. The one rule of both walks of a
+ * copy (ustack-unwind.c's, ustack-unwind-rules.c's). Returns false then.
+ */
+static inline bool ustack_word_map_span(const uint8_t *valid, uint64_t size, uint64_t off,
+					uint64_t n, uint64_t *first, uint64_t *last)
+{
+	*first = off / 8;
+	*last = (off + n - 1) / 8;
+	if (*last >= size / 8)
+		return false;
+	return !valid || (ustack_word_map_test(valid, *first) &&
+			  ustack_word_map_test(valid, *last));
+}
+
 /*
  * The bits of words @i (a multiple of 8) to @i + 63 of a map of @nw
  * words, those past @nw cleared (the map's last byte may name words past
