@@ -889,8 +889,9 @@ static int exit_status(const struct capture *c)
  * again (TLB shootdowns), and below it the arenas gave freed memory back
  * to the kernel past the trim threshold: on a burst the reader spent its
  * time in page faults while the rings overflowed (bash under
- * --call-graph=dwarf lost twice as many events). Keep that memory: heap
- * up to the largest mmap threshold glibc takes, trimmed past 256 MiB.
+ * --call-graph=dwarf kept a median 9,500 of 33,000 events against 15,000
+ * with this: bench/perfsrc/NOTES.md). Keep that memory: heap up to the
+ * largest mmap threshold glibc takes, trimmed past 256 MiB.
  */
 static void keep_batch_memory(void)
 {
