@@ -481,10 +481,9 @@ int ustack_session_sideband(struct ustack_session *s, const struct ustack_sb_rec
 	advance(s, rec->ts);
 	/* every record's time, for a span still open at the end */
 	ustack_throttle_note(&s->throttle, rec);
-	if (rec->kind == USTACK_SB_THROTTLE || rec->kind == USTACK_SB_UNTHROTTLE) {
-		throttle_stats(s);
+	/* counted there; said by ustack_session_stats() */
+	if (rec->kind == USTACK_SB_THROTTLE || rec->kind == USTACK_SB_UNTHROTTLE)
 		return 0;
-	}
 	/* the side-band knows the thread group of every task it names */
 	if (rec->kind != USTACK_SB_LOST && rec->pid > 0 && rec->tid > 0)
 		ustack_tasks_set_tgid(&s->tasks, rec->tid, rec->pid);
