@@ -80,38 +80,30 @@ deep_whole() {
 	[ "$(grep -c '^  chain_01+' "$1")" -eq 5 ]
 }
 
-@test "default source: sched_stat_runtime one stack per hit, as tracefs counts them, beside getppid" {
+# live_counted OPTION...: a live run with OPTIONs and the events after
+# them, of the workload, counted against the test's own instance; each
+# of its sched_stat_runtime hits one stack, and deep's chains whole
+live_counted() {
 	counter_start
-	"$USTACK" -B "$NAME" -o "$TMP/out" -e sched:sched_stat_runtime \
-		-e syscalls:sys_enter_getppid -- "${WORKLOAD[@]}" "$TMP/pid" "$PROGS/deep" \
-		2>"$TMP/err" || { cat "$TMP/err"; return 1; }
-	counter_stop
-	cat "$TMP/err"
-	one_per_hit "$TMP/out"
-	deep_whole "$TMP/out"
-}
-
-@test "--stack-source=perf with a sched_stat_* glob: one stack per hit, no refusal" {
-	counter_start
-	"$USTACK" -B "$NAME" --stack-source=perf -o "$TMP/out" -e 'sched:sched_stat_*' \
-		-e syscalls:sys_enter_getppid -- "${WORKLOAD[@]}" "$TMP/pid" "$PROGS/deep" \
-		2>"$TMP/err" || { cat "$TMP/err"; return 1; }
-	counter_stop
-	cat "$TMP/err"
-	one_per_hit "$TMP/out"
-	deep_whole "$TMP/out"
-}
-
-@test "--stack-source=perf --call-graph=dwarf: sched_stat_runtime one stack copy per hit" {
-	counter_start
-	"$USTACK" -B "$NAME" --stack-source=perf --call-graph=dwarf -o "$TMP/out" \
-		-e sched:sched_stat_runtime -e syscalls:sys_enter_getppid \
+	"$USTACK" -B "$NAME" -o "$TMP/out" "$@" -e syscalls:sys_enter_getppid \
 		-- "${WORKLOAD[@]}" "$TMP/pid" "$PROGS/deep" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; return 1; }
 	counter_stop
 	cat "$TMP/err"
 	one_per_hit "$TMP/out"
 	deep_whole "$TMP/out"
+}
+
+@test "default source: sched_stat_runtime one stack per hit, as tracefs counts them, beside getppid" {
+	live_counted -e sched:sched_stat_runtime
+}
+
+@test "--stack-source=perf with a sched_stat_* glob: one stack per hit, no refusal" {
+	live_counted --stack-source=perf -e 'sched:sched_stat_*'
+}
+
+@test "--stack-source=perf --call-graph=dwarf: sched_stat_runtime one stack copy per hit" {
+	live_counted --stack-source=perf --call-graph=dwarf -e sched:sched_stat_runtime
 }
 
 @test "record and report: sched_stat_runtime one stack per hit in the recording" {
